@@ -1,0 +1,1 @@
+"""Moon: a club game server for the domino game Moon."""

@@ -1,0 +1,240 @@
+"""The lobby's language: commands a session sends in, events the lobby sends out.
+
+All are small frozen dataclasses holding only plain values, rules values and views, so
+they could be serialized and the actors moved across processes. A table event carries
+the view *for its recipient* only (a seat's `SeatView`, or the spectator's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..rules import Action, Outcome, Rules, SeatView
+
+BotLevel = Literal["random", "easy", "normal", "expert"]
+BOT_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "expert", "random")
+TableStatus = Literal["waiting", "playing", "finished"]
+NoticeLevel = Literal["info", "warning", "error"]
+
+
+# --- what the lobby shows -----------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """Who sits in a seat: nobody (`name is None`), a player, or a computer player.
+
+    `bot_level` is set for a computer-held seat; `away` when its player has disconnected
+    and a computer plays for them during the grace period.
+    """
+
+    name: str | None = None
+    bot_level: BotLevel | None = None
+    away: bool = False
+
+    @property
+    def is_free(self) -> bool:
+        return self.name is None and self.bot_level is None
+
+    @property
+    def is_bot(self) -> bool:
+        return self.name is None and self.bot_level is not None
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    """A table as the lobby list and the waiting room show it."""
+
+    table_id: str
+    name: str
+    owner: str
+    rules: Rules
+    seats: tuple[SeatInfo, ...]
+    status: TableStatus
+    private: bool
+    spectators_allowed: bool
+    spectators: tuple[str, ...]
+    turn_seconds: int | None
+    invite_code: str | None = None
+    """Only filled in for the table's own players (and its owner)."""
+    rematch_votes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    sender: str
+    text: str
+    table_id: str | None = None
+    """None: the lobby chat."""
+    at: float = 0.0
+    """Unix time."""
+
+
+# --- commands (session -> lobby) ----------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class CreateTable:
+    name: str
+    rules: Rules = field(default_factory=Rules.make)
+    turn_seconds: int | None = None
+    private: bool = False
+    spectators_allowed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class JoinSeat:
+    table_id: str
+    seat: int | None = None
+    """None: the first free seat."""
+
+
+@dataclass(frozen=True, slots=True)
+class JoinByCode:
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class Spectate:
+    table_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveTable:
+    table_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AddBot:
+    table_id: str
+    seat: int
+    level: BotLevel = "normal"
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveBot:
+    table_id: str
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class StartGame:
+    table_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """A game decision at a table where the sender holds a seat."""
+
+    table_id: str
+    action: Action
+
+
+@dataclass(frozen=True, slots=True)
+class SendChat:
+    text: str
+    table_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    table_id: str
+    agree: bool = True
+
+
+# Operator commands: refused for anyone not named an operator when they connected.
+@dataclass(frozen=True, slots=True)
+class Broadcast:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Kick:
+    name: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Ban:
+    name: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CloseTable:
+    table_id: str
+    reason: str = ""
+
+
+Command = (CreateTable | JoinSeat | JoinByCode | Spectate | LeaveTable | AddBot | RemoveBot
+           | StartGame | Act | SendChat | Rematch | Broadcast | Kick | Ban | CloseTable)
+
+
+# --- events (lobby -> session) ------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class LobbyUpdate:
+    """The list of tables the recipient may see, and who is online. Replaces older ones."""
+
+    tables: tuple[TableInfo, ...]
+    online: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TableUpdate:
+    """A table the recipient sits at or watches. `view` is None before the game starts.
+
+    Replaces any older undelivered `TableUpdate` of the same table.
+    """
+
+    table: TableInfo
+    seat: int | None
+    """The recipient's seat, None for a spectator."""
+    view: SeatView | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableLeft:
+    """The recipient is no longer at this table (left, removed, or the table closed)."""
+
+    table_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatPosted:
+    line: ChatLine
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something to tell the recipient in plain words (a timer ran out, a broadcast)."""
+
+    text: str
+    level: NoticeLevel = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """A command of the recipient was refused; `reason` is the rule or limit, in words."""
+
+    command: Command
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameFinished:
+    table_id: str
+    outcome: Outcome
+    winners: tuple[str, ...]
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEnded:
+    """The lobby dropped this session (taken over, kicked, too slow, shutdown). Last event."""
+
+    reason: str
+
+
+Event = (LobbyUpdate | TableUpdate | TableLeft | ChatPosted | Notice | Rejected | GameFinished
+         | SessionEnded)

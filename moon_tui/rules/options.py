@@ -1,0 +1,162 @@
+"""The table options of RULES.md, as one frozen value with the defaults of the rules."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from .tiles import SET_NAMES, SetName
+
+AllPass = Literal["redeal", "force_last"]
+Scoring = Literal["points", "marks"]
+TeamScoring = Literal["tricks", "bid"]
+TieBreak = Literal["continue", "declarer"]
+
+MOON: Final = 21
+"""The bid that shoots the moon: all seven tricks."""
+
+
+class RulesError(ValueError):
+    """An option that does not exist, or a value it may not take."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Every option of RULES.md. Build with `Rules.make(...)` to get the right defaults."""
+
+    players: int = 3
+    set: SetName = "moon22"
+    min_bid: int = 4
+    all_pass: AllPass = "redeal"
+    trump_before_widow: bool = False
+    scoring: Scoring = "points"
+    team_scoring: TeamScoring = "tricks"
+    target: int = 21
+    moon_wins_game: bool = True
+    tie_break: TieBreak = "continue"
+    doubles_trump: bool = True
+    no_trump: bool = True
+
+    @classmethod
+    def make(cls, **options: Any) -> Rules:
+        """Rules from options; missing ones take the defaults, which depend on `players`
+        (the set) and `scoring` (the target)."""
+        unknown = set(options) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            raise RulesError(f"unknown rule option: {', '.join(sorted(unknown))}")
+        players = options.get("players", 3)
+        if players not in (3, 4) or isinstance(players, bool):
+            raise RulesError(f"players must be 3 or 4, not {players!r}")
+        options.setdefault("set", "full28" if players == 4 else "moon22")
+        options.setdefault("target", 7 if options.get("scoring") == "marks" else 21)
+        rules = cls(**options)
+        rules.check()
+        return rules
+
+    def check(self) -> None:
+        """Raise `RulesError` unless every option holds an allowed value."""
+        def one_of(name: str, allowed: Iterable[object]) -> None:
+            value = getattr(self, name)
+            allowed = tuple(allowed)
+            if value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool):
+                shown = ", ".join(str(a).lower() if isinstance(a, bool) else str(a)
+                                  for a in allowed)
+                raise RulesError(f"{name} must be one of {shown}, not {value!r}")
+
+        one_of("players", (3, 4))
+        one_of("set", SET_NAMES)
+        one_of("min_bid", (3, 4, 5))
+        one_of("all_pass", ("redeal", "force_last"))
+        one_of("scoring", ("points", "marks"))
+        one_of("team_scoring", ("tricks", "bid"))
+        one_of("tie_break", ("continue", "declarer"))
+        for flag in ("trump_before_widow", "moon_wins_game", "doubles_trump", "no_trump"):
+            one_of(flag, (True, False))
+        if isinstance(self.target, bool) or not isinstance(self.target, int) or \
+                not 1 <= self.target <= 1000:
+            raise RulesError(f"target must be a whole number from 1 to 1000, not {self.target!r}")
+        if (self.players == 4) != (self.set == "full28"):
+            raise RulesError(
+                f"set {self.set} is for {'4' if self.set == 'full28' else '3'} players, "
+                f"not {self.players}"
+            )
+
+    @property
+    def has_widow(self) -> bool:
+        return self.set == "moon22"
+
+    @property
+    def sides(self) -> int:
+        """How many sides score: each seat with 3 players, two teams with 4."""
+        return 2 if self.players == 4 else self.players
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2 if self.players == 4 else seat
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every option, for a `moon/1` record."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
+        return cls.make(**dict(data))
+
+    def with_options(self, **changes: Any) -> Rules:
+        merged = self.to_dict()
+        if "players" in changes and "set" not in changes:
+            merged.pop("set")
+        if "scoring" in changes and "target" not in changes:
+            merged.pop("target")
+        merged.update(changes)
+        return Rules.make(**merged)
+
+    def summary(self) -> str:
+        """A short line for lists of tables: only what differs from the defaults."""
+        default = Rules.make(players=self.players, scoring=self.scoring)
+        parts = [f"{self.players}p", self.scoring if self.scoring == "marks" else "",
+                 f"to {self.target}"]
+        for f in dataclasses.fields(self):
+            if f.name in ("players", "scoring", "target"):
+                continue
+            value = getattr(self, f.name)
+            if value != getattr(default, f.name):
+                if isinstance(value, bool):
+                    parts.append(f.name.replace("_", " ") if value else f"no {f.name}")
+                else:
+                    parts.append(f"{f.name}={value}")
+        return " ".join(p for p in parts if p)
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """Parse `key=value` as given on a command line (`min_bid=3`, `no_trump=false`)."""
+    if "=" not in text:
+        raise RulesError(f"a rule option is written key=value, not {text!r}")
+    key, raw = (part.strip() for part in text.split("=", 1))
+    key = key.replace("-", "_")
+    fields = {f.name: f for f in dataclasses.fields(Rules)}
+    if key not in fields:
+        raise RulesError(f"unknown rule option: {key!r} (one of {', '.join(fields)})")
+    default = getattr(Rules(), key)
+    value: Any
+    if isinstance(default, bool):
+        lowered = raw.lower()
+        if lowered in ("true", "yes", "on", "1"):
+            value = True
+        elif lowered in ("false", "no", "off", "0"):
+            value = False
+        else:
+            raise RulesError(f"{key} is true or false, not {raw!r}")
+    elif isinstance(default, int):
+        try:
+            value = int(raw)
+        except ValueError:
+            raise RulesError(f"{key} is a whole number, not {raw!r}") from None
+    else:
+        value = raw
+    return key, value
+
+
+def parse_options(texts: Iterable[str]) -> dict[str, Any]:
+    return dict(parse_option(t) for t in texts)

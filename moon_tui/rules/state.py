@@ -1,0 +1,586 @@
+"""The game state: whose turn it is, the legal actions, applying them, the end of the game.
+
+The contract (after OpenSpiel): `current_player()`, `legal_actions()` (sorted by code),
+`apply_action(a)`, `is_terminal()` / `outcome()`, and `view(seat)` for what one seat may
+know. The deal is an explicit chance step (`deal(rng)` or `deal_tiles(...)`), so a game
+replays exactly from its record.
+
+Inside, tiles are ints 0..27 and hands are bitmasks; every suit and rank question is a
+lookup in the tables of `tiles.py`.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from .actions import (
+    BIDS,
+    DISCARD_BASE,
+    DISCARDS,
+    PASS,
+    PLAY_BASE,
+    PLAYS,
+    TRUMP_BASE,
+    TRUMPS,
+    Action,
+)
+from .options import MOON, Rules
+from .tiles import (
+    FOLLOW,
+    LEAD_SUIT,
+    SUIT_TRUMP,
+    TILES,
+    TRUMP_DOUBLES,
+    TRUMP_NAMES,
+    TRUMP_NONE,
+    WIN_RANK,
+    SetName,
+    Tile,
+    mask_of,
+    tile_set,
+    tiles_of,
+)
+from .view import HandResult, Outcome, Phase, SeatView, Trick
+
+CHANCE: Final = -1
+"""`current_player()` while the next hand must be dealt."""
+TERMINAL: Final = -2
+"""`current_player()` once the game is over."""
+
+HAND_SIZE: Final = 7
+SUIT_NAMES: Final = ("0s", "1s", "2s", "3s", "4s", "5s", "6s", "trumps")
+
+
+class IllegalActionError(ValueError):
+    """An action the rules do not allow now; the message names the seat and the rule."""
+
+
+def _bit_actions(table: tuple[Action, ...], offset: int) -> tuple[tuple[Action, ...], ...]:
+    """For every 7-bit mask, the actions of its set bits (ascending)."""
+    return tuple(tuple(table[offset + i] for i in range(7) if m >> i & 1) for m in range(128))
+
+
+_P0, _P1, _P2, _P3 = (_bit_actions(PLAYS, k) for k in (0, 7, 14, 21))
+_D0, _D1, _D2, _D3 = (_bit_actions(DISCARDS, k) for k in (0, 7, 14, 21))
+
+
+@functools.cache
+def _set_indexes(name: SetName) -> tuple[int, ...]:
+    return tuple(t.index for t in tile_set(name))
+
+
+@functools.cache
+def _set_mask(name: SetName) -> int:
+    return mask_of(tile_set(name))
+
+
+def plays_of(mask: int) -> list[Action]:
+    """The `play` actions for the tiles of a bitmask, sorted by code."""
+    return list(_P0[mask & 127] + _P1[mask >> 7 & 127] + _P2[mask >> 14 & 127] + _P3[mask >> 21])
+
+
+@dataclass(slots=True)
+class HandLog:
+    """The decisions of one hand, as the `moon/1` record stores them."""
+
+    deal_masks: tuple[int, ...]
+    widow: Tile | None
+    bids: list[int | str] = field(default_factory=list)
+    discard: Tile | None = None
+    trump: int | None = None
+    plays: list[int] = field(default_factory=list)
+    """Tile indexes in the order played (shared with the live state: read, don't write)."""
+
+    def played_tiles(self) -> list[Tile]:
+        return [TILES[i] for i in self.plays]
+
+    @property
+    def deal(self) -> tuple[tuple[Tile, ...], ...]:
+        """Each seat's seven tiles, highest first."""
+        return tuple(tiles_of(m) for m in self.deal_masks)
+
+
+class GameState:
+    """A whole game of Moon: hands one after another until a side wins."""
+
+    def __init__(self, rules: Rules | None = None, first_bidder: int = 0) -> None:
+        self.rules: Final = rules if rules is not None else Rules.make()
+        n = self.rules.players
+        if not 0 <= first_bidder < n:
+            raise ValueError(f"first bidder must be a seat 0..{n - 1}, not {first_bidder}")
+        self.players: Final = n
+        self.game_first_bidder: Final = first_bidder
+        self._set = _set_indexes(self.rules.set)
+        self._scores = [0] * self.rules.sides
+        self._results: list[HandResult] = []
+        self.logs: list[HandLog] = []
+        self._outcome: Outcome | None = None
+        self._first_bidder = first_bidder
+        self._phase = Phase.DEAL
+        self._to_move = CHANCE
+        self._reset_hand()
+
+    @classmethod
+    def new_game(cls, rules: Rules | None = None, rng: random.Random | None = None) -> GameState:
+        """A new game: the first bidder drawn at random and the first hand dealt."""
+        rng = rng if rng is not None else random.Random()
+        rules = rules if rules is not None else Rules.make()
+        state = cls(rules, rng.randrange(rules.players))
+        state.deal(rng)
+        return state
+
+    def _reset_hand(self) -> None:
+        n = self.players
+        self._hands = [0] * n
+        self._widow = -1
+        self._widow_taken = False
+        self._discard = -1
+        self._bids: list[tuple[int, Action]] = []
+        self._high = 0
+        self._declarer = -1
+        self._trump = -1
+        self._trick: list[int] = []
+        self._plays: list[int] = []
+        self._leader = -1
+        self._led = -1
+        self._tricks: list[tuple[int, tuple[int, ...], int]] = []
+        self._tricks_won = [0] * n
+
+    # -- reading the state ---------------------------------------------------------------
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    def current_player(self) -> int:
+        """The seat to act, or `CHANCE` (deal next) or `TERMINAL`."""
+        return self._to_move
+
+    @property
+    def hand_number(self) -> int:
+        """The number of the hand in play (0-based); counts redeals too."""
+        return max(len(self.logs) - 1, 0)
+
+    @property
+    def first_bidder(self) -> int:
+        return self._first_bidder
+
+    @property
+    def declarer(self) -> int | None:
+        return None if self._declarer < 0 else self._declarer
+
+    @property
+    def trump(self) -> int | None:
+        return None if self._trump < 0 else self._trump
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        return tuple(self._scores)
+
+    @property
+    def results(self) -> tuple[HandResult, ...]:
+        return tuple(self._results)
+
+    def outcome(self) -> Outcome | None:
+        """The winner and why, once the game is over; the one source of truth for the end."""
+        return self._outcome
+
+    def is_terminal(self) -> bool:
+        return self._outcome is not None
+
+    def hand_of(self, seat: int) -> tuple[Tile, ...]:
+        """The tiles a seat holds now (full information: not for a player's screen)."""
+        return tiles_of(self._hands[seat])
+
+    # -- the deal (chance) ---------------------------------------------------------------
+    def deal(self, rng: random.Random) -> None:
+        """Shuffle and deal the next hand."""
+        if self._phase is not Phase.DEAL:
+            raise IllegalActionError(f"cannot deal now: the hand is in the {self._phase.value} "
+                                     "phase")
+        tiles = list(self._set)
+        rng.shuffle(tiles)
+        masks = []
+        for seat in range(self.players):
+            mask = 0
+            for i in tiles[seat * HAND_SIZE:(seat + 1) * HAND_SIZE]:
+                mask |= 1 << i
+            masks.append(mask)
+        widow = TILES[tiles[-1]] if self.rules.has_widow else None
+        self._start_hand(masks, widow)
+
+    def deal_tiles(self, hands: Sequence[Sequence[Tile]], widow: Tile | None = None) -> None:
+        """Deal these exact tiles (a replay or a scripted test); checks the deal is whole."""
+        if self._phase is not Phase.DEAL:
+            raise IllegalActionError(f"cannot deal now: the hand is in the {self._phase.value} "
+                                     "phase")
+        n = self.players
+        if len(hands) != n:
+            raise IllegalActionError(f"the deal must have {n} hands, not {len(hands)}")
+        masks = []
+        seen = 0
+        duplicated = []
+        for seat, hand in enumerate(hands):
+            if len(hand) != HAND_SIZE:
+                raise IllegalActionError(f"seat {seat} must be dealt 7 tiles, not {len(hand)}")
+            mask = 0
+            for t in hand:
+                if (mask | seen) >> t.index & 1:
+                    duplicated.append(t)
+                mask |= 1 << t.index
+            masks.append(mask)
+            seen |= mask
+        if self.rules.has_widow:
+            if widow is None:
+                raise IllegalActionError(f"a {self.rules.set} deal has a widow")
+            if seen >> widow.index & 1:
+                duplicated.append(widow)
+            seen |= 1 << widow.index
+        elif widow is not None:
+            raise IllegalActionError(f"a {self.rules.set} deal has no widow")
+        expected = _set_mask(self.rules.set)
+        if seen != expected or duplicated:
+            what = []
+            if duplicated:
+                what.append("dealt twice " + " ".join(map(str, duplicated)))
+            if missing := tiles_of(expected & ~seen):
+                what.append("missing " + " ".join(map(str, missing)))
+            if extra := tiles_of(seen & ~expected):
+                what.append("not in the set " + " ".join(map(str, extra)))
+            raise IllegalActionError(
+                f"the deal must hold every tile of {self.rules.set} once ({'; '.join(what)})")
+        self._start_hand(masks, widow)
+
+    def _start_hand(self, masks: list[int], widow: Tile | None) -> None:
+        self._reset_hand()
+        self._hands = masks
+        self._widow = -1 if widow is None else widow.index
+        self.logs.append(HandLog(tuple(masks), widow, plays=self._plays))
+        self._phase = Phase.BID
+        self._to_move = self._first_bidder
+
+    # -- legal actions -------------------------------------------------------------------
+    def legal_actions(self) -> list[Action]:
+        """Every action the seat to move may take, sorted by code; empty at chance/terminal."""
+        phase = self._phase
+        seat = self._to_move
+        if phase is Phase.PLAY:
+            hand = self._hands[seat]
+            if self._trick:
+                follow = hand & FOLLOW[self._trump][self._led]
+                if follow:
+                    hand = follow
+            return list(_P0[hand & 127] + _P1[hand >> 7 & 127] + _P2[hand >> 14 & 127]
+                        + _P3[hand >> 21])
+        if phase is Phase.BID:
+            actions = []
+            if not self._must_bid():
+                actions.append(PASS)
+            low = max(self.rules.min_bid, self._high + 1)
+            actions.extend(BIDS[b] for b in range(low, 8))
+            if self._high < MOON:
+                actions.append(BIDS[MOON])
+            return actions
+        if phase is Phase.DISCARD:
+            hand = self._hands[seat]
+            return list(_D0[hand & 127] + _D1[hand >> 7 & 127] + _D2[hand >> 14 & 127]
+                        + _D3[hand >> 21])
+        if phase is Phase.TRUMP:
+            actions = list(TRUMPS[:7])
+            if self.rules.doubles_trump:
+                actions.append(TRUMPS[TRUMP_DOUBLES])
+            if self.rules.no_trump:
+                actions.append(TRUMPS[TRUMP_NONE])
+            return actions
+        return []
+
+    def is_legal(self, action: Action) -> bool:
+        return self._illegal_reason(action) is None
+
+    def _must_bid(self) -> bool:
+        """`all_pass = force_last`: the last seat to speak may not pass if all others did."""
+        return (self.rules.all_pass == "force_last" and len(self._bids) == self.players - 1
+                and self._high == 0)
+
+    def _illegal_reason(self, action: Action) -> str | None:
+        """Why `action` is not allowed now, naming the rule; None when it is legal."""
+        phase = self._phase
+        seat = self._to_move
+        if phase is Phase.OVER:
+            return "the game is over"
+        if phase is Phase.DEAL:
+            return "the next hand has not been dealt"
+        kind = action.kind
+        if phase is Phase.PLAY:
+            if kind != "play":
+                return f"it is time to play a tile, not to {kind}"
+            tile = action.tile
+            assert tile is not None
+            bit = 1 << tile.index
+            hand = self._hands[seat]
+            if not hand & bit:
+                return f"seat {seat} does not hold {tile}"
+            if self._trick:
+                follow = hand & FOLLOW[self._trump][self._led]
+                if follow and not follow & bit:
+                    held = " ".join(str(t) for t in tiles_of(follow))
+                    return f"seat {seat} must follow {SUIT_NAMES[self._led]}: holds {held}"
+            return None
+        if phase is Phase.BID:
+            if kind == "pass":
+                if self._must_bid():
+                    return (f"seat {seat} must bid: everyone else passed "
+                            "(all_pass = force_last)")
+                return None
+            if kind != "bid":
+                return f"it is time to bid or pass, not to {kind}"
+            amount = action.bid
+            assert amount is not None
+            if amount != MOON and amount < self.rules.min_bid:
+                return f"seat {seat} bid {amount}: the lowest bid is {self.rules.min_bid}"
+            if amount <= self._high:
+                return f"seat {seat} bid {amount}: a bid must be higher than {self._high}"
+            return None
+        if phase is Phase.DISCARD:
+            if kind != "discard":
+                return f"it is time for the declarer to discard, not to {kind}"
+            tile = action.tile
+            assert tile is not None
+            if not self._hands[seat] >> tile.index & 1:
+                return f"seat {seat} cannot discard {tile}: not in hand"
+            return None
+        if phase is Phase.TRUMP:
+            if kind != "trump":
+                return f"it is time for the declarer to name trump, not to {kind}"
+            if action.trump == TRUMP_DOUBLES and not self.rules.doubles_trump:
+                return "doubles may not be trump at this table (doubles_trump = false)"
+            if action.trump == TRUMP_NONE and not self.rules.no_trump:
+                return "this table plays with a trump (no_trump = false)"
+            return None
+        return f"no action is possible in the {phase.value} phase"
+
+    # -- applying actions ----------------------------------------------------------------
+    def apply_action(self, action: Action) -> None:
+        """Apply the action of the seat to move; `IllegalActionError` names the broken rule."""
+        code = action.code
+        if self._phase is Phase.PLAY and code >= PLAY_BASE:
+            # Fast path: the inner loop of every bot.
+            seat = self._to_move
+            bit = 1 << (code - PLAY_BASE)
+            hand = self._hands[seat]
+            if hand & bit:
+                if not self._trick:
+                    self._play(seat, code - PLAY_BASE)
+                    return
+                follow = hand & FOLLOW[self._trump][self._led]
+                if not follow or follow & bit:
+                    self._play(seat, code - PLAY_BASE)
+                    return
+        reason = self._illegal_reason(action)
+        if reason is not None:
+            raise IllegalActionError(f"illegal {action}: {reason}")
+        if code >= PLAY_BASE:
+            self._play(self._to_move, code - PLAY_BASE)
+        elif code >= TRUMP_BASE:
+            self._name_trump(code - TRUMP_BASE)
+        elif code >= DISCARD_BASE:
+            self._discard_tile(code - DISCARD_BASE)
+        else:
+            self._bid(self._to_move, action)
+
+    def _bid(self, seat: int, action: Action) -> None:
+        self._bids.append((seat, action))
+        self.logs[-1].bids.append("pass" if action.bid is None else action.bid)
+        if action.bid is not None:
+            self._high = action.bid
+            self._declarer = seat
+        if action.bid == MOON or len(self._bids) == self.players:
+            self._end_auction()
+        else:
+            self._to_move = (seat + 1) % self.players
+
+    def _end_auction(self) -> None:
+        if self._declarer < 0:
+            self._finish_hand()
+            return
+        self._to_move = self._declarer
+        if self.rules.has_widow and not self.rules.trump_before_widow:
+            self._take_widow()
+        else:
+            self._phase = Phase.TRUMP
+
+    def _take_widow(self) -> None:
+        self._hands[self._declarer] |= 1 << self._widow
+        self._widow_taken = True
+        self._phase = Phase.DISCARD
+
+    def _discard_tile(self, index: int) -> None:
+        self._hands[self._declarer] &= ~(1 << index)
+        self._discard = index
+        self.logs[-1].discard = TILES[index]
+        if self._trump >= 0:
+            self._start_play()
+        else:
+            self._phase = Phase.TRUMP
+
+    def _name_trump(self, trump: int) -> None:
+        self._trump = trump
+        self.logs[-1].trump = trump
+        if self.rules.has_widow and not self._widow_taken:
+            self._take_widow()
+        else:
+            self._start_play()
+
+    def _start_play(self) -> None:
+        self._phase = Phase.PLAY
+        self._leader = self._to_move = self._declarer
+
+    def _play(self, seat: int, index: int) -> None:
+        self._hands[seat] &= ~(1 << index)
+        self._plays.append(index)
+        trick = self._trick
+        if not trick:
+            self._led = LEAD_SUIT[self._trump][index]
+        trick.append(index)
+        n = self.players
+        if len(trick) < n:
+            self._to_move = (seat + 1) % n
+            return
+        ranks = WIN_RANK[self._trump][self._led]
+        best = 0
+        best_rank = ranks[trick[0]]
+        for i in range(1, n):
+            if ranks[trick[i]] > best_rank:
+                best, best_rank = i, ranks[trick[i]]
+        winner = (self._leader + best) % n
+        self._tricks_won[winner] += 1
+        self._tricks.append((self._leader, tuple(trick), winner))
+        self._trick = []
+        self._leader = self._to_move = winner
+        if len(self._tricks) == HAND_SIZE:
+            self._finish_hand()
+
+    # -- scoring and the end -------------------------------------------------------------
+    def _finish_hand(self) -> None:
+        rules = self.rules
+        sides = rules.sides
+        points = [0] * sides
+        declarer = self.declarer
+        made: bool | None = None
+        if declarer is not None:
+            dside = rules.side_of(declarer)
+            side_tricks = [0] * sides
+            for seat, won in enumerate(self._tricks_won):
+                side_tricks[rules.side_of(seat)] += won
+            taken = side_tricks[dside]
+            need = HAND_SIZE if self._high == MOON else self._high
+            made = taken >= need
+            if rules.scoring == "marks":
+                for side in range(sides):
+                    if (side == dside) == made:
+                        points[side] = 1
+            else:
+                for side in range(sides):
+                    if side != dside:
+                        points[side] = side_tricks[side]
+                if not made:
+                    points[dside] = -self._high
+                elif self._high == MOON:
+                    points[dside] = MOON
+                elif rules.players == 4 and rules.team_scoring == "tricks":
+                    points[dside] = taken
+                else:
+                    points[dside] = self._high
+            for side in range(sides):
+                self._scores[side] += points[side]
+        self._results.append(HandResult(
+            number=len(self.logs) - 1,
+            first_bidder=self._first_bidder,
+            bids=tuple(self._bids),
+            declarer=declarer,
+            bid=self._high if declarer is not None else None,
+            trump=self.trump,
+            tricks_won=tuple(self._tricks_won),
+            made=made,
+            points=tuple(points),
+            scores=tuple(self._scores),
+        ))
+        if declarer is not None:
+            self._outcome = self._decide_winner(rules.side_of(declarer), bool(made))
+        self._first_bidder = (self._first_bidder + 1) % self.players
+        if self._outcome is not None:
+            self._phase = Phase.OVER
+            self._to_move = TERMINAL
+        else:
+            self._phase = Phase.DEAL
+            self._to_move = CHANCE
+
+    def _decide_winner(self, dside: int, made: bool) -> Outcome | None:
+        rules = self.rules
+        if made and self._high == MOON and rules.moon_wins_game:
+            return Outcome(dside, "moon")
+        scores = self._scores
+        if made and rules.tie_break == "declarer" and scores[dside] >= rules.target:
+            return Outcome(dside, "tie_break")
+        top = max(scores)
+        if top >= rules.target and scores.count(top) == 1:
+            return Outcome(scores.index(top), "target")
+        return None
+
+    # -- views -----------------------------------------------------------------------------
+    def view(self, seat: int | None) -> SeatView:
+        """What `seat` may know now (RULES.md section 11); `None` for a spectator."""
+        if seat is not None and not 0 <= seat < self.players:
+            raise ValueError(f"no seat {seat} at a {self.players}-player table")
+        is_declarer = seat is not None and seat == self._declarer
+        to_move = self._to_move if self._to_move >= 0 else None
+        current = None
+        if self._trick or self._phase is Phase.PLAY:
+            current = self._make_trick(self._leader, self._trick, None)
+        in_hand = self._phase in (Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY)
+        return SeatView(
+            rules=self.rules,
+            seat=seat,
+            phase=self._phase,
+            hand_number=self.hand_number,
+            first_bidder=self._first_bidder if in_hand or not self._results
+            else self._results[-1].first_bidder,
+            to_move=to_move,
+            hand=tiles_of(self._hands[seat]) if seat is not None else (),
+            hand_sizes=tuple(h.bit_count() for h in self._hands),
+            bids=tuple(self._bids),
+            declarer=self.declarer,
+            bid=self._high if self._declarer >= 0 else None,
+            trump=self.trump,
+            widow_taken=self._widow_taken,
+            widow=TILES[self._widow] if is_declarer and self._widow_taken else None,
+            discard=TILES[self._discard] if is_declarer and self._discard >= 0 else None,
+            tricks=tuple(self._make_trick(*t) for t in self._tricks),
+            current_trick=current,
+            tricks_won=tuple(self._tricks_won),
+            scores=tuple(self._scores),
+            results=tuple(self._results),
+            legal=tuple(self.legal_actions()) if seat is not None and seat == to_move else (),
+            outcome=self._outcome,
+        )
+
+    def _make_trick(self, leader: int, tiles: Sequence[int], winner: int | None) -> Trick:
+        n = self.players
+        return Trick(leader, tuple(((leader + i) % n, TILES[t]) for i, t in enumerate(tiles)),
+                     winner)
+
+    def spectator_view(self) -> SeatView:
+        return self.view(None)
+
+    def describe(self) -> str:
+        """One line for logs: phase, hand number, whose turn."""
+        trump = "" if self._trump < 0 else f", trump {TRUMP_NAMES[self._trump]}"
+        return (f"hand {self.hand_number} {self._phase.value}, to move {self._to_move}"
+                f"{trump}, scores {self._scores}")
+
+
+__all__ = ["CHANCE", "TERMINAL", "GameState", "HandLog", "IllegalActionError", "plays_of",
+           "SUIT_TRUMP"]

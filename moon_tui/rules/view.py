@@ -1,0 +1,122 @@
+"""What one seat (or a spectator) may know: frozen snapshots, safe to share and to render.
+
+RULES.md section 11. A view is the only thing the interface and the bots ever receive, so
+this module is the security boundary: nothing hidden is reachable from a view.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from .actions import Action
+from .options import Rules
+from .tiles import TRUMP_NAMES, Tile
+
+
+class Phase(enum.Enum):
+    """Where a game stands. `DEAL` is the chance step between hands."""
+
+    DEAL = "deal"
+    BID = "bid"
+    DISCARD = "discard"
+    TRUMP = "trump"
+    PLAY = "play"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A trick: who led, the tiles in the order played (seat, tile), and who won it."""
+
+    leader: int
+    plays: tuple[tuple[int, Tile], ...]
+    winner: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """How a hand ended. Public to every seat: it holds no unplayed tile."""
+
+    number: int
+    first_bidder: int
+    bids: tuple[tuple[int, Action], ...]
+    declarer: int | None
+    bid: int | None
+    trump: int | None
+    tricks_won: tuple[int, ...]
+    made: bool | None
+    points: tuple[int, ...]
+    scores: tuple[int, ...]
+
+    @property
+    def redeal(self) -> bool:
+        """True for a hand everybody passed."""
+        return self.declarer is None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a game: the winning side and why (`"target"`, `"moon"`, `"tie_break"`)."""
+
+    winner: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """Everything `seat` may know now; `seat is None` for a spectator (no hand at all).
+
+    `legal` is filled only when it is this seat's turn.
+    """
+
+    rules: Rules
+    seat: int | None
+    phase: Phase
+    hand_number: int
+    first_bidder: int
+    to_move: int | None
+    hand: tuple[Tile, ...]
+    hand_sizes: tuple[int, ...]
+    bids: tuple[tuple[int, Action], ...]
+    declarer: int | None
+    bid: int | None
+    trump: int | None
+    widow_taken: bool
+    widow: Tile | None
+    discard: Tile | None
+    tricks: tuple[Trick, ...]
+    current_trick: Trick | None
+    tricks_won: tuple[int, ...]
+    scores: tuple[int, ...]
+    results: tuple[HandResult, ...]
+    legal: tuple[Action, ...]
+    outcome: Outcome | None
+
+    @property
+    def is_spectator(self) -> bool:
+        return self.seat is None
+
+    @property
+    def my_turn(self) -> bool:
+        return self.seat is not None and self.to_move == self.seat
+
+    @property
+    def trump_name(self) -> str | None:
+        return None if self.trump is None else TRUMP_NAMES[self.trump]
+
+    @property
+    def high_bid(self) -> int:
+        """The highest bid so far in this hand (0 when nobody has bid)."""
+        return max((a.bid or 0 for _, a in self.bids), default=0)
+
+    @property
+    def last_trick(self) -> Trick | None:
+        return self.tricks[-1] if self.tricks else None
+
+    def played_tiles(self) -> tuple[Tile, ...]:
+        """Every tile played so far in this hand (completed tricks and the open one)."""
+        done = tuple(t for trick in self.tricks for _, t in trick.plays)
+        if self.current_trick is not None:
+            done += tuple(t for _, t in self.current_trick.plays)
+        return done

@@ -1,0 +1,1 @@
+"""The SSH front door: transport, Textual driver, accounts and storage."""
