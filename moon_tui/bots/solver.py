@@ -1,0 +1,255 @@
+"""A double-dummy solver: with every hand known, how many of the remaining tricks can the
+declarer's side take against best defence?
+
+Alpha-beta over single plays, a transposition table at trick boundaries (the position is
+the hands and the leader, so one table serves every sample of a decision), move ordering
+(cheap wins first, then cheap losers), and equivalent-trump pruning (two trumps of one hand
+with no live trump between them play the same way).
+
+"Best" with three players: the declarer maximises its side's tricks, and the defenders
+together minimise them (a "paranoid" alliance). A defender scores one point per trick it
+takes, but setting the contract costs the declarer the whole bid, so a defender's interest
+is almost entirely the declarer's trick count; the split of tricks between the two
+defenders is ignored here. Every scoring rule is monotone in the declarer side's tricks,
+so this trick count is enough to rank actions for either side (see `expert.utility`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from ..rules.tiles import FOLLOW, IS_TRUMP, LEAD_SUIT, TILES, WIN_RANK
+
+_TT_LIMIT: Final = 1_500_000
+
+#: For each trump, the trumps from the highest down.
+TRUMP_ORDER: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(sorted((t for t in range(28) if IS_TRUMP[tr] >> t & 1),
+                 key=lambda t, tr=tr: -WIN_RANK[tr][7][t]))
+    for tr in range(9)
+)
+#: A tile's strength when it leads (trumps above every plain tile): the order leads are tried.
+LEAD_STRENGTH: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(WIN_RANK[tr][LEAD_SUIT[tr][t]][t] for t in range(28)) for tr in range(9)
+)
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class Solver:
+    """Double-dummy solver for one trump and one declaring side, reusable across positions.
+
+    `side[s]` is true for the seats of the declarer's side. Values are tricks taken by that
+    side from the current trick (included) to the end of the hand.
+    """
+
+    def __init__(self, trump: int, players: int, side: Sequence[bool]) -> None:
+        self.trump = trump
+        self.n = players
+        self.side = tuple(bool(s) for s in side)
+        self.follow = FOLLOW[trump]
+        self.lead_suit = LEAD_SUIT[trump]
+        self.win_rank = WIN_RANK[trump]
+        self.trump_mask = IS_TRUMP[trump]
+        self.trump_order = TRUMP_ORDER[trump]
+        self.lead_strength = LEAD_STRENGTH[trump]
+        self.tt: dict[int, tuple[int, int]] = {}
+        self.nodes = 0
+
+    # -- public ---------------------------------------------------------------------------
+    def solve(self, hands: Sequence[int], leader: int, trick: Sequence[int] = ()) -> int:
+        """Tricks the declarer's side takes from here with best play by everyone.
+
+        `hands` by seat (tiles still held), `trick` the tiles already played to the open
+        trick, starting with `leader`'s.
+        """
+        if len(self.tt) > _TT_LIMIT:
+            self.tt.clear()
+        h = list(hands)
+        remaining = max(x.bit_count() for x in h) + (1 if trick else 0)
+        return self._within(h, leader, list(trick), -1, remaining + 1)
+
+    def move_values(self, hands: Sequence[int], leader: int,
+                    trick: Sequence[int] = ()) -> dict[int, int]:
+        """For each legal tile of the seat to move: the side's tricks if it plays that tile
+        (exact values, not bounds)."""
+        if len(self.tt) > _TT_LIMIT:
+            self.tt.clear()
+        n = self.n
+        mover = (leader + len(trick)) % n
+        h = list(hands)
+        t = list(trick)
+        hand = h[mover]
+        if t:
+            f = hand & self.follow[self.lead_suit[t[0]]]
+            if f:
+                hand = f
+        remaining = max(x.bit_count() for x in h) + (1 if t else 0)
+        out = {}
+        for tile in _bits(hand):
+            bit = 1 << tile
+            h[mover] ^= bit
+            t.append(tile)
+            out[tile] = self._within(h, leader, t, -1, remaining + 1)
+            t.pop()
+            h[mover] ^= bit
+        return out
+
+    # -- search ---------------------------------------------------------------------------
+    def _start(self, hands: list[int], leader: int, alpha: int, beta: int) -> int:
+        """A trick boundary: look the position up, search it, store the bounds."""
+        remaining = hands[leader].bit_count()
+        if remaining == 0:
+            return 0
+        if remaining == 1:
+            return self._last_trick(hands, leader)
+        key = leader
+        shift = 2
+        for x in hands:
+            key |= x << shift
+            shift += 28
+        entry = self.tt.get(key)
+        if entry is not None:
+            lo, hi = entry
+            if lo >= beta:
+                return lo
+            if hi <= alpha:
+                return hi
+            if lo == hi:
+                return lo
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+        else:
+            lo, hi = 0, remaining
+        a0, b0 = alpha, beta
+        value = self._within(hands, leader, [], alpha, beta)
+        if value <= a0:
+            hi = min(hi, value)
+        elif value >= b0:
+            lo = max(lo, value)
+        else:
+            lo = hi = value
+        self.tt[key] = (lo, hi)
+        return value
+
+    def _last_trick(self, hands: list[int], leader: int) -> int:
+        n = self.n
+        first = hands[leader].bit_length() - 1
+        ranks = self.win_rank[self.lead_suit[first]]
+        best_seat, best_rank = leader, ranks[first]
+        for i in range(1, n):
+            s = (leader + i) % n
+            r = ranks[hands[s].bit_length() - 1]
+            if r > best_rank:
+                best_seat, best_rank = s, r
+        return 1 if self.side[best_seat] else 0
+
+    def _within(self, hands: list[int], leader: int, trick: list[int],
+                alpha: int, beta: int) -> int:
+        """Inside a trick: the seat to move tries its ordered, pruned candidates."""
+        self.nodes += 1
+        n = self.n
+        k = len(trick)
+        if k == n:
+            ranks = self.win_rank[self.lead_suit[trick[0]]]
+            best_i, best_rank = 0, ranks[trick[0]]
+            for i in range(1, n):
+                r = ranks[trick[i]]
+                if r > best_rank:
+                    best_i, best_rank = i, r
+            winner = (leader + best_i) % n
+            won = 1 if self.side[winner] else 0
+            return won + self._start(hands, winner, alpha - won, beta - won)
+        mover = (leader + k) % n
+        maximise = self.side[mover]
+        moves = self._ordered_moves(hands, mover, leader, trick)
+        best = -1 if maximise else 99
+        hand = hands[mover]
+        for tile in moves:
+            bit = 1 << tile
+            hands[mover] = hand ^ bit
+            trick.append(tile)
+            value = self._within(hands, leader, trick, alpha, beta)
+            trick.pop()
+            if maximise:
+                if value > best:
+                    best = value
+                    if value > alpha:
+                        alpha = value
+                        if alpha >= beta:
+                            break
+            else:
+                if value < best:
+                    best = value
+                    if value < beta:
+                        beta = value
+                        if alpha >= beta:
+                            break
+        hands[mover] = hand
+        return best
+
+    def _ordered_moves(self, hands: list[int], mover: int, leader: int,
+                       trick: list[int]) -> list[int]:
+        hand = hands[mover]
+        if not trick:
+            cands = self._prune_trumps(hand, hands, trick)
+            strength = self.lead_strength
+            return sorted(_bits(cands), key=lambda t: -strength[t])
+        led = self.lead_suit[trick[0]]
+        f = hand & self.follow[led]
+        cands = f if f else hand
+        cands = self._prune_trumps(cands, hands, trick)
+        ranks = self.win_rank[led]
+        moves = _bits(cands)
+        if len(moves) == 1:
+            return moves
+        best_i, best_rank = 0, ranks[trick[0]]
+        for i in range(1, len(trick)):
+            r = ranks[trick[i]]
+            if r > best_rank:
+                best_i, best_rank = i, r
+        winning_seat = (leader + best_i) % self.n
+        strength = self.lead_strength
+        if self.side[winning_seat] == self.side[mover]:
+            # The trick is already ours: cheapest tiles first.
+            return sorted(moves, key=lambda t: (ranks[t], strength[t]))
+        winners = [t for t in moves if ranks[t] > best_rank]
+        losers = [t for t in moves if ranks[t] <= best_rank]
+        winners.sort(key=lambda t: ranks[t])
+        losers.sort(key=lambda t: strength[t])
+        return winners + losers
+
+    def _prune_trumps(self, cands: int, hands: list[int], trick: list[int]) -> int:
+        """Keep one trump of each run of the mover's trumps with no live trump between."""
+        if (cands & self.trump_mask).bit_count() < 2:
+            return cands
+        live = 0
+        for x in hands:
+            live |= x
+        for t in trick:
+            live |= 1 << t
+        prev_mine = False
+        for t in self.trump_order:
+            if live >> t & 1:
+                if cands >> t & 1:
+                    if prev_mine:
+                        cands ^= 1 << t
+                    prev_mine = True
+                else:
+                    prev_mine = False
+        return cands
+
+
+def describe(hands: Sequence[int]) -> str:
+    """Hands as text, for logs and failing tests."""
+    return " | ".join(" ".join(str(TILES[t]) for t in reversed(_bits(h))) for h in hands)
