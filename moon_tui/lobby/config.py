@@ -1,0 +1,35 @@
+"""The lobby's settings: timings and limits, one frozen value shared by every table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .messages import BotLevel
+
+
+@dataclass(frozen=True)
+class LobbyConfig:
+    """Timings and limits. Tests shrink the delays to zero; the server keeps the defaults."""
+
+    grace_seconds: float = 120.0
+    """A dropped player keeps the seat this long (a computer plays meanwhile)."""
+    bot_delay: float = 0.6
+    """Seconds a computer player "thinks" at least, so humans can follow (0 in tests)."""
+    bot_time_budget: float = 1.0
+    """Seconds per decision for the searching (expert) level."""
+    chat_max_chars: int = 300
+    chat_lines_per_10s: int = 5
+    queue_size: int = 256
+    """Bound of each session's event queue (after coalescing)."""
+    operators: frozenset[str] = frozenset()
+    """Names that are operators even when they connect without `operator=True`."""
+    motd: str = ""
+    """Shown to every session as a Notice when it connects (nothing when empty)."""
+    hand_pause: float = 2.0
+    """Seconds between the end of a hand and the next deal, to see the last trick."""
+    stand_in_level: BotLevel = "normal"
+    """The computer that plays for an away player or when a turn timer runs out."""
+    timer_scale: float = 1.0
+    """Real seconds per unit of a table's `turn_seconds` (tests shrink it)."""
+    max_commands_pending: int = 64
+    """Commands a session may have waiting in the lobby; more are rejected."""

@@ -1,0 +1,410 @@
+"""The lobby actor: who is online, which tables exist, lobby chat, operators.
+
+It owns the sessions and the list of tables and is reached only through its inbox. A
+command for a table is routed to that table's own inbox; the table answers the player
+directly. Every task (the lobby's loop, each table, each table's clocks) lives in a task
+group, so leaving `async with Lobby()` ends them all after each table has saved its game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, replace
+from types import TracebackType
+from typing import Any
+
+from ..rules import Rules
+from .chat import ChatLimiter, clean_text
+from .config import LobbyConfig
+from .internal import (
+    Attach,
+    CloseNow,
+    Connect,
+    Detach,
+    FromPlayer,
+    FromSession,
+    LobbyMessage,
+    ServerBroadcast,
+    ServerKick,
+    SessionClosed,
+    Shutdown,
+    TableChanged,
+    TableClosed,
+)
+from .messages import (
+    Ban,
+    Broadcast,
+    ChatLine,
+    ChatPosted,
+    CloseTable,
+    Command,
+    CreateTable,
+    JoinByCode,
+    Kick,
+    LobbyUpdate,
+    Notice,
+    Rejected,
+    SendChat,
+    TableInfo,
+)
+from .session import LobbyClosed, PlayerHandle
+from .stats import LobbyStats
+from .store import MemoryRecordStore, RecordStore
+from .table import Table
+
+log = logging.getLogger(__name__)
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+"""Invite code letters: no 0/O or 1/I to misread."""
+TABLE_NAME_MAX = 40
+DEFAULT_CONFIG = LobbyConfig()
+SHUTDOWN = "the server is shutting down"
+TAKEN_OVER = "you connected from somewhere else"
+
+
+@dataclass
+class _TableEntry:
+    table: Table
+    info: TableInfo | None = None
+
+
+class Lobby:
+    """The lobby. Use as `async with Lobby(config, store) as lobby:`."""
+
+    def __init__(self, config: LobbyConfig = DEFAULT_CONFIG, store: RecordStore | None = None,
+                 *, seed: int | None = None,
+                 on_ban: Callable[[str, str], Awaitable[None]] | None = None) -> None:
+        self.config = config
+        self.store: RecordStore = store if store is not None else MemoryRecordStore()
+        self.stats = LobbyStats()
+        self._seeds = random.Random(seed)
+        self._codes_rng: random.Random = random.Random(seed) if seed is not None \
+            else random.SystemRandom()
+        self._on_ban = on_ban
+        self._inbox: asyncio.Queue[LobbyMessage] = asyncio.Queue()
+        self._sessions: dict[str, PlayerHandle] = {}
+        self._tables: dict[str, _TableEntry] = {}
+        self._codes: dict[str, str] = {}
+        self._chat = ChatLimiter(config.chat_max_chars, config.chat_lines_per_10s)
+        self._next_table = 1
+        self._tg: asyncio.TaskGroup | None = None
+        self._loop_task: asyncio.Task[None] | None = None
+        self._running = False
+        self._closing = False
+        self._dirty = False
+
+    # -- the lifetime ----------------------------------------------------------------------
+    async def __aenter__(self) -> Lobby:
+        if self._tg is not None:
+            raise RuntimeError("this lobby is already running")
+        self._tg = asyncio.TaskGroup()
+        await self._tg.__aenter__()
+        self._running = True
+        self._loop_task = self._tg.create_task(self._run(), name="lobby")
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> bool | None:
+        """Close every table (each saves its unfinished game), end every session, and wait
+        for every task."""
+        tg = self._tg
+        assert tg is not None
+        if self._loop_task is not None and not self._loop_task.done():
+            self._inbox.put_nowait(Shutdown())
+            try:
+                await asyncio.shield(self._loop_task)
+            except BaseException:
+                log.debug("the lobby loop ended abnormally", exc_info=True)
+        self._running = False
+        try:
+            await tg.__aexit__(exc_type, exc, tb)
+        finally:
+            self._tg = None
+        return None
+
+    def _spawn(self, coro: Coroutine[Any, Any, None], name: str | None = None) -> None:
+        assert self._tg is not None
+        self._tg.create_task(coro, name=name)
+
+    def _post(self, message: LobbyMessage) -> None:
+        self._inbox.put_nowait(message)
+
+    # -- the public API ------------------------------------------------------------------
+    async def connect(self, name: str, *, operator: bool = False) -> PlayerHandle:
+        """A session for `name`; a second connect with the same name takes over."""
+        if not self._running or self._closing:
+            raise LobbyClosed("the lobby is not running")
+        reply: asyncio.Future[PlayerHandle] = asyncio.get_running_loop().create_future()
+        self._post(Connect(name, operator, reply))
+        return await reply
+
+    def online(self) -> tuple[str, ...]:
+        return tuple(sorted(self._sessions))
+
+    async def broadcast(self, text: str) -> None:
+        """A notice to everyone online (the server's voice, e.g. before a shutdown)."""
+        if not self._running:
+            return
+        reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._post(ServerBroadcast(text, reply))
+        await reply
+
+    async def kick(self, name: str, reason: str) -> None:
+        """End `name`'s session (their seats are kept for the grace period)."""
+        if not self._running:
+            return
+        reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._post(ServerKick(name, reason, reply))
+        await reply
+
+    def tables(self) -> tuple[TableInfo, ...]:
+        """Every table's latest lobby entry (for the server's status and for tests)."""
+        return tuple(e.info for e in self._tables.values() if e.info is not None)
+
+    # -- the actor's loop ----------------------------------------------------------------
+    async def _run(self) -> None:
+        inbox = self._inbox
+        while True:
+            message = await inbox.get()
+            self._handle_safely(message)
+            while not inbox.empty():
+                self._handle_safely(inbox.get_nowait())
+            if self._closing and not self._tables:
+                break
+            if self._dirty:
+                self._dirty = False
+                self._publish()
+        for handle in self._sessions.values():
+            handle.end(SHUTDOWN)
+        self._sessions.clear()
+        while not inbox.empty():
+            message = inbox.get_nowait()
+            if isinstance(message, Connect | ServerBroadcast | ServerKick) \
+                    and not message.reply.done():
+                message.reply.set_exception(LobbyClosed("the lobby has shut down"))
+
+    def _handle_safely(self, message: LobbyMessage) -> None:
+        try:
+            self._handle(message)
+        except Exception as exc:
+            log.exception("the lobby failed on %r", message)
+            if isinstance(message, FromSession):
+                message.handle.deliver(Rejected(message.command, "the lobby could not do that"))
+            elif isinstance(message, Connect | ServerBroadcast | ServerKick) \
+                    and not message.reply.done():
+                message.reply.set_exception(exc)
+
+    def _handle(self, message: LobbyMessage) -> None:
+        if isinstance(message, FromSession):
+            handle = message.handle
+            handle.pending -= 1
+            if self._sessions.get(handle.name) is handle:
+                self._command(handle, message.command)
+        elif isinstance(message, TableChanged):
+            entry = self._tables.get(message.info.table_id)
+            if entry is not None:
+                entry.info = message.info
+                self._dirty = True
+        elif isinstance(message, TableClosed):
+            self._tables.pop(message.table_id, None)
+            self._codes.pop(message.invite_code, None)
+            self._dirty = True
+        elif isinstance(message, SessionClosed):
+            self._session_gone(message.handle)
+        elif isinstance(message, Connect):
+            self._connect(message)
+        elif isinstance(message, ServerBroadcast):
+            self._broadcast(message.text)
+            message.reply.set_result(None)
+        elif isinstance(message, ServerKick):
+            self._kick(message.name, message.reason)
+            message.reply.set_result(None)
+        elif isinstance(message, Shutdown):
+            self._closing = True
+            for entry in self._tables.values():
+                entry.table.post(CloseNow(SHUTDOWN))
+
+    # -- sessions --------------------------------------------------------------------------
+    def _connect(self, message: Connect) -> None:
+        if self._closing:
+            message.reply.set_exception(LobbyClosed("the lobby is shutting down"))
+            return
+        name = message.name
+        handle = PlayerHandle(name, operator=message.operator or name in self.config.operators,
+                              queue_size=self.config.queue_size, post=self._post,
+                              max_pending=self.config.max_commands_pending)
+        old = self._sessions.get(name)
+        if old is not None:
+            old.end(TAKEN_OVER)
+        self._sessions[name] = handle
+        handle.deliver(self._lobby_update(name))
+        if self.config.motd:
+            handle.deliver(Notice(self.config.motd))
+        for entry in self._tables.values():
+            entry.table.post(Attach(handle))
+        self._dirty = True
+        message.reply.set_result(handle)
+
+    def _session_gone(self, handle: PlayerHandle) -> None:
+        if self._sessions.get(handle.name) is not handle:
+            return
+        del self._sessions[handle.name]
+        for entry in self._tables.values():
+            entry.table.post(Detach(handle))
+        self._dirty = True
+
+    def _end_session(self, name: str, reason: str) -> bool:
+        handle = self._sessions.get(name)
+        if handle is None:
+            return False
+        handle.end(reason)
+        self._session_gone(handle)
+        return True
+
+    def _kick(self, name: str, reason: str) -> bool:
+        return self._end_session(name, reason or "an operator ended your session")
+
+    def _broadcast(self, text: str) -> None:
+        notice = Notice(clean_text(text), "warning")
+        for handle in list(self._sessions.values()):
+            handle.deliver(notice)
+
+    # -- what everyone sees --------------------------------------------------------------
+    def _lobby_update(self, name: str) -> LobbyUpdate:
+        shown = []
+        for entry in self._tables.values():
+            info = entry.info
+            if info is None:
+                continue
+            seated = any(s.name == name for s in info.seats)
+            member = seated or name == info.owner or name in info.spectators
+            if info.private and not member:
+                continue
+            if info.invite_code is not None and not (seated or name == info.owner):
+                info = _without_code(info)
+            shown.append(info)
+        return LobbyUpdate(tuple(shown), self.online())
+
+    def _publish(self) -> None:
+        for name, handle in list(self._sessions.items()):
+            handle.deliver(self._lobby_update(name))
+
+    # -- commands ----------------------------------------------------------------------------
+    def _command(self, handle: PlayerHandle, command: Command) -> None:
+        def reject(reason: str) -> None:
+            handle.deliver(Rejected(command, reason))
+
+        if isinstance(command, CreateTable):
+            self._create_table(handle, command, reject)
+        elif isinstance(command, JoinByCode):
+            table_id = self._codes.get(command.code.strip().upper())
+            if table_id is None:
+                reject(f"no table has the invite code {clean_text(command.code)!r}")
+            else:
+                self._tables[table_id].table.post(FromPlayer(handle, command, by_code=True))
+        elif isinstance(command, SendChat):
+            text, refused = self._chat.check(handle.name, command.text)
+            if refused is not None:
+                reject(refused)
+            elif command.table_id is None:
+                line = ChatPosted(ChatLine(handle.name, text, None, time.time()))
+                for other in list(self._sessions.values()):
+                    other.deliver(line)
+            else:
+                self._to_table(handle, command.table_id, SendChat(text, command.table_id),
+                               reject)
+        elif isinstance(command, Broadcast | Kick | Ban | CloseTable):
+            if not handle.operator:
+                reject("only an operator may do that")
+            else:
+                self._operator(handle, command, reject)
+        else:
+            table_id = getattr(command, "table_id", None)
+            if not isinstance(table_id, str):
+                reject(f"not a command: {command!r}")
+            else:
+                self._to_table(handle, table_id, command, reject)
+
+    def _to_table(self, handle: PlayerHandle, table_id: str, command: Command,
+                  reject: Callable[[str], None]) -> None:
+        entry = self._tables.get(table_id)
+        if entry is None:
+            reject(f"there is no table {table_id}")
+        else:
+            entry.table.post(FromPlayer(handle, command))
+
+    def _create_table(self, handle: PlayerHandle, command: CreateTable,
+                      reject: Callable[[str], None]) -> None:
+        if self._closing:
+            reject(SHUTDOWN)
+            return
+        if not isinstance(command.rules, Rules):
+            reject("the rules must be a Rules value")
+            return
+        try:
+            command.rules.check()
+        except ValueError as exc:
+            reject(str(exc))
+            return
+        seconds = command.turn_seconds
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)
+                                    or not 1 <= seconds <= 3600):
+            reject(f"the turn timer is 1 to 3600 seconds (or none), not {seconds!r}")
+            return
+        name = clean_text(command.name)[:TABLE_NAME_MAX] or f"{handle.name}'s table"
+        table_id = f"t{self._next_table}"
+        self._next_table += 1
+        code = self._new_code()
+        table = Table(table_id, handle,
+                      CreateTable(name, command.rules, seconds, bool(command.private),
+                                  bool(command.spectators_allowed)),
+                      invite_code=code, config=self.config, store=self.store,
+                      seed=self._seeds.getrandbits(64), lobby_post=self._post,
+                      stats=self.stats)
+        self._tables[table_id] = _TableEntry(table)
+        self._codes[code] = table_id
+        self._spawn(table.run(), name=f"table {table_id}")
+
+    def _new_code(self) -> str:
+        while True:
+            code = "".join(self._codes_rng.choice(CODE_ALPHABET) for _ in range(6))
+            if code not in self._codes:
+                return code
+
+    def _operator(self, handle: PlayerHandle, command: Broadcast | Kick | Ban | CloseTable,
+                  reject: Callable[[str], None]) -> None:
+        if isinstance(command, Broadcast):
+            self._broadcast(command.text)
+        elif isinstance(command, Kick):
+            reason = f"kicked by {handle.name}" + (f": {command.reason}" if command.reason else "")
+            if not self._kick(command.name, reason):
+                reject(f"{command.name} is not online")
+        elif isinstance(command, Ban):
+            if self._on_ban is not None:
+                self._spawn(self._ban(command.name, command.reason))
+            reason = f"banned by {handle.name}" + (f": {command.reason}" if command.reason else "")
+            self._kick(command.name, reason)
+            handle.deliver(Notice(f"{command.name} is banned"))
+        else:
+            entry = self._tables.get(command.table_id)
+            if entry is None:
+                reject(f"there is no table {command.table_id}")
+            else:
+                reason = f"closed by {handle.name}" + \
+                    (f": {command.reason}" if command.reason else "")
+                entry.table.post(CloseNow(reason))
+
+    async def _ban(self, name: str, reason: str) -> None:
+        assert self._on_ban is not None
+        try:
+            await self._on_ban(name, reason)
+        except Exception:
+            log.exception("the ban hook failed for %s", name)
+
+
+def _without_code(info: TableInfo) -> TableInfo:
+    return replace(info, invite_code=None)
