@@ -16,19 +16,28 @@ so this trick count is enough to rank actions for either side (see `expert.utili
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Final
 
 from ..rules.tiles import FOLLOW, IS_TRUMP, LEAD_SUIT, TILES, WIN_RANK
 
-_TT_LIMIT: Final = 1_500_000
+_TT_LIMIT: Final = 300_000
+
+
+class SearchTimeout(Exception):
+    """The solver's deadline passed in the middle of a search."""
+
+
+
+def _trumps_high_first(trump: int) -> tuple[int, ...]:
+    ranks = WIN_RANK[trump][7]
+    return tuple(sorted((t for t in range(28) if IS_TRUMP[trump] >> t & 1),
+                        key=lambda t: -ranks[t]))
+
 
 #: For each trump, the trumps from the highest down.
-TRUMP_ORDER: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(sorted((t for t in range(28) if IS_TRUMP[tr] >> t & 1),
-                 key=lambda t, tr=tr: -WIN_RANK[tr][7][t]))
-    for tr in range(9)
-)
+TRUMP_ORDER: Final[tuple[tuple[int, ...], ...]] = tuple(_trumps_high_first(tr) for tr in range(9))
 #: A tile's strength when it leads (trumps above every plain tile): the order leads are tried.
 LEAD_STRENGTH: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(WIN_RANK[tr][LEAD_SUIT[tr][t]][t] for t in range(28)) for tr in range(9)
@@ -63,6 +72,8 @@ class Solver:
         self.lead_strength = LEAD_STRENGTH[trump]
         self.tt: dict[int, tuple[int, int]] = {}
         self.nodes = 0
+        self.deadline: float | None = None
+        """`time.perf_counter()` value after which a search raises `SearchTimeout`."""
 
     # -- public ---------------------------------------------------------------------------
     def solve(self, hands: Sequence[int], leader: int, trick: Sequence[int] = ()) -> int:
@@ -158,6 +169,9 @@ class Solver:
                 alpha: int, beta: int) -> int:
         """Inside a trick: the seat to move tries its ordered, pruned candidates."""
         self.nodes += 1
+        if not self.nodes & 1023 and self.deadline is not None \
+                and time.perf_counter() > self.deadline:
+            raise SearchTimeout
         n = self.n
         k = len(trick)
         if k == n:

@@ -1,0 +1,106 @@
+"""Playing whole games between bots: the loop the arena runs, with what it measures.
+
+A game is fully determined by its deal seed (the first bidder and every shuffle) and its bot
+seed (the bots' random generators), so a duplicated deal is the same deal seed played again
+with the seats rotated.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..rules import GameState, Phase, Rules
+from ..rules.tiles import TRUMP_NAMES
+from .base import Bot
+
+
+@dataclass(slots=True)
+class SeatStats:
+    """What one seat did in one game."""
+
+    won: bool = False
+    points: int = 0
+    hands: int = 0
+    bids_attempted: int = 0
+    bids_made: int = 0
+    moons_tried: int = 0
+    moons_made: int = 0
+    decision_ms: list[float] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class GameReport:
+    """One finished game: per-seat figures, the winning side, and the `moon/1` record."""
+
+    seats: list[SeatStats]
+    winner: int
+    record: dict[str, Any]
+
+
+def play_game(rules: Rules, bots: Sequence[Bot], deal_seed: int, bot_seed: int,
+              names: Sequence[str] | None = None, max_hands: int = 500) -> GameReport:
+    """Play one complete game. Bots see only their own seat's view."""
+    n = rules.players
+    if len(bots) != n:
+        raise ValueError(f"a {n}-player game needs {n} bots, not {len(bots)}")
+    deal_rng = random.Random(deal_seed)
+    bot_rngs = [random.Random(bot_seed * 16 + s) for s in range(n)]
+    state = GameState(rules, deal_rng.randrange(n))
+    stats = [SeatStats() for _ in range(n)]
+    while not state.is_terminal():
+        if state.phase is Phase.DEAL:
+            if len(state.logs) >= max_hands:
+                raise RuntimeError(f"no winner after {max_hands} hands")
+            state.deal(deal_rng)
+            continue
+        seat = state.current_player()
+        view = state.view(seat)
+        start = time.perf_counter()
+        action = bots[seat].choose(view, bot_rngs[seat])
+        stats[seat].decision_ms.append((time.perf_counter() - start) * 1000.0)
+        state.apply_action(action)
+    for result in state.results:
+        if result.declarer is None:
+            continue
+        d = stats[result.declarer]
+        d.bids_attempted += 1
+        d.bids_made += bool(result.made)
+        if result.bid == 21:
+            d.moons_tried += 1
+            d.moons_made += bool(result.made)
+        for seat in range(n):
+            stats[seat].hands += 1
+            stats[seat].points += result.points[rules.side_of(seat)]
+    outcome = state.outcome()
+    assert outcome is not None
+    for seat in range(n):
+        stats[seat].won = rules.side_of(seat) == outcome.winner
+    seat_names = list(names) if names is not None else [f"seat{s}" for s in range(n)]
+    return GameReport(stats, outcome.winner, record_of(state, seat_names))
+
+
+def record_of(state: GameState, seats: Sequence[str]) -> dict[str, Any]:
+    """The game as a `moon/1` record (RECORD.md): the rules, the seats and every decision."""
+    hands = []
+    for log in state.logs:
+        hand: dict[str, Any] = {"deal": [[str(t) for t in tiles] for tiles in log.deal]}
+        if log.widow is not None:
+            hand["widow"] = str(log.widow)
+        hand["bids"] = list(log.bids)
+        if log.discard is not None:
+            hand["discard"] = str(log.discard)
+        if log.trump is not None:
+            hand["trump"] = TRUMP_NAMES[log.trump]
+            hand["plays"] = [str(t) for t in log.played_tiles()]
+        hands.append(hand)
+    return {
+        "format": "moon/1",
+        "rules": state.rules.to_dict(),
+        "seats": list(seats),
+        "first_bidder": state.game_first_bidder,
+        "hands": hands,
+    }
