@@ -1,0 +1,191 @@
+"""The Moon app: one player's session, on a local terminal or over SSH.
+
+The app talks to the lobby only through its `PlayerHandle`: it sends commands and renders
+the events it receives (views made for this player alone). One app runs per SSH session,
+many in one process, so it touches nothing process-wide and redraws only what changed.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from textual.app import App
+from textual.driver import Driver
+from textual.widgets import Static
+
+from .lobby import Lobby, PlayerHandle
+from .lobby.messages import (
+    Command,
+    Event,
+    Notice,
+    Rejected,
+    SessionEnded,
+    TableLeft,
+    TableUpdate,
+)
+from .services import KeyManager
+from .ui.base import EventSink, MoonModal, MoonScreen
+from .ui.model import Model
+
+log = logging.getLogger(__name__)
+
+ENDED_SECONDS = 4.0
+"""How long the reason a session ended stays on screen before the app exits."""
+
+
+class SessionOver(MoonModal):
+    """The lobby ended this session: say why, then leave."""
+
+    BINDINGS = [("escape,enter,q,space", "close", "Close")]
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(classes="dialog")
+        self.reason = reason
+
+    def compose_body(self):  # type: ignore[no-untyped-def]
+        yield Static(f"Your session has ended:\n\n{self.reason}\n\n(any key closes)",
+                     id="ended")
+
+    def on_mount(self) -> None:
+        self.set_timer(ENDED_SECONDS, self.action_close)
+
+    def action_close(self) -> None:
+        self.app.exit(message=self.reason)
+
+
+class MoonApp(App[None]):
+    """The whole interface of one player. See the module docstring for the contract."""
+
+    CSS_PATH = "ui/moon.tcss"
+    TITLE = "Moon"
+    ENABLE_COMMAND_PALETTE = False
+    # The palette's screenshot/open-url actions would act on the server host.
+
+    def __init__(self, lobby: Lobby, name: str, *, motd: str = "", operator: bool = False,
+                 keys: KeyManager | None = None,
+                 driver_class: type[Driver] | None = None) -> None:
+        super().__init__(driver_class=driver_class)
+        self.lobby = lobby
+        self.player_name = name
+        self.motd = motd
+        self.operator = operator
+        self.keys = keys
+        self.model = Model(name)
+        self.handle: PlayerHandle | None = None
+        self.current_table: str | None = None
+        self.start_in_lobby = False
+        self._ended = False
+
+    # -- the session -----------------------------------------------------------------------
+    def on_mount(self) -> None:
+        from .ui.lobby_screen import LobbyScreen
+        from .ui.welcome import WelcomeScreen
+
+        if self.start_in_lobby:
+            self.push_screen(LobbyScreen())
+        else:
+            self.push_screen(WelcomeScreen())
+        self.run_worker(self._session(), name="session", exclusive=True)
+
+    async def open_handle(self) -> PlayerHandle:
+        """Connect to the lobby (a local game overrides this to start its own lobby)."""
+        return await self.lobby.connect(self.player_name, operator=self.operator)
+
+    async def _session(self) -> None:
+        try:
+            self.handle = await self.open_handle()
+        except Exception as exc:  # noqa: BLE001 - shown to the player, then we leave
+            log.exception("could not join the lobby")
+            self.end_session(f"could not join the lobby: {exc}")
+            return
+        self.on_session_start()
+        async for event in self.handle:
+            self.take(event)
+
+    def on_session_start(self) -> None:
+        """Hook for a local game: the handle is ready."""
+
+    def send(self, command: Command) -> None:
+        if self.handle is not None and not self.handle.closed:
+            self.handle.send(command)
+
+    async def on_unmount(self) -> None:
+        if self.handle is not None and not self.handle.closed:
+            await self.handle.close()
+
+    def end_session(self, reason: str) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        self.push_screen(SessionOver(reason))
+
+    # -- events ----------------------------------------------------------------------------
+    def take(self, event: Event) -> None:
+        """Take one event in: update the model, move between screens, redraw."""
+        self.model.apply(event)
+        if isinstance(event, TableUpdate):
+            self._follow_table(event)
+        elif isinstance(event, TableLeft) and event.table_id == self.current_table:
+            self._leave_table(event)
+        elif isinstance(event, Notice):
+            severity = {"info": "information", "warning": "warning", "error": "error"}
+            self.notify(event.text, severity=severity[event.level],  # type: ignore[arg-type]
+                        timeout=6)
+        elif isinstance(event, Rejected) and not self._screen_explains(event):
+            self.notify(event.reason, severity="warning", timeout=6)
+        elif isinstance(event, SessionEnded):
+            self.end_session(event.reason)
+        for screen in list(self.screen_stack):
+            if isinstance(screen, EventSink) and screen.is_mounted:
+                screen.moon_event(event)
+
+    def _screen_explains(self, event: Rejected) -> bool:
+        from .ui.game import GameScreen
+
+        table_id = getattr(event.command, "table_id", None)
+        return any(isinstance(s, GameScreen) and s.table_id == table_id
+                   for s in self.screen_stack)
+
+    def _follow_table(self, event: TableUpdate) -> None:
+        table_id = event.table.table_id
+        if self.current_table is None:
+            self.current_table = table_id
+        if table_id != self.current_table:
+            return
+        self._show_table(table_id, "waiting" if event.view is None else "game")
+
+    def _base_screens(self) -> list[MoonScreen]:
+        return [s for s in self.screen_stack if isinstance(s, MoonScreen)]
+
+    def _show_table(self, table_id: str, kind: str) -> None:
+        from .ui.game import GameScreen
+        from .ui.lobby_screen import LobbyScreen
+        from .ui.waiting import WaitingScreen
+
+        wanted = GameScreen if kind == "game" else WaitingScreen
+        for screen in self._base_screens():
+            if isinstance(screen, wanted) and screen.table_id == table_id:
+                return
+        while isinstance(self.screen, MoonModal):
+            self.pop_screen()
+        if not isinstance(self.screen, LobbyScreen | WaitingScreen | GameScreen):
+            self.switch_screen(LobbyScreen())
+        new = GameScreen(table_id) if kind == "game" else WaitingScreen(table_id)
+        if isinstance(self.screen, WaitingScreen | GameScreen):
+            self.switch_screen(new)
+        else:
+            self.push_screen(new)
+
+    def _leave_table(self, event: TableLeft) -> None:
+        from .ui.game import GameScreen
+        from .ui.waiting import WaitingScreen
+
+        self.current_table = None
+        while isinstance(self.screen, MoonModal):
+            self.pop_screen()
+        if isinstance(self.screen, WaitingScreen | GameScreen):
+            self.pop_screen()
+        self.notify(f"You left the table: {event.reason}", timeout=6)
+        for table_id in self.model.tables:
+            self._follow_table(self.model.tables[table_id])
+            break

@@ -1,0 +1,94 @@
+"""What every screen of the app shares: the too-small notice and being told of events."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+from ..lobby.messages import Event
+
+if TYPE_CHECKING:
+    from ..app import MoonApp
+
+MIN_WIDTH = 80
+MIN_HEIGHT = 24
+
+#: Breakpoints add `-small` below 80 columns or 24 rows; the stylesheet then hides the
+#: screen's content and shows only the `TooSmall` notice.
+HORIZONTAL = [(0, "-narrow"), (MIN_WIDTH, "-wide")]
+VERTICAL = [(0, "-short"), (MIN_HEIGHT, "-tall")]
+
+
+class TooSmall(Static):
+    """Shown instead of a layout that would not fit."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"This window is too small for Moon.\n\nPlease make it at least "
+            f"{MIN_WIDTH} columns wide and {MIN_HEIGHT} rows high.\n\n(Ctrl+Q quits.)",
+            classes="too-small",
+        )
+
+
+def set_text(widget: Static, text: Any, *, layout: bool = False) -> None:
+    """Update a Static only when its content changed, without a re-layout by default."""
+    if getattr(widget, "_moon_last", None) == text:
+        return
+    widget._moon_last = text  # type: ignore[attr-defined]
+    widget.update(text, layout=layout)
+
+
+class EventSink:
+    """A screen that redraws itself from the session model when an event arrives."""
+
+    def moon_event(self, event: Event) -> None:
+        """Called by the app after the model has taken the event in."""
+
+
+class MoonScreen(Screen[None], EventSink):
+    """A full screen of the app."""
+
+    HORIZONTAL_BREAKPOINTS = HORIZONTAL
+    VERTICAL_BREAKPOINTS = VERTICAL
+
+    @property
+    def moon(self) -> MoonApp:
+        from ..app import MoonApp
+
+        assert isinstance(self.app, MoonApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        yield from self.compose_body()
+
+    def compose_body(self) -> ComposeResult:
+        yield from ()
+
+
+class MoonModal(ModalScreen[None], EventSink):
+    """A dialog over another screen; Escape closes it."""
+
+    HORIZONTAL_BREAKPOINTS = HORIZONTAL
+    VERTICAL_BREAKPOINTS = VERTICAL
+    BINDINGS = [("escape", "close", "Close")]
+
+    @property
+    def moon(self) -> MoonApp:
+        from ..app import MoonApp
+
+        assert isinstance(self.app, MoonApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        yield from self.compose_body()
+
+    def compose_body(self) -> ComposeResult:
+        yield from ()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,67 @@
+"""A chat pane: the lines said so far and a one-line input."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, RichLog
+
+from ..lobby.messages import ChatLine
+
+
+class ChatPanel(Vertical):
+    """Shows chat lines (appending only the new ones) and posts `Said` on Enter."""
+
+    DEFAULT_CSS = """
+    ChatPanel { height: 1fr; }
+    ChatPanel RichLog { height: 1fr; background: $surface; scrollbar-size-vertical: 1; }
+    ChatPanel Input { height: 1; }
+    """
+
+    @dataclass
+    class Said(Message):
+        text: str
+
+    def __init__(self, *, placeholder: str = "c to chat", id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self._placeholder = placeholder
+        self._shown = 0
+        self._last: ChatLine | None = None
+
+    def compose(self) -> ComposeResult:
+        yield RichLog(wrap=True, markup=False, auto_scroll=True, max_lines=200)
+        yield Input(placeholder=self._placeholder, compact=True, max_length=300)
+
+    def show(self, lines: Sequence[ChatLine]) -> None:
+        """Append the lines not shown yet (the model keeps the last few hundred)."""
+        log = self.query_one(RichLog)
+        new: Sequence[ChatLine]
+        if self._last is not None and self._last in lines:
+            index = len(lines) - 1 - list(reversed(lines)).index(self._last)
+            new = lines[index + 1:]
+        else:
+            new = lines
+        for line in new:
+            text = Text()
+            text.append(line.sender, style="bold")
+            text.append(": " + line.text)
+            log.write(text)
+        if lines:
+            self._last = lines[-1]
+
+    def focus_input(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        event.input.clear()
+        if text:
+            self.post_message(self.Said(text))

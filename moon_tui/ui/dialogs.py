@@ -1,0 +1,111 @@
+"""Small dialogs: the last trick, the score sheet, joining by invite code."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, Input, Static
+
+from ..lobby.messages import Event, JoinByCode, TableUpdate
+from ..rules import MOON, SeatView
+from .base import MoonModal, set_text
+from .table_text import trick_lines
+from .words import seat_name, side_name, trump_words
+
+
+class TableDialog(MoonModal):
+    """A dialog about one table that redraws when the table changes."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__(classes="dialog")
+        self.table_id = table_id
+
+    def view(self) -> SeatView | None:
+        update = self.moon.model.tables.get(self.table_id)
+        return None if update is None else update.view
+
+    def moon_event(self, event: Event) -> None:
+        if isinstance(event, TableUpdate) and event.table.table_id == self.table_id:
+            self.redraw()
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Draw from the latest view."""
+
+
+class LastTrickScreen(TableDialog):
+    def compose_body(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static("Last trick", classes="title")
+            yield Static(id="last")
+            yield Static("Esc closes", classes="hint")
+
+    def redraw(self) -> None:
+        view = self.view()
+        update = self.moon.model.tables.get(self.table_id)
+        text: Text | str = "No trick has been played yet in this hand."
+        if view is not None and update is not None and view.last_trick is not None:
+            trick = view.last_trick
+            won = "?" if trick.winner is None else seat_name(update.table, trick.winner)
+            text = trick_lines(trick, view, update.table,
+                               f"Trick {len(view.tricks)}, won by {won}")
+        set_text(self.query_one("#last", Static), text, layout=True)
+
+
+class ScoreSheetScreen(TableDialog):
+    def compose_body(self) -> ComposeResult:
+        with Vertical(classes="box wide"):
+            yield Static("Score sheet", classes="title")
+            sheet: DataTable[str] = DataTable(id="sheet", cursor_type="none")
+            yield sheet
+            yield Static("Esc closes", classes="hint")
+
+    def redraw(self) -> None:
+        view = self.view()
+        update = self.moon.model.tables.get(self.table_id)
+        if view is None or update is None:
+            return
+        rules, info = view.rules, update.table
+        sheet = self.query_one(DataTable)
+        sheet.clear(columns=True)
+        sides = [side_name(rules, info, s) for s in range(rules.sides)]
+        sheet.add_columns("Hand", "Bid", "Result", *sides)
+        for result in view.results:
+            if result.redeal or result.declarer is None:
+                bid, verdict = "all passed", "redeal"
+            else:
+                amount = "moon" if result.bid == MOON else str(result.bid)
+                trump = "" if result.trump is None else f" {trump_words(result.trump)}"
+                bid = f"{seat_name(info, result.declarer)} {amount}{trump}"
+                verdict = "made" if result.made else "set"
+            cells = [f"{p:+d} = {s}" for p, s in zip(result.points, result.scores,
+                                                      strict=True)]
+            sheet.add_row(str(result.number + 1), bid, verdict, *cells)
+        if not view.results:
+            sheet.add_row("", "no hand finished yet", "", *["0"] * len(sides))
+
+
+class InviteCodeScreen(MoonModal):
+    def __init__(self) -> None:
+        super().__init__(classes="dialog")
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static("Join by invite code", classes="title")
+            yield Input(placeholder="6 letters or digits", id="code", max_length=12,
+                        compact=True)
+            yield Static("Enter joins · Esc closes", classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        code = event.value.strip()
+        if code:
+            self.moon.send(JoinByCode(code))
+            self.dismiss(None)

@@ -1,0 +1,360 @@
+"""The table: your hand, the other seats, the trick, bidding, widow, trump, chat."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Horizontal
+from textual.timer import Timer
+from textual.widgets import Button, Footer, Static
+
+from ..lobby.messages import (
+    Act,
+    ChatPosted,
+    Event,
+    GameFinished,
+    LeaveTable,
+    Rejected,
+    Rematch,
+    SendChat,
+    TableInfo,
+    TableUpdate,
+)
+from ..rules import MOON, TRUMP_DOUBLES, TRUMP_NONE, Action, Phase, SeatView
+from .base import MoonScreen, set_text
+from .chat import ChatPanel
+from .dominoes import HandTile, Mark
+from .hand import HandView
+from .table_text import centre_panel, header, seats_panel
+from .words import explain, seat_name, trump_counts, trump_words
+
+PICK = Binding.Group("choose tile", compact=True)
+BID = Binding.Group("bid", compact=True)
+TRUMP = Binding.Group("trump", compact=True)
+
+
+def _digit_bindings() -> list[Binding]:
+    keys: list[Binding] = []
+    for i in range(8):
+        keys.append(Binding(str(i + 1), f"pick({i})", f"tile {i + 1}", group=PICK))
+    for amount in (3, 4, 5, 6, 7):
+        keys.append(Binding(str(amount), f"bid({amount})", f"bid {amount}", group=BID))
+    for trump in range(7):
+        keys.append(Binding(str(trump), f"trump({trump})", f"{trump}s", group=TRUMP))
+    return keys
+
+
+class GameScreen(MoonScreen):
+    """One table while a game is on (or over). Renders only the latest `SeatView`."""
+
+    BINDINGS = [
+        Binding("left", "move(-1)", "←", show=False),
+        Binding("right", "move(1)", "→", show=False),
+        Binding("enter", "choose", "choose", show=False),
+        *_digit_bindings(),
+        Binding("p", "pass", "pass"),
+        Binding("m", "bid(21)", "moon"),
+        Binding("d", "trump(7)", "doubles"),
+        Binding("n", "trump(8)", "none"),
+        Binding("r", "rematch", "rematch"),
+        Binding("l", "last_trick", "last trick"),
+        Binding("s", "scores", "scores"),
+        Binding("c", "chat", "chat"),
+        Binding("escape", "unfocus_chat", "back", show=False),
+        Binding("question_mark", "help", "help"),
+        Binding("q", "leave", "leave"),
+    ]
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__(classes="game")
+        self.table_id = table_id
+        self._view: SeatView | None = None
+        self._update: TableUpdate | None = None
+        self._problem: str = ""
+        self._turn_key: tuple[object, ...] = ()
+        self._turn_started = time.monotonic()
+        self._timer: Timer | None = None
+        self._buttons_key: tuple[str, ...] = ()
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(id="header")
+        with Horizontal(id="middle"):
+            yield Static(id="seats")
+            yield Static(id="centre")
+            yield ChatPanel(placeholder="c: chat at this table", id="chat")
+        yield Static(id="prompt")
+        yield Horizontal(id="actions")
+        with Center(id="hand-row"):
+            yield HandView(id="hand")
+            yield Static(id="no-hand")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(HandView).focus()
+        self.redraw()
+        self.query_one(ChatPanel).show(self.moon.model.chat_of(self.table_id))
+
+    # -- drawing ---------------------------------------------------------------------------
+    def moon_event(self, event: Event) -> None:
+        if isinstance(event, TableUpdate) and event.table.table_id == self.table_id:
+            self.redraw()
+        elif isinstance(event, GameFinished) and event.table_id == self.table_id:
+            self.redraw()
+        elif isinstance(event, ChatPosted) and event.line.table_id == self.table_id:
+            self.query_one(ChatPanel).show(self.moon.model.chat_of(self.table_id))
+        elif isinstance(event, Rejected) and self._is_mine(event):
+            self._problem = explain(event.reason, self._view.seat if self._view else None)
+            self._draw_prompt()
+
+    def _is_mine(self, event: Rejected) -> bool:
+        table_id = getattr(event.command, "table_id", None)
+        return table_id == self.table_id
+
+    def redraw(self) -> None:
+        update = self.moon.model.tables.get(self.table_id)
+        if update is None or update.view is None:
+            return
+        self._update = update
+        view = update.view
+        self._view = view
+        key = (view.hand_number, view.phase, view.to_move, len(view.bids),
+               len(view.played_tiles()))
+        if key != self._turn_key:
+            self._turn_key = key
+            self._turn_started = time.monotonic()
+            self._problem = ""
+        finished = self.moon.model.finished.get(self.table_id)
+        set_text(self.query_one("#header", Static), header(view, update.table))
+        self._draw_seats()
+        set_text(self.query_one("#centre", Static), centre_panel(view, update.table, finished))
+        self._draw_hand(view)
+        self._draw_actions(view)
+        self._draw_prompt()
+        self._start_timer(update.table.turn_seconds)
+        self.refresh_bindings()
+
+    def _seconds_left(self) -> int | None:
+        if self._update is None or self._update.table.turn_seconds is None:
+            return None
+        elapsed = time.monotonic() - self._turn_started
+        return max(0, int(self._update.table.turn_seconds - elapsed + 0.999))
+
+    def _draw_seats(self) -> None:
+        if self._view is None or self._update is None:
+            return
+        set_text(self.query_one("#seats", Static),
+                 seats_panel(self._view, self._update.table, self._seconds_left()))
+
+    def _start_timer(self, seconds: int | None) -> None:
+        if seconds is not None and self._timer is None:
+            self._timer = self.set_interval(1.0, self._draw_seats)
+
+    def _draw_hand(self, view: SeatView) -> None:
+        hand = self.query_one(HandView)
+        no_hand = self.query_one("#no-hand", Static)
+        if view.seat is None:
+            hand.display = False
+            no_hand.display = True
+            sizes = "  ".join(f"{seat_name(self._table(), s)}: {n} tiles"
+                              for s, n in enumerate(view.hand_sizes))
+            set_text(no_hand, f"You are watching this table: the hands stay hidden.\n{sizes}")
+            return
+        hand.display = bool(view.hand)
+        no_hand.display = not view.hand
+        if not view.hand:
+            set_text(no_hand, "")
+        choosing = view.my_turn and view.phase in (Phase.PLAY, Phase.DISCARD)
+        playable = {a.tile for a in view.legal if a.kind in ("play", "discard")}
+        tiles = []
+        for i, tile in enumerate(view.hand):
+            if not choosing:
+                mark = Mark.PLAIN
+            else:
+                mark = Mark.LEGAL if tile in playable else Mark.ILLEGAL
+            label = "" if mark is Mark.ILLEGAL else str(i + 1)
+            if view.widow is not None and tile == view.widow and view.phase is Phase.DISCARD:
+                label = f"{label} W".strip()
+            tiles.append(HandTile(tile, mark, label))
+        hand.set_tiles(tuple(tiles), show_cursor=choosing)
+
+    def _table(self) -> TableInfo:
+        assert self._update is not None
+        return self._update.table
+
+    def _action_choices(self, view: SeatView) -> list[tuple[str, str]]:
+        """(button id, label) for the choices made with buttons: bids, trump, rematch."""
+        if view.outcome is not None:
+            return [("rematch", "Rematch (r)"), ("leave", "Leave (q)")]
+        if not view.my_turn:
+            return []
+        if view.phase is Phase.BID:
+            out = []
+            for action in view.legal:
+                if action.kind == "pass":
+                    out.append((f"a{action.code}", "Pass (p)"))
+                else:
+                    label = "Moon (m)" if action.bid == MOON else str(action.bid)
+                    out.append((f"a{action.code}", label))
+            return out
+        if view.phase is Phase.TRUMP:
+            out = []
+            for trump, count in trump_counts(view):
+                key = "d" if trump == TRUMP_DOUBLES else "n" if trump == TRUMP_NONE else str(trump)
+                code = Action.name_trump(trump).code
+                if trump == TRUMP_NONE:
+                    out.append((f"a{code}", f"No trump ({key})"))
+                else:
+                    out.append((f"a{code}", f"{trump_words(trump)}: {count} ({key})"))
+            return out
+        return []
+
+    def _draw_actions(self, view: SeatView) -> None:
+        choices = self._action_choices(view)
+        key = tuple(f"{i}:{label}" for i, label in choices)
+        if key == self._buttons_key:
+            return
+        self._buttons_key = key
+        row = self.query_one("#actions", Horizontal)
+        row.remove_children()
+        row.mount_all(Button(label, id=i, compact=True) for i, label in choices)
+
+    def _draw_prompt(self) -> None:
+        view = self._view
+        if view is None:
+            return
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if self._problem:
+            text.append("✗ ", style="bold")
+            text.append(self._problem, style="bold reverse")
+        else:
+            text.append(self._prompt(view))
+        set_text(self.query_one("#prompt", Static), text)
+
+    def _prompt(self, view: SeatView) -> str:
+        n = len(view.hand)
+        if view.outcome is not None:
+            return "The game is over. r: rematch, q: leave the table."
+        if view.seat is None:
+            return "You are watching. q: back to the lobby."
+        if view.phase is Phase.DEAL:
+            return "The hand is over; the next one is being dealt."
+        if not view.my_turn:
+            if view.to_move is None:
+                return ""
+            return f"Waiting for {seat_name(self._table(), view.to_move)}…"
+        if view.phase is Phase.BID:
+            return "Your bid: choose below (p pass, digits bid, m moon)."
+        if view.phase is Phase.DISCARD:
+            return f"You took the widow (W). Discard one tile: ←→ Enter or 1-{n}."
+        if view.phase is Phase.TRUMP:
+            return "Name trump: 0-6, d doubles, n no trump (your trumps in each)."
+        return f"Your turn: play a tile (←→ Enter, or 1-{n}). Dashed tiles may not be played."
+
+    # -- choosing --------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        view = self._view
+        if action in ("pick", "move", "choose"):
+            if view is None or not view.my_turn or view.phase not in (Phase.PLAY, Phase.DISCARD):
+                return False
+            if action == "pick":
+                index = parameters[0]
+                return isinstance(index, int) and index < len(view.hand)
+            return True
+        if action in ("bid", "pass"):
+            if view is None or not view.my_turn or view.phase is not Phase.BID:
+                return False
+            if action == "pass":
+                return Action.pass_() in view.legal
+            amount = parameters[0]
+            return isinstance(amount, int) and Action.make_bid(amount) in view.legal
+        if action == "trump":
+            if view is None or not view.my_turn or view.phase is not Phase.TRUMP:
+                return False
+            trump = parameters[0]
+            return isinstance(trump, int) and Action.name_trump(trump) in view.legal
+        if action == "rematch":
+            return view is not None and view.outcome is not None and view.seat is not None
+        if action == "last_trick":
+            return view is not None and bool(view.tricks)
+        return True
+
+    def _act(self, action: Action) -> None:
+        self._problem = ""
+        self.moon.send(Act(self.table_id, action))
+
+    def action_move(self, step: int) -> None:
+        self.query_one(HandView).move(step)
+
+    def action_choose(self) -> None:
+        self.query_one(HandView).pick_cursor()
+
+    def action_pick(self, index: int) -> None:
+        self.query_one(HandView).pick(index)
+
+    @on(HandView.Picked)
+    def _picked(self, event: HandView.Picked) -> None:
+        view = self._view
+        if view is None or view.seat is None:
+            return
+        tile = event.hand.tiles[event.index].tile
+        if view.phase is Phase.DISCARD:
+            self._act(Action.discard(tile))
+        else:
+            self._act(Action.play(tile))
+
+    def action_bid(self, amount: int) -> None:
+        self._act(Action.make_bid(amount))
+
+    def action_pass(self) -> None:
+        self._act(Action.pass_())
+
+    def action_trump(self, trump: int) -> None:
+        self._act(Action.name_trump(trump))
+
+    def action_rematch(self) -> None:
+        self.moon.send(Rematch(self.table_id))
+
+    @on(Button.Pressed, "#actions Button")
+    def _button(self, event: Button.Pressed) -> None:
+        event.stop()
+        ident = event.button.id or ""
+        if ident == "rematch":
+            self.action_rematch()
+        elif ident == "leave":
+            self.action_leave()
+        elif ident.startswith("a"):
+            self._act(Action.from_code(int(ident[1:])))
+
+    # -- the rest --------------------------------------------------------------------------
+    def action_last_trick(self) -> None:
+        from .dialogs import LastTrickScreen
+
+        self.app.push_screen(LastTrickScreen(self.table_id))
+
+    def action_scores(self) -> None:
+        from .dialogs import ScoreSheetScreen
+
+        self.app.push_screen(ScoreSheetScreen(self.table_id))
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    def action_chat(self) -> None:
+        self.query_one(ChatPanel).focus_input()
+
+    def action_unfocus_chat(self) -> None:
+        self.query_one(HandView).focus()
+
+    @on(ChatPanel.Said)
+    def _said(self, event: ChatPanel.Said) -> None:
+        self.moon.send(SendChat(event.text, self.table_id))
+        self.query_one(HandView).focus()
+
+    def action_leave(self) -> None:
+        self.moon.send(LeaveTable(self.table_id))

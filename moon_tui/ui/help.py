@@ -1,0 +1,84 @@
+"""Help: the rules in short (RULES.md) and every key of every screen."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Static
+
+from .base import MoonModal
+
+RULES = """\
+Moon is a trick-taking domino game for 3 players, or 4 in two teams (partners sit
+opposite). Each player gets 7 tiles; with 3 players one tile is left: the widow.
+
+Bidding: each player speaks once, clockwise: pass, or bid more than the highest bid so
+far, from the lowest bid (usually 4) to 7 tricks, or 21: "shoot the moon", all 7 tricks.
+The highest bidder is the declarer. If everybody passes the hand is dealt again.
+
+The widow: the declarer takes it and discards one tile face down.
+
+Trump: the declarer names a number 0-6 (every tile with that number is a trump), the
+doubles, or no trump (follow-me). The double is the highest trump, then by the other end.
+
+Play: the declarer leads. The suit led is the trump suit if a trump is led, otherwise the
+higher end of the tile led. You must follow the suit led if you can; otherwise play
+anything. A trump belongs only to the trump suit. The highest trump wins the trick, else
+the highest tile of the suit led. The winner leads the next trick.
+
+Scoring: the declarer makes the bid by taking at least that many tricks, and scores the
+bid (4 players: the tricks taken); otherwise loses the bid. Every other side scores 1 per
+trick. First to the target (21) alone at the top wins; a made moon wins at once.
+
+In the hand: a solid border and a digit = you may play it; a dashed border, no digit =
+you may not; a heavy border = the cursor. ▶ marks whose turn it is, ★ the declarer.
+"""
+
+
+def key_name(key: str) -> str:
+    names = {"question_mark": "?", "escape": "Esc", "enter": "Enter", "left": "←",
+             "right": "→", "ctrl+s": "Ctrl+S", "ctrl+q": "Ctrl+Q"}
+    return names.get(key, key)
+
+
+def keys_text() -> Text:
+    """Every key of every screen, from the screens' own bindings."""
+    from .game import GameScreen
+    from .lobby_screen import LobbyScreen
+    from .waiting import WaitingScreen
+
+    text = Text()
+    for title, screen in (("Lobby", LobbyScreen), ("Waiting room", WaitingScreen),
+                          ("At the table", GameScreen)):
+        text.append(f"{title}\n", style="bold")
+        seen: dict[str, list[str]] = {}
+        for binding in screen.BINDINGS:
+            assert isinstance(binding, Binding)
+            what = binding.group.description if binding.group else binding.description
+            seen.setdefault(what or binding.action, []).append(key_name(binding.key))
+        for what, keys in seen.items():
+            text.append(f"  {''.join(keys) if len(keys) > 2 else ' '.join(keys):<10} {what}\n")
+    text.append("Everywhere\n", style="bold")
+    text.append("  Ctrl+Q     quit\n  Esc        close a dialog / leave the chat line\n")
+    text.append("  mouse      click a tile to choose it; click buttons and table rows\n")
+    return text
+
+
+class HelpScreen(MoonModal):
+    BINDINGS = [Binding("escape,q,question_mark", "close", "close")]
+
+    def __init__(self) -> None:
+        super().__init__(classes="dialog")
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(classes="box wide"):
+            yield Static("Help", classes="title")
+            with VerticalScroll(id="help-scroll"):
+                yield Static(Text("The rules in short\n", style="bold") + Text(RULES))
+                yield Static(Text("Keys\n", style="bold") + keys_text())
+            yield Static("↑↓ scroll · Esc closes", classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll").focus()

@@ -1,0 +1,183 @@
+"""The lobby: the tables, who is online, the lobby chat; create, join, watch."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Footer, Static
+
+from ..lobby.messages import (
+    ChatPosted,
+    Event,
+    JoinSeat,
+    LobbyUpdate,
+    SendChat,
+    Spectate,
+    TableInfo,
+)
+from .base import MoonScreen, set_text
+from .chat import ChatPanel
+
+COLUMNS = ("Table", "Rules", "Seats", "Status", "Watching")
+
+
+def seats_cell(info: TableInfo) -> str:
+    names = []
+    for i, seat in enumerate(info.seats):
+        if seat.name is not None:
+            names.append(seat.name)
+        elif seat.bot_level is not None:
+            names.append(f"bot:{seat.bot_level}")
+        else:
+            names.append(f"({i + 1} free)")
+    return ", ".join(names)
+
+
+def status_cell(info: TableInfo) -> str:
+    taken = sum(1 for s in info.seats if not s.is_free)
+    if info.status == "waiting":
+        return f"waiting {taken}/{len(info.seats)}"
+    return info.status
+
+
+def watch_cell(info: TableInfo) -> str:
+    if not info.spectators_allowed:
+        return "closed"
+    return str(len(info.spectators))
+
+
+def table_row(info: TableInfo) -> tuple[str, ...]:
+    name = info.name + (" (private)" if info.private else "")
+    timer = f" {info.turn_seconds}s" if info.turn_seconds else ""
+    return (name, info.rules.summary() + timer, seats_cell(info), status_cell(info),
+            watch_cell(info))
+
+
+class LobbyScreen(MoonScreen):
+    BINDINGS = [
+        Binding("n", "new_table", "new table"),
+        Binding("j", "join", "join"),
+        Binding("w", "watch", "watch"),
+        Binding("i", "invite", "invite code"),
+        Binding("c", "chat", "chat"),
+        Binding("escape", "unfocus_chat", "back", show=False),
+        Binding("k", "keys", "ssh keys"),
+        Binding("question_mark", "help", "help"),
+        Binding("q", "app.quit", "quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(classes="lobby")
+        self._rows: tuple[tuple[str, ...], ...] = ()
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(id="header")
+        table: DataTable[str] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        yield table
+        with Horizontal(id="lower"):
+            yield Static(id="online")
+            yield ChatPanel(placeholder="c: chat with everyone", id="lobby-chat")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns(*COLUMNS)
+        table.focus()
+        self.redraw()
+        self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
+
+    def moon_event(self, event: Event) -> None:
+        if isinstance(event, LobbyUpdate):
+            self.redraw()
+        elif isinstance(event, ChatPosted) and event.line.table_id is None:
+            self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
+
+    def redraw(self) -> None:
+        lobby = self.moon.model.lobby
+        header = Text(no_wrap=True, overflow="ellipsis")
+        header.append(" Moon ", style="bold reverse")
+        header.append(" lobby · you are ")
+        header.append(self.moon.player_name, style="bold")
+        if lobby is None:
+            set_text(self.query_one("#header", Static), header)
+            return
+        header.append(f" · {len(lobby.tables)} table{'s' if len(lobby.tables) != 1 else ''}")
+        set_text(self.query_one("#header", Static), header)
+        online = Text("Online\n", style="bold")
+        for name in lobby.online:
+            online.append(("• " + name + (" (you)" if name == self.moon.player_name else ""))
+                          + "\n", style="")
+        set_text(self.query_one("#online", Static), online)
+        rows = tuple(table_row(info) for info in lobby.tables)
+        if rows == self._rows:
+            return
+        self._rows = rows
+        table = self.query_one(DataTable)
+        selected = self._selected_id()
+        table.clear()
+        for info, row in zip(lobby.tables, rows, strict=True):
+            table.add_row(*row, key=info.table_id)
+        if selected is not None:
+            for index, info in enumerate(lobby.tables):
+                if info.table_id == selected:
+                    table.move_cursor(row=index)
+
+    def _selected_id(self) -> str | None:
+        table = self.query_one(DataTable)
+        if table.row_count == 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        return None if key.value is None else str(key.value)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("join", "watch"):
+            return True if self._selected_id() is not None else None
+        if action == "keys":
+            return self.moon.keys is not None
+        return True
+
+    def action_new_table(self) -> None:
+        from .create import CreateTableScreen
+
+        self.app.push_screen(CreateTableScreen())
+
+    @on(DataTable.RowSelected)
+    def action_join(self) -> None:
+        table_id = self._selected_id()
+        if table_id is not None:
+            self.moon.send(JoinSeat(table_id))
+
+    def action_watch(self) -> None:
+        table_id = self._selected_id()
+        if table_id is not None:
+            self.moon.send(Spectate(table_id))
+
+    def action_invite(self) -> None:
+        from .dialogs import InviteCodeScreen
+
+        self.app.push_screen(InviteCodeScreen())
+
+    def action_keys(self) -> None:
+        from .keys import KeysScreen
+
+        if self.moon.keys is not None:
+            self.app.push_screen(KeysScreen(self.moon.keys))
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    def action_chat(self) -> None:
+        self.query_one(ChatPanel).focus_input()
+
+    def action_unfocus_chat(self) -> None:
+        self.query_one(DataTable).focus()
+
+    @on(ChatPanel.Said)
+    def _said(self, event: ChatPanel.Said) -> None:
+        self.moon.send(SendChat(event.text))
+        self.query_one(DataTable).focus()

@@ -1,0 +1,75 @@
+"""What one session knows, built only from the events its `PlayerHandle` delivered.
+
+The interface keeps no game state of its own: the latest `LobbyUpdate`, the latest
+`TableUpdate` of each table the player sits at or watches, and the chat lines.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from ..lobby.messages import (
+    ChatLine,
+    ChatPosted,
+    Event,
+    GameFinished,
+    LobbyUpdate,
+    TableInfo,
+    TableLeft,
+    TableUpdate,
+)
+
+CHAT_KEPT = 200
+
+
+@dataclass
+class Model:
+    """The session's picture of the lobby and its tables; updated by `apply`."""
+
+    name: str
+    lobby: LobbyUpdate | None = None
+    tables: dict[str, TableUpdate] = field(default_factory=dict)
+    finished: dict[str, GameFinished] = field(default_factory=dict)
+    lobby_chat: deque[ChatLine] = field(default_factory=lambda: deque(maxlen=CHAT_KEPT))
+    table_chat: dict[str, deque[ChatLine]] = field(default_factory=dict)
+    views_received: int = 0
+
+    def apply(self, event: Event) -> None:
+        if isinstance(event, LobbyUpdate):
+            self.lobby = event
+        elif isinstance(event, TableUpdate):
+            self.tables[event.table.table_id] = event
+            if event.view is not None:
+                self.views_received += 1
+                if event.view.outcome is None:
+                    self.finished.pop(event.table.table_id, None)
+        elif isinstance(event, TableLeft):
+            self.tables.pop(event.table_id, None)
+            self.table_chat.pop(event.table_id, None)
+            self.finished.pop(event.table_id, None)
+        elif isinstance(event, ChatPosted):
+            line = event.line
+            if line.table_id is None:
+                self.lobby_chat.append(line)
+            else:
+                self.table_chat.setdefault(
+                    line.table_id, deque(maxlen=CHAT_KEPT)).append(line)
+        elif isinstance(event, GameFinished):
+            self.finished[event.table_id] = event
+
+    def chat_of(self, table_id: str | None) -> tuple[ChatLine, ...]:
+        if table_id is None:
+            return tuple(self.lobby_chat)
+        return tuple(self.table_chat.get(table_id, ()))
+
+    def table(self, table_id: str) -> TableInfo | None:
+        """A table as last seen, from the table's own update or else the lobby list."""
+        update = self.tables.get(table_id)
+        if update is not None:
+            return update.table
+        if self.lobby is not None:
+            for info in self.lobby.tables:
+                if info.table_id == table_id:
+                    return info
+        return None

@@ -1,0 +1,179 @@
+"""The text panels of the table screen, as pure functions of a view and its table.
+
+Turn, trump and legality are marked with symbols and words as well as style, so the
+table reads the same without colour (NO_COLOR, 16 colours, a monochrome terminal).
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ..lobby.messages import GameFinished, TableInfo
+from ..rules import Phase, SeatView, Trick
+from .dominoes import small_tile
+from .words import (
+    bid_words,
+    contract,
+    points_words,
+    result_words,
+    seat_detail,
+    seat_name,
+    side_name,
+    suit_led,
+    trump_words,
+    winning_seat,
+)
+
+TURN = "▶"
+DECLARER = "★"
+
+
+def header(view: SeatView | None, table: TableInfo) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(" Moon ", style="bold reverse")
+    text.append(f" {table.name}")
+    if view is None:
+        return text
+    text.append(f" · hand {view.hand_number + 1}")
+    words = contract(view, table)
+    if words:
+        text.append(" · ")
+        text.append(words, style="bold")
+    unit = "marks" if view.rules.scoring == "marks" else "points"
+    text.append(f" · to {view.rules.target} {unit}")
+    return text
+
+
+def bid_of(view: SeatView, seat: int) -> str:
+    for s, action in view.bids:
+        if s == seat:
+            return "passed" if action.kind == "pass" else f"bid {bid_words(action)}"
+    return ""
+
+
+def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None) -> Text:
+    """Every seat: turn marker, name, who plays it, bid, tricks, timer, score."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    rules = view.rules
+    in_hand = view.phase in (Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY)
+    for seat in range(rules.players):
+        turn = view.to_move == seat and in_hand
+        if seat:
+            text.append("\n")
+        text.append(f"{TURN} " if turn else "  ", style="bold")
+        name = seat_name(table, seat)
+        text.append(name, style="bold" if turn else "")
+        if seat == view.seat:
+            text.append(" (you)")
+        if view.declarer == seat and in_hand:
+            text.append(f" {DECLARER}")
+        detail = seat_detail(table.seats[seat])
+        if detail:
+            text.append(f" ({detail})", style="italic")
+        parts: list[str] = []
+        if in_hand:
+            bid = bid_of(view, seat)
+            if bid:
+                parts.append(bid)
+            if view.phase is Phase.PLAY or view.tricks:
+                won = view.tricks_won[seat]
+                parts.append(f"{won} trick{'s' if won != 1 else ''}")
+            if turn and seconds_left is not None:
+                parts.append(f"{seconds_left}s left")
+        if rules.players == 3:
+            parts.append(f"{view.scores[seat]} pts")
+        if rules.players == 4:
+            parts.append(f"team {'AB'[rules.side_of(seat)]}")
+        text.append("\n    " + " · ".join(parts))
+    if rules.players == 4:
+        for side in range(2):
+            text.append(f"\n  team {'AB'[side]} {side_name(rules, table, side)}: "
+                        f"{view.scores[side]}")
+    return text
+
+
+def trick_lines(trick: Trick, view: SeatView, table: TableInfo, title: str) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(title, style="bold")
+    winner = winning_seat(trick, view.trump)
+    for i, (seat, tile) in enumerate(trick.plays):
+        text.append(f"\n{seat_name(table, seat)[:9]:<9} {small_tile(tile)}")
+        if i == 0:
+            text.append(" led")
+        if seat == winner:
+            text.append(" ◀ " + ("won" if trick.winner is not None else "wins"),
+                        style="bold")
+    return text
+
+
+def centre_panel(view: SeatView, table: TableInfo, finished: GameFinished | None) -> Text:
+    """The middle of the table: bidding, the trick in play, or the end of a hand/game."""
+    rules = view.rules
+    if view.phase is Phase.OVER or view.outcome is not None:
+        return game_over(view, table, finished)
+    if view.phase is Phase.DEAL:
+        return hand_over(view, table)
+    if view.phase is Phase.BID:
+        text = Text("Bidding", style="bold")
+        text.append(f"\nLowest bid {rules.min_bid}")
+        high = view.high_bid
+        if high:
+            text.append(f"\nHighest so far: {'moon' if high == 21 else high}")
+        if view.results:
+            text.append("\n\nLast hand:\n", style="bold")
+            text.append(result_words(view.results[-1], rules, table))
+        return text
+    if view.phase in (Phase.DISCARD, Phase.TRUMP):
+        text = Text(contract(view, table), style="bold")
+        assert view.declarer is not None
+        who = seat_name(table, view.declarer)
+        if view.phase is Phase.DISCARD:
+            text.append(f"\n{who} takes the widow and discards one tile.")
+        else:
+            text.append(f"\n{who} is naming trump.")
+        return text
+    # play
+    current = view.current_trick
+    if current is not None and current.plays:
+        title = f"Trick {len(view.tricks) + 1} · {suit_led(current, view.trump)}"
+        return trick_lines(current, view, table, title)
+    last = view.last_trick
+    if last is not None:
+        won = seat_name(table, last.winner) if last.winner is not None else "?"
+        return trick_lines(last, view, table, f"Trick {len(view.tricks)} to {won}")
+    text = Text("Trick 1", style="bold")
+    if view.trump is not None:
+        text.append(f"\nTrump: {trump_words(view.trump)}")
+    return text
+
+
+def hand_over(view: SeatView, table: TableInfo) -> Text:
+    text = Text("Hand over", style="bold")
+    if view.results:
+        result = view.results[-1]
+        text.append("\n" + result_words(result, view.rules, table))
+        if not result.redeal:
+            text.append("\n" + points_words(result.points, view.rules, table))
+        text.append("\nScores: " + points_words(result.scores, view.rules, table)
+                    .replace("+", ""))
+    text.append("\n\nThe next hand is being dealt.")
+    return text
+
+
+def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None) -> Text:
+    rules = view.rules
+    text = Text("Game over", style="bold")
+    if view.results:
+        text.append("\n" + result_words(view.results[-1], rules, table))
+    if view.outcome is not None:
+        winner = side_name(rules, table, view.outcome.winner)
+        why = {"moon": " by shooting the moon", "tie_break": " (the bidder goes out)"}
+        text.append(f"\n{winner} win{'' if rules.players == 4 else 's'}"
+                    f"{why.get(view.outcome.reason, '')}!", style="bold")
+    scores = finished.scores if finished is not None else view.scores
+    text.append("\nFinal: " + points_words(scores, rules, table).replace("+", ""))
+    votes = table.rematch_votes
+    text.append("\n\nr: rematch · q: leave")
+    if votes:
+        text.append("\nRematch asked by " + ", ".join(votes))
+    return text

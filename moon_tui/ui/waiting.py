@@ -1,0 +1,220 @@
+"""The waiting room: who sits where, computer players for the owner, start."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Button, DataTable, Footer, Label, Select, Static
+
+from ..lobby.messages import (
+    BOT_LEVELS,
+    AddBot,
+    BotLevel,
+    ChatPosted,
+    Event,
+    JoinSeat,
+    LeaveTable,
+    RemoveBot,
+    SendChat,
+    StartGame,
+    TableInfo,
+    TableUpdate,
+)
+from .base import MoonScreen, set_text
+from .chat import ChatPanel
+from .words import seat_detail
+
+
+def seat_rows(info: TableInfo, me: str) -> list[tuple[str, str, str]]:
+    rows = []
+    for i, seat in enumerate(info.seats):
+        if seat.name is not None:
+            who = seat.name + (" (you)" if seat.name == me else "")
+            what = "owner" if seat.name == info.owner else "player"
+            if seat.away:
+                what += ", away"
+        elif seat.bot_level is not None:
+            who, what = f"Bot {i + 1}", seat_detail(seat)
+        else:
+            who, what = "(empty)", "free seat"
+        team = f"team {'AB'[i % 2]}" if info.rules.players == 4 else ""
+        rows.append((f"Seat {i + 1}", who, f"{what} {team}".strip()))
+    return rows
+
+
+class WaitingScreen(MoonScreen):
+    BINDINGS = [
+        Binding("b", "add_bot", "add bot"),
+        Binding("x", "remove_bot", "remove bot"),
+        Binding("v", "level", "bot level"),
+        Binding("t", "take_seat", "take seat"),
+        Binding("s", "start", "start"),
+        Binding("c", "chat", "chat"),
+        Binding("escape", "unfocus_chat", "back", show=False),
+        Binding("question_mark", "help", "help"),
+        Binding("q", "leave", "leave"),
+    ]
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__(classes="waiting")
+        self.table_id = table_id
+        self._rows: list[tuple[str, str, str]] = []
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(id="header")
+        yield Static(id="info")
+        seats: DataTable[str] = DataTable(id="seat-list", cursor_type="row")
+        yield seats
+        with Horizontal(id="owner-row"):
+            yield Label("Computer level ")
+            yield Select([(lvl, lvl) for lvl in BOT_LEVELS], value="normal", id="level",
+                         allow_blank=False, compact=True)
+            yield Button("Add bot (b)", id="add", compact=True)
+            yield Button("Remove bot (x)", id="remove", compact=True)
+            yield Button("Start (s)", id="start", compact=True, variant="primary")
+        yield ChatPanel(placeholder="c: chat at this table", id="chat")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns("Seat", "Who", "")
+        self.query_one(DataTable).focus()
+        self.redraw()
+        self.query_one(ChatPanel).show(self.moon.model.chat_of(self.table_id))
+
+    def moon_event(self, event: Event) -> None:
+        if isinstance(event, TableUpdate) and event.table.table_id == self.table_id:
+            self.redraw()
+        elif isinstance(event, ChatPosted) and event.line.table_id == self.table_id:
+            self.query_one(ChatPanel).show(self.moon.model.chat_of(self.table_id))
+
+    @property
+    def info(self) -> TableInfo | None:
+        return self.moon.model.table(self.table_id)
+
+    @property
+    def is_owner(self) -> bool:
+        info = self.info
+        return info is not None and info.owner == self.moon.player_name
+
+    def redraw(self) -> None:
+        info = self.info
+        if info is None:
+            return
+        header = Text(no_wrap=True, overflow="ellipsis")
+        header.append(" Moon ", style="bold reverse")
+        header.append(f" {info.name} · waiting room · owner {info.owner}")
+        set_text(self.query_one("#header", Static), header)
+        lines = [f"Rules: {info.rules.summary()}"]
+        extra = []
+        extra.append(f"turn timer {info.turn_seconds}s" if info.turn_seconds else "no timer")
+        extra.append("private" if info.private else "public")
+        extra.append("spectators welcome" if info.spectators_allowed else "no spectators")
+        if info.spectators:
+            extra.append("watching: " + ", ".join(info.spectators))
+        lines.append(" · ".join(extra))
+        if info.invite_code:
+            lines.append(f"Invite code: {info.invite_code}  (friends press i in the lobby)")
+        free = sum(1 for s in info.seats if s.is_free)
+        if self.is_owner:
+            lines.append("Fill every seat (b adds a computer player), then press s to start."
+                         if free else "Every seat is taken: press s to start.")
+        else:
+            lines.append(f"Waiting for {info.owner} to start the game.")
+        set_text(self.query_one("#info", Static), "\n".join(lines), layout=True)
+        self.query_one("#owner-row").display = self.is_owner
+        rows = seat_rows(info, self.moon.player_name)
+        if rows != self._rows:
+            self._rows = rows
+            table = self.query_one(DataTable)
+            row = table.cursor_row
+            table.clear()
+            for r in rows:
+                table.add_row(*r)
+            table.move_cursor(row=min(row, len(rows) - 1))
+        self.refresh_bindings()
+
+    def _seat(self) -> int:
+        return self.query_one(DataTable).cursor_row
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("add_bot", "remove_bot", "level", "start"):
+            return self.is_owner
+        return True
+
+    def _level(self) -> BotLevel:
+        value = self.query_one("#level", Select).value
+        for level in BOT_LEVELS:
+            if value == level:
+                return level
+        return "normal"
+
+    def action_add_bot(self) -> None:
+        info = self.info
+        if info is None:
+            return
+        seat = self._seat()
+        if not info.seats[seat].is_free:
+            free = [i for i, s in enumerate(info.seats) if s.is_free]
+            if not free:
+                self.notify("Every seat is taken.", severity="warning")
+                return
+            seat = free[0]
+        self.moon.send(AddBot(self.table_id, seat, self._level()))
+
+    def action_remove_bot(self) -> None:
+        info = self.info
+        if info is None:
+            return
+        seat = self._seat()
+        if not info.seats[seat].is_bot:
+            bots = [i for i, s in enumerate(info.seats) if s.is_bot]
+            if not bots:
+                self.notify("No computer player to remove.", severity="warning")
+                return
+            seat = bots[-1]
+        self.moon.send(RemoveBot(self.table_id, seat))
+
+    def action_level(self) -> None:
+        select = self.query_one("#level", Select)
+        index = BOT_LEVELS.index(self._level())
+        select.value = BOT_LEVELS[(index + 1) % len(BOT_LEVELS)]
+
+    def action_take_seat(self) -> None:
+        self.moon.send(JoinSeat(self.table_id, self._seat()))
+
+    def action_start(self) -> None:
+        self.moon.send(StartGame(self.table_id))
+
+    def action_leave(self) -> None:
+        self.moon.send(LeaveTable(self.table_id))
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    def action_chat(self) -> None:
+        self.query_one(ChatPanel).focus_input()
+
+    def action_unfocus_chat(self) -> None:
+        self.query_one(DataTable).focus()
+
+    @on(ChatPanel.Said)
+    def _said(self, event: ChatPanel.Said) -> None:
+        self.moon.send(SendChat(event.text, self.table_id))
+        self.query_one(DataTable).focus()
+
+    @on(Button.Pressed, "#add")
+    def _add(self) -> None:
+        self.action_add_bot()
+
+    @on(Button.Pressed, "#remove")
+    def _remove(self) -> None:
+        self.action_remove_bot()
+
+    @on(Button.Pressed, "#start")
+    def _start(self) -> None:
+        self.action_start()

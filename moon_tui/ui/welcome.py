@@ -1,0 +1,52 @@
+"""The first screen: who you are and the message of the day."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Middle
+from textual.widgets import Footer, Static
+
+from .base import MoonScreen
+
+BANNER = r"""
+ __  __
+|  \/  | ___   ___  _ __
+| |\/| |/ _ \ / _ \| '_ \
+| |  | | (_) | (_) | | | |
+|_|  |_|\___/ \___/|_| |_|
+"""
+
+
+class WelcomeScreen(MoonScreen):
+    BINDINGS = [
+        Binding("enter", "lobby", "go to the lobby"),
+        Binding("question_mark", "help", "help"),
+        Binding("q", "app.quit", "quit"),
+    ]
+
+    def compose_body(self) -> ComposeResult:
+        text = Text(justify="center")
+        text.append(BANNER.strip("\n"), style="bold")
+        text.append("\n\nthe domino game, in your terminal\n\n")
+        text.append("Welcome, ")
+        text.append(self.moon.player_name, style="bold")
+        text.append("!\n\n")
+        if self.moon.motd:
+            text.append(self.moon.motd.strip() + "\n\n", style="italic")
+        text.append("Press Enter to go to the lobby, ? for help.")
+        with Middle():
+            with Center():
+                yield Static(text, id="welcome")
+        yield Footer()
+
+    def action_lobby(self) -> None:
+        from .lobby_screen import LobbyScreen
+
+        self.app.switch_screen(LobbyScreen())
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        self.app.push_screen(HelpScreen())

@@ -1,0 +1,130 @@
+"""Plain words for what a view holds: seat names, the contract, bids, trumps, results.
+
+Only public information goes in: everything here is computed from a `SeatView` and the
+`TableInfo` the lobby sent, never from a game state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..lobby.messages import SeatInfo, TableInfo
+from ..rules import MOON, TRUMP_DOUBLES, TRUMP_NONE, Action, HandResult, Rules, SeatView, Trick
+from ..rules.tiles import IS_TRUMP, LEAD_SUIT, SUIT_TRUMP, WIN_RANK, mask_of
+
+LEVEL_SHORT = {"random": "random", "easy": "easy", "normal": "normal", "expert": "expert"}
+
+
+def seat_name(table: TableInfo, seat: int) -> str:
+    """A seat's player, or `Bot 2` for a computer player, or `(empty)`."""
+    info: SeatInfo = table.seats[seat]
+    if info.name is not None:
+        return info.name
+    if info.bot_level is not None:
+        return f"Bot {seat + 1}"
+    return "(empty)"
+
+
+def seat_detail(info: SeatInfo) -> str:
+    """`computer, expert` / `away: computer playing` / ``."""
+    if info.name is None and info.bot_level is not None:
+        return f"computer, {info.bot_level}"
+    if info.away:
+        return "away, computer playing"
+    return ""
+
+
+def trump_words(trump: int) -> str:
+    """`3s`, `doubles`, `no trump`."""
+    if trump == TRUMP_DOUBLES:
+        return "doubles"
+    if trump == TRUMP_NONE:
+        return "no trump"
+    return f"{trump}s"
+
+
+def bid_words(action: Action) -> str:
+    if action.kind == "pass":
+        return "pass"
+    return "moon" if action.bid == MOON else str(action.bid)
+
+
+def contract(view: SeatView, table: TableInfo) -> str:
+    """`Ann bid 5, trump 3s` (or just `Ann bid 5` before trump is named)."""
+    if view.declarer is None or view.bid is None:
+        return ""
+    amount = "the moon" if view.bid == MOON else str(view.bid)
+    text = f"{seat_name(table, view.declarer)} bid {amount}"
+    if view.trump is not None:
+        text += f", trump {trump_words(view.trump)}"
+    return text
+
+
+def side_name(rules: Rules, table: TableInfo, side: int) -> str:
+    """A seat's name with 3 players, `Ann & Cy` for a team with 4."""
+    if rules.players == 4:
+        return f"{seat_name(table, side)} & {seat_name(table, side + 2)}"
+    return seat_name(table, side)
+
+
+def trump_counts(view: SeatView) -> list[tuple[int, int]]:
+    """For each trump the declarer may name: how many of its tiles would be trumps."""
+    mask = mask_of(view.hand)
+    choices = [a.trump for a in view.legal if a.kind == "trump" and a.trump is not None]
+    return [(t, (IS_TRUMP[t] & mask).bit_count()) for t in choices]
+
+
+def suit_led(trick: Trick, trump: int | None) -> str:
+    """`5s led` / `trumps led` for an open trick."""
+    if not trick.plays or trump is None:
+        return ""
+    suit = LEAD_SUIT[trump][trick.plays[0][1].index]
+    return "trumps led" if suit == SUIT_TRUMP else f"{suit}s led"
+
+
+def winning_seat(trick: Trick, trump: int | None) -> int | None:
+    """Who is winning the trick so far (or who won it)."""
+    if trick.winner is not None:
+        return trick.winner
+    if not trick.plays or trump is None:
+        return None
+    suit = LEAD_SUIT[trump][trick.plays[0][1].index]
+    ranks = WIN_RANK[trump][suit]
+    return max(trick.plays, key=lambda p: ranks[p[1].index])[0]
+
+
+def result_words(result: HandResult, rules: Rules, table: TableInfo) -> str:
+    """`Ann bid 5 and made it (6 tricks).` / `Everybody passed: redeal.`"""
+    if result.redeal or result.declarer is None or result.bid is None:
+        return "Everybody passed: the hand is dealt again."
+    who = seat_name(table, result.declarer)
+    side = rules.side_of(result.declarer)
+    took = sum(won for seat, won in enumerate(result.tricks_won)
+               if rules.side_of(seat) == side)
+    amount = "the moon" if result.bid == MOON else str(result.bid)
+    verdict = "made it" if result.made else "was set"
+    trump = "" if result.trump is None else f", trump {trump_words(result.trump)}"
+    return f"{who} bid {amount}{trump} and {verdict} ({took} tricks)."
+
+
+def points_words(points: Sequence[int], rules: Rules, table: TableInfo) -> str:
+    return ", ".join(f"{side_name(rules, table, s)} {p:+d}" for s, p in enumerate(points))
+
+
+_SEAT_RE = re.compile(r"\bseat (\d)\b")
+
+
+def explain(reason: str, my_seat: int | None) -> str:
+    """The lobby's reason for a refusal, in the player's words: `seat 1 must follow 5s:
+    holds 5-4` becomes `You must follow 5s: you hold 5-4`."""
+    text = reason
+    if text.startswith("illegal "):
+        text = text.split(": ", 1)[1] if ": " in text else text
+    if my_seat is not None:
+        text = text.replace(f"seat {my_seat} must", "You must")
+        text = text.replace(f"seat {my_seat} does not", "You do not").replace(
+            f"seat {my_seat} cannot", "You cannot").replace(f"seat {my_seat} bid", "You bid")
+        text = text.replace(": holds ", ": you hold ")
+    text = _SEAT_RE.sub(lambda m: f"seat {int(m.group(1)) + 1}", text)
+    return text[:1].upper() + text[1:]
