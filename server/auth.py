@@ -1,0 +1,245 @@
+"""Authentication: the SSH user name is the player's name, and keys decide who may use it.
+
+- A valid, free name: the first key that logs in with it claims it.
+- A claimed name: only one of its keys; anyone else is refused with a clear banner.
+- An operator's name: only the keys in the config (or added later by that operator).
+- No key at all: a guest-NNNN name when guests are on (keyboard-interactive, no prompt).
+
+`validate_public_key` is also called for unsigned probes, so identity is only trusted
+once `auth_completed` runs; the claim happens there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import asyncssh
+
+from .config import ServerConfig
+from .identity import Player, fingerprint, guest_name, name_problem, openssh_line
+from .limits import Gate
+from .store import Account, Database
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class AuthContext:
+    """What every connection's auth needs from the server."""
+
+    config: ServerConfig
+    db: Database
+    gate: Gate
+    operator_keys: Mapping[str, frozenset[str]]
+    """Operator name -> fingerprints of the keys named in the config."""
+    online: Callable[[], frozenset[str]]
+
+
+class MoonSSHServer(asyncssh.SSHServer):
+    """One per connection: limits, then authentication, then the player's identity."""
+
+    def __init__(self, context: AuthContext) -> None:
+        self._ctx = context
+        self._conn: asyncssh.SSHServerConnection | None = None
+        self._address = ""
+        self._username = ""
+        self._account: Account | None = None
+        self._name_refusal: str | None = None
+        self._key: asyncssh.SSHKey | None = None
+        self._guest = False
+        self._banners: set[str] = set()
+        self.player: Player | None = None
+        self.identified = asyncio.Event()
+        """Set once `auth_completed` has settled `player` (None: refused after all)."""
+
+    # --- connection -----------------------------------------------------------------
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self._conn = conn
+        conn.set_extra_info(moon_auth=self)
+        peer = conn.get_extra_info("peername")
+        self._address = str(peer[0]) if peer else "?"
+        self._ctx.gate.opened(self._address)
+        log.info("connection from %s", self._address)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._ctx.gate.closed(self._address, logged_in=self.player is not None)
+        who = self.player.name if self.player else "(not logged in)"
+        if exc is not None and not isinstance(exc, asyncssh.ConnectionLost):
+            log.info("connection from %s closed for %s: %s", self._address, who, exc)
+        else:
+            log.info("connection from %s closed for %s", self._address, who)
+        self._conn = None
+
+    def _banner(self, text: str) -> None:
+        if text in self._banners or self._conn is None:
+            return
+        self._banners.add(text)
+        try:
+            self._conn.send_auth_banner(text.rstrip("\n") + "\r\n")
+        except OSError:
+            pass
+
+    def _refuse_connection(self, text: str) -> None:
+        self._banner(text)
+        log.info("refused %s: %s", self._address, text)
+        conn = self._conn
+        if conn is not None:
+            conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, text)
+
+    # --- authentication -------------------------------------------------------------
+
+    async def begin_auth(self, username: str) -> bool:
+        self._username = username
+        self._account = None
+        self._name_refusal = None
+        refusal = self._ctx.gate.refusal(self._address)
+        if refusal is not None:
+            self._refuse_connection(refusal)
+            return True
+        if username in self._ctx.operator_keys:
+            self._account = await self._ctx.db.account(username)
+            return True
+        problem = name_problem(username)
+        if problem is None:
+            banned = await self._ctx.db.ban_reason("account", username)
+            if banned is not None:
+                problem = f"The player '{username}' is banned: {banned}"
+            else:
+                self._account = await self._ctx.db.account(username)
+        self._name_refusal = problem
+        return True
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        if username != self._username:
+            await self.begin_auth(username)
+        self._key = None
+        self._guest = False
+        print_ = fingerprint(key)
+        banned = await self._ctx.db.ban_reason("key", print_)
+        if banned is not None:
+            self._banner(f"This key is banned from the server: {banned}")
+            return False
+        if username in self._ctx.operator_keys:
+            allowed = set(self._ctx.operator_keys[username])
+            if self._account is not None:
+                allowed.update(self._account.fingerprints)
+            if print_ not in allowed:
+                self._banner(
+                    f"The name '{username}' belongs to an operator of this server and "
+                    "needs their key. Pick another name: ssh othername@this-host"
+                )
+                return False
+        elif self._name_refusal is not None:
+            self._banner(self._name_refusal)
+            return False
+        elif self._account is not None and print_ not in self._account.fingerprints:
+            self._banner(
+                f"The name '{username}' is already taken by someone else's key. Log in "
+                "with your own key, or pick another name: ssh othername@this-host"
+            )
+            return False
+        self._key = key
+        return True
+
+    def kbdint_auth_supported(self) -> bool:
+        return self._ctx.config.guests
+
+    def get_kbdint_challenge(
+        self, username: str, lang: str, submethods: str
+    ) -> bool | tuple[str, str, str, list[tuple[str, bool]]]:
+        refusal = self._guest_refusal(username)
+        if refusal is not None:
+            self._banner(refusal)
+            return False
+        self._key = None
+        self._guest = True
+        return True  # no questions: a guest only needs to show up
+
+    def _guest_refusal(self, username: str) -> str | None:
+        if not self._ctx.config.guests:
+            return "This server needs an SSH key (guests are off): see ssh-keygen."
+        if username in self._ctx.operator_keys or self._account is not None:
+            return (
+                f"The name '{username}' belongs to a player with a key. Log in with that "
+                "key, or pick another name: ssh othername@this-host"
+            )
+        return None
+
+    def password_auth_supported(self) -> bool:
+        return False
+
+    async def auth_completed(self) -> None:
+        try:
+            await self._identify()
+        finally:
+            self.identified.set()
+
+    async def _identify(self) -> None:
+        conn = self._conn
+        if conn is None:
+            return
+        if self._guest:
+            name = guest_name(self._ctx.online())
+            self.player = Player(name, guest=True, address=self._address)
+            log.info("login %s as guest from %s", name, self._address)
+            return
+        key = self._key
+        if key is None:
+            conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, "no identity")
+            return
+        name = self._username
+        print_ = fingerprint(key)
+        operator = name in self._ctx.operator_keys
+        if self._account is None:
+            if await self._ctx.db.claim(name, print_, openssh_line(key)):
+                log.info("account %s claimed by key %s", name, print_)
+            else:
+                account = await self._ctx.db.account(name)
+                if account is None or print_ not in account.fingerprints:
+                    conn.disconnect(
+                        asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
+                        f"the name '{name}' was just claimed by someone else",
+                    )
+                    return
+        await self._ctx.db.touch(name)
+        self.player = Player(
+            name,
+            operator=operator,
+            fingerprint=print_,
+            public_key=openssh_line(key),
+            address=self._address,
+        )
+        log.info(
+            "login %s%s with key %s from %s",
+            name,
+            " (operator)" if operator else "",
+            print_,
+            self._address,
+        )
+
+    # --- everything that is not a game session is refused -----------------------------
+
+    def connection_requested(
+        self, dest_host: str, dest_port: int, orig_host: str, orig_port: int
+    ) -> bool:
+        log.info("refused port forwarding to %s:%s from %s", dest_host, dest_port, self._address)
+        return False
+
+    def server_requested(self, listen_host: str, listen_port: int) -> bool:
+        log.info("refused remote forwarding of port %s from %s", listen_port, self._address)
+        return False
+
+    def unix_connection_requested(self, dest_path: str) -> bool:
+        log.info("refused socket forwarding from %s", self._address)
+        return False
+
+    def unix_server_requested(self, listen_path: str) -> bool:
+        log.info("refused socket forwarding from %s", self._address)
+        return False

@@ -1,0 +1,91 @@
+"""`moon-server`: run the club's SSH game server with no configuration at all."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from .config import DEFAULT_PORT, ConfigError, ServerConfig, build_config
+from .service import MoonServer
+
+log = logging.getLogger("server")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="moon-server",
+        description="A Moon domino club over SSH: players connect with "
+        f"'ssh -p {DEFAULT_PORT} name@host'.",
+        epilog="Environment: MOON_HOST, MOON_PORT, MOON_DATA, MOON_MOTD, MOON_GUESTS=on|off, "
+        "MOON_CONFIG. Precedence: flags > environment > config file > defaults.",
+    )
+    parser.add_argument("--host", help="address to listen on (default 0.0.0.0)")
+    parser.add_argument("--port", type=int, help=f"port to listen on (default {DEFAULT_PORT})")
+    parser.add_argument(
+        "--data", type=Path, help="folder for the host key and database (default ./moon-data)"
+    )
+    parser.add_argument("--config", type=Path, help="a TOML configuration file")
+    parser.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
+    return parser.parse_args(argv)
+
+
+def _install_uvloop() -> bool:
+    try:
+        import uvloop
+    except ImportError:
+        return False
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    return True
+
+
+async def serve(config: ServerConfig) -> None:
+    """Run until SIGTERM or SIGINT, then stop cleanly."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signum, stop.set)
+    async with MoonServer(config):
+        # Everything imported and built so far lives as long as the server: keep it out
+        # of the collector's full passes, which otherwise pause every player at once.
+        gc.collect()
+        gc.freeze()
+        await stop.wait()
+        log.info("signal received: stopping")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(
+        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    try:
+        config = build_config(
+            config_file=args.config, host=args.host, port=args.port, data=args.data
+        )
+    except ConfigError as error:
+        print(f"moon-server: {error}", file=sys.stderr)
+        return 2
+    if _install_uvloop():
+        log.info("using uvloop")
+    try:
+        asyncio.run(serve(config))
+    except OSError as error:
+        print(f"moon-server: cannot start: {error}", file=sys.stderr)
+        return 1
+    except ValueError as error:
+        print(f"moon-server: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

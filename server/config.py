@@ -1,0 +1,176 @@
+"""The server's settings: embedded defaults, then a TOML file, then environment, then flags.
+
+A club runs `moon-server` with no configuration at all; everything here has a default.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PORT = 2222
+DEFAULT_DATA = "moon-data"
+
+
+class ConfigError(ValueError):
+    """A configuration file or value that cannot be used, with the reason in words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_sessions: int = 300
+    """Interactive sessions at once, over all players."""
+    connections_per_address: int = 12
+    failed_logins_per_address: int = 8
+    """Connections that end without logging in, before the address must wait."""
+    failure_backoff_seconds: float = 30.0
+    """First wait after too many failed logins; doubles on each repeat, up to 15 minutes."""
+    login_timeout_seconds: float = 30.0
+    idle_minutes: float = 30.0
+    """No key pressed for this long ends the session."""
+    keepalive_seconds: float = 30.0
+    chat_lines_per_10s: int = 5
+    chat_max_chars: int = 300
+    grace_seconds: float = 120.0
+    """A dropped player keeps their seat this long while a computer plays it."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    host: str = "0.0.0.0"
+    port: int = DEFAULT_PORT
+    data: Path = Path(DEFAULT_DATA)
+    motd: str = ""
+    guests: bool = True
+    """Keyless connections may play under a guest-NNNN name (nothing kept)."""
+    operators: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Operator name -> OpenSSH public key lines allowed to log in under that name."""
+    limits: Limits = Limits()
+    bot_delay: float = 0.6
+
+    @property
+    def host_key_path(self) -> Path:
+        return self.data / "host_ed25519_key"
+
+    @property
+    def database_path(self) -> Path:
+        return self.data / "moon.sqlite3"
+
+
+def _check_type(key: str, value: Any, kind: type | tuple[type, ...]) -> Any:
+    if isinstance(value, bool) and kind in (int, float, (int, float)):
+        raise ConfigError(f"{key} must be a number, not {value!r}")
+    if not isinstance(value, kind):
+        raise ConfigError(f"{key} has the wrong type: {value!r}")
+    return value
+
+
+def _limits_from(table: Mapping[str, Any]) -> Limits:
+    known = {f.name: f for f in fields(Limits)}
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in known:
+            raise ConfigError(f"unknown setting limits.{key} (known: {', '.join(known)})")
+        default = getattr(Limits(), key)
+        kind: type | tuple[type, ...] = int if isinstance(default, int) else (int, float)
+        values[key] = _check_type(f"limits.{key}", value, kind)
+    return replace(Limits(), **values)
+
+
+def _operators_from(value: Any) -> dict[str, tuple[str, ...]]:
+    if isinstance(value, list):
+        return {str(_check_type("operators[]", name, str)): () for name in value}
+    if isinstance(value, dict):
+        result: dict[str, tuple[str, ...]] = {}
+        for name, keys in value.items():
+            if isinstance(keys, str):
+                keys = [keys]
+            _check_type(f"operators.{name}", keys, list)
+            result[name] = tuple(_check_type(f"operators.{name}[]", k, str) for k in keys)
+        return result
+    raise ConfigError("operators must be a list of names or a table of name = [keys]")
+
+
+def load_toml(path: Path, base: ServerConfig) -> ServerConfig:
+    """Apply a TOML file to `base`; relative data folders are relative to the file."""
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"cannot read config file {path}: {error.strerror}") from error
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"config file {path} is not valid TOML: {error}") from error
+    config = base
+    for key, value in table.items():
+        if key == "host":
+            config = replace(config, host=_check_type(key, value, str))
+        elif key == "port":
+            config = replace(config, port=_check_type(key, value, int))
+        elif key == "data":
+            data = Path(_check_type(key, value, str)).expanduser()
+            config = replace(config, data=data if data.is_absolute() else path.parent / data)
+        elif key == "motd":
+            config = replace(config, motd=_check_type(key, value, str))
+        elif key == "guests":
+            config = replace(config, guests=_check_type(key, value, bool))
+        elif key == "bot_delay":
+            config = replace(config, bot_delay=float(_check_type(key, value, (int, float))))
+        elif key == "operators":
+            config = replace(config, operators=_operators_from(value))
+        elif key == "limits":
+            config = replace(config, limits=_limits_from(_check_type(key, value, dict)))
+        else:
+            raise ConfigError(f"unknown setting {key!r} in {path}")
+    return config
+
+
+def load_environment(env: Mapping[str, str], base: ServerConfig) -> ServerConfig:
+    """MOON_HOST, MOON_PORT, MOON_DATA, MOON_MOTD, MOON_GUESTS (on/off)."""
+    config = base
+    if "MOON_HOST" in env:
+        config = replace(config, host=env["MOON_HOST"])
+    if "MOON_PORT" in env:
+        try:
+            config = replace(config, port=int(env["MOON_PORT"]))
+        except ValueError as error:
+            raise ConfigError(f"MOON_PORT must be a number, not {env['MOON_PORT']!r}") from error
+    if env.get("MOON_DATA"):
+        config = replace(config, data=Path(env["MOON_DATA"]).expanduser())
+    if "MOON_MOTD" in env:
+        config = replace(config, motd=env["MOON_MOTD"])
+    if "MOON_GUESTS" in env:
+        flag = env["MOON_GUESTS"].strip().lower()
+        if flag not in ("on", "off", "1", "0", "yes", "no", "true", "false"):
+            raise ConfigError(f"MOON_GUESTS must be on or off, not {flag!r}")
+        config = replace(config, guests=flag in ("on", "1", "yes", "true"))
+    return config
+
+
+def build_config(
+    *,
+    config_file: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    host: str | None = None,
+    port: int | None = None,
+    data: Path | None = None,
+) -> ServerConfig:
+    """Defaults < config file (--config or $MOON_CONFIG) < environment < flags."""
+    env = os.environ if env is None else env
+    config = ServerConfig()
+    if config_file is None and env.get("MOON_CONFIG"):
+        config_file = Path(env["MOON_CONFIG"])
+    if config_file is not None:
+        config = load_toml(config_file, config)
+    config = load_environment(env, config)
+    if host is not None:
+        config = replace(config, host=host)
+    if port is not None:
+        config = replace(config, port=port)
+    if data is not None:
+        config = replace(config, data=data)
+    if not 0 <= config.port <= 65535:
+        raise ConfigError(f"port {config.port} is out of range")
+    return config

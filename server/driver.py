@@ -1,0 +1,276 @@
+"""A Textual driver that runs an app over one SSH channel, inside the server's event loop.
+
+It subclasses `textual.driver.Driver`, not `LinuxDriver` (which installs process-wide
+signal handlers and termios settings on the server's own stdin). Many apps share the one
+loop, so everything here is a task or a callback on that loop, never a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import logging
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Literal, TextIO
+
+import asyncssh
+import textual.app as textual_app
+from textual import constants, events
+from textual.app import App
+from textual.driver import Driver
+from textual.message import Message
+
+from .keyboard import InputDecoder, TokenBucket
+from .terminal import TerminalProfile
+
+log = logging.getLogger(__name__)
+
+OUTPUT_LIMIT = 256 * 1024
+"""Bytes waiting for a client beyond which frames are skipped until it reads again."""
+READ_CHUNK = 1024
+EVENTS_PER_SECOND = 40.0
+EVENT_BURST = 120.0
+BYTES_PER_TOKEN = 64
+"""Reading costs one token per this many bytes, so garbage making no events is metered too."""
+
+_MOUSE_ON = "\x1b[?1000h\x1b[?1006h"  # clicks only (no motion tracking), SGR coordinates
+_MOUSE_OFF = "\x1b[?1000l\x1b[?1006l"
+
+
+@dataclass(eq=False)
+class SSHTerminal:
+    """The SSH side of one session, handed to the driver that `App` constructs itself."""
+
+    process: asyncssh.SSHServerProcess[bytes]
+    profile: TerminalProfile
+    reader: asyncio.Task[None] | None = None
+    dropped_events: int = 0
+    skipped_frames: int = 0
+    bytes_out: int = 0
+    frames: int = 0
+    last_input: float = field(default_factory=time.monotonic)
+    first_frame: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+CURRENT_TERMINAL: ContextVar[SSHTerminal] = ContextVar("moon_ssh_terminal")
+"""Set by the session before `app.run_async()`; `App._build_driver` passes no extra args."""
+
+
+def _no_redirect(_target: object) -> contextlib.nullcontext[None]:
+    return contextlib.nullcontext()
+
+
+def neutralise_stdout_redirect() -> None:
+    """Stop Textual swapping the process-wide `sys.stdout` for each app.
+
+    `App._process_messages` wraps every app in `redirect_stdout`/`redirect_stderr`; with
+    overlapping sessions the server's stdout was left pointing at a dead app and logs
+    vanished. The server prints nothing through stdout in app code, so nothing is lost.
+    """
+    setattr(textual_app, "redirect_stdout", _no_redirect)  # noqa: B010
+    setattr(textual_app, "redirect_stderr", _no_redirect)  # noqa: B010
+
+
+class SSHDriver(Driver):
+    """Reads keys from and writes frames to one SSH channel."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        *,
+        debug: bool = False,
+        mouse: bool = True,
+        size: tuple[int, int] | None = None,
+    ) -> None:
+        neutralise_stdout_redirect()
+        terminal = CURRENT_TERMINAL.get()
+        super().__init__(
+            app,
+            debug=False,
+            mouse=mouse,
+            size=size or (terminal.profile.width, terminal.profile.height),
+        )
+        self._terminal = terminal
+        self._channel = terminal.process.channel
+        self._pending: list[str] = []
+        self._stale = False
+        self._stale_check: asyncio.TimerHandle | None = None
+        self._tick_handle: asyncio.TimerHandle | None = None
+        self._decoder = InputDecoder()
+        self._budget = TokenBucket(EVENTS_PER_SECOND, EVENT_BURST)
+        self._input_open = False
+
+    # --- output ---------------------------------------------------------------------
+
+    def write(self, data: str) -> None:
+        self._pending.append(data)
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        data = "".join(self._pending)
+        self._pending.clear()
+        channel = self._channel
+        if channel.is_closing():
+            return
+        if channel.get_write_buffer_size() > OUTPUT_LIMIT:
+            # The client stopped reading: drop this frame and repaint in full once it
+            # catches up, so a stalled client costs a bounded amount of memory.
+            self._terminal.skipped_frames += 1
+            self._mark_stale()
+            return
+        encoded = data.encode("utf-8", "replace")
+        self._terminal.bytes_out += len(encoded)
+        self._terminal.frames += 1
+        channel.write(encoded)
+        if not self._terminal.first_frame.is_set():
+            self._terminal.first_frame.set()
+
+    def _mark_stale(self) -> None:
+        self._stale = True
+        if self._stale_check is None:
+            self._stale_check = self._loop.call_later(0.25, self._check_drained)
+
+    def _check_drained(self) -> None:
+        self._stale_check = None
+        if not self._stale or self._channel.is_closing():
+            return
+        if self._channel.get_write_buffer_size() > OUTPUT_LIMIT // 4:
+            self._stale_check = self._loop.call_later(0.25, self._check_drained)
+            return
+        self._stale = False
+        with contextlib.suppress(Exception):
+            self._app.refresh(repaint=True)
+
+    # --- application mode -----------------------------------------------------------
+
+    def start_application_mode(self) -> None:
+        self.write("\x1b[?1049h")  # alternate screen
+        self.write("\x1b[?25l")  # hide cursor
+        if self._mouse:
+            self.write(_MOUSE_ON)
+        self.write("\x1b[?2004h")  # bracketed paste
+        self.write("\x1b[?7l")  # no line wrap
+        self.write("\x1b[?2026$p")  # ask for synchronized output support
+        self.flush()
+        width, height = self._size or (80, 24)
+        self._app.post_message(events.Resize.from_dimensions((width, height), None))
+        self._input_open = True
+        # Created here so the task inherits the app's context (active_app).
+        self._terminal.reader = asyncio.get_running_loop().create_task(
+            self._read_input(), name=f"ssh-input-{id(self):x}"
+        )
+
+    def disable_input(self) -> None:
+        self._input_open = False
+        if self._tick_handle is not None:
+            self._tick_handle.cancel()
+            self._tick_handle = None
+        if self._stale_check is not None:
+            self._stale_check.cancel()
+            self._stale_check = None
+        reader = self._terminal.reader
+        if reader is not None and not reader.done():
+            reader.cancel()
+
+    def stop_application_mode(self) -> None:
+        self.disable_input()
+        if self._mouse:
+            self.write(_MOUSE_OFF)
+        self.write("\x1b[?2004l\x1b[?7h\x1b[?1049l\x1b[?25h")
+        self._stale = False
+        self.flush()
+
+    # --- input ----------------------------------------------------------------------
+
+    def send_message(self, message: Message) -> None:
+        # The base class assumes an input thread; this runs on the loop already.
+        self._app.post_message(message)
+
+    def process_message(self, message: Message) -> None:
+        if isinstance(message, events.MouseMove):
+            return  # motion is not tracked; a client sending it anyway gets nothing
+        if not self._budget.take(1 + _extra_cost(message)):
+            self._terminal.dropped_events += 1
+            return
+        super().process_message(message)
+
+    async def _read_input(self) -> None:
+        stdin = self._terminal.process.stdin
+        decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+        try:
+            while self._input_open:
+                wait = self._budget.wait_time()
+                if wait:
+                    await asyncio.sleep(wait)
+                try:
+                    data = await stdin.read(READ_CHUNK)
+                except asyncssh.TerminalSizeChanged as change:
+                    self._resize(change.width, change.height)
+                    continue
+                if not data:
+                    break
+                self._terminal.last_input = time.monotonic()
+                self._budget.charge(len(data) / BYTES_PER_TOKEN)
+                self._deliver(self._decoder.feed(decode(data)))
+        except (asyncssh.Error, OSError) as error:
+            log.debug("input ended: %s", error)
+        finally:
+            if self._input_open:
+                # The client went away: end the app (the session then closes the channel).
+                self._input_open = False
+                self._app.exit()
+
+    def _deliver(self, messages: Iterator[Message]) -> None:
+        for message in messages:
+            self.process_message(message)
+        if self._decoder.waiting and self._tick_handle is None:
+            self._tick_handle = self._loop.call_later(
+                constants.ESCAPE_DELAY + 0.01, self._tick
+            )
+
+    def _tick(self) -> None:
+        self._tick_handle = None
+        if self._input_open:
+            self._deliver(self._decoder.tick())
+
+    def _resize(self, width: int, height: int) -> None:
+        width, height = max(width, 1), max(height, 1)
+        self._size = (width, height)
+        self._app.post_message(events.Resize.from_dimensions((width, height), None))
+
+    # --- things a terminal app could do to the server: refused ------------------------
+
+    def open_url(self, url: str, new_tab: bool = True) -> None:
+        log.info("ignored open_url(%r) from an SSH session", url)
+
+    def deliver_binary(
+        self,
+        binary: BinaryIO | TextIO,
+        *,
+        delivery_key: str,
+        save_path: Path,
+        open_method: Literal["browser", "download"] = "download",
+        encoding: str | None = None,
+        mime_type: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        binary.close()
+        self._app.post_message(
+            events.DeliveryFailed(
+                key=delivery_key,
+                exception=PermissionError("files are not saved on the game server"),
+                name=name,
+            )
+        )
+
+
+def _extra_cost(message: Message) -> float:
+    if isinstance(message, events.Paste):
+        return len(message.text) / 256
+    return 0.0

@@ -1,0 +1,87 @@
+"""Who a connection is: name rules, key fingerprints, and the player's own key list."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Container
+from dataclasses import dataclass
+
+import asyncssh
+
+from .store import Database
+
+NAME_RULES = "2 to 16 characters: lower-case letters, digits, '-' or '_', starting with a letter"
+_NAME = re.compile(r"[a-z][a-z0-9_-]{1,15}")
+RESERVED = frozenset(
+    {"root", "admin", "administrator", "moon", "server", "system", "operator", "guest", "bot"}
+)
+GUEST_PREFIX = "guest-"
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """The identity a session plays under, fixed once authentication completed."""
+
+    name: str
+    operator: bool = False
+    guest: bool = False
+    fingerprint: str | None = None
+    public_key: str | None = None
+    address: str = ""
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot be a player's name, or None when it can."""
+    if not _NAME.fullmatch(name):
+        return f"'{name}' is not a valid player name ({NAME_RULES})"
+    if name in RESERVED or name.startswith(GUEST_PREFIX):
+        return f"'{name}' is reserved: pick another name"
+    return None
+
+
+def fingerprint(key: asyncssh.SSHKey) -> str:
+    return key.get_fingerprint("sha256")
+
+
+def openssh_line(key: asyncssh.SSHKey) -> str:
+    return key.export_public_key("openssh").decode("ascii").strip()
+
+
+def guest_name(taken: Container[str]) -> str:
+    """A fresh `guest-NNNN` name nobody online uses."""
+    while True:
+        name = f"{GUEST_PREFIX}{secrets.randbelow(10000):04d}"
+        if name not in taken:
+            return name
+
+
+class AccountKeys:
+    """`moon_tui.services.KeyManager` over the accounts database, for one player."""
+
+    def __init__(self, db: Database, player: Player) -> None:
+        self._db = db
+        self._player = player
+
+    async def list_keys(self) -> list[str]:
+        if self._player.guest:
+            return []
+        account = await self._db.account(self._player.name)
+        return [] if account is None else list(account.fingerprints)
+
+    async def add_key(self, openssh_public_key: str) -> str:
+        if self._player.guest:
+            raise ValueError("guests have no account: log in with an SSH key to keep a name")
+        try:
+            key = asyncssh.import_public_key(openssh_public_key.strip())
+        except (asyncssh.KeyImportError, ValueError) as error:
+            raise ValueError(
+                "that is not an SSH public key: paste one line like 'ssh-ed25519 AAAA... you@pc'"
+            ) from error
+        print_ = fingerprint(key)
+        owner = await self._db.add_key(self._player.name, print_, openssh_line(key))
+        if owner == self._player.name:
+            return f"that key ({print_}) can already log in as {self._player.name}"
+        if owner is not None:
+            raise ValueError("that key already belongs to another player")
+        return f"added key {print_}: it can now log in as {self._player.name}"

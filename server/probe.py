@@ -1,0 +1,199 @@
+"""A scripted SSH player: a real asyncssh client with a PTY, its screen read through pyte.
+
+Used by the tests and by `bench/ssh_load.py`; needs `pyte` (in the test extras).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import asyncssh
+import pyte
+
+
+class ProbeClient(asyncssh.SSHClient):
+    """Like OpenSSH: offers keyboard-interactive (how guests get in), keeps auth banners."""
+
+    def __init__(self, banners: list[str]) -> None:
+        self.banners = banners
+
+    def auth_banner_received(self, msg: str, lang: str) -> None:
+        self.banners.append(msg)
+
+    def kbdint_auth_requested(self) -> str:
+        return ""
+
+
+async def open_connection(
+    port: int,
+    username: str,
+    *,
+    key: asyncssh.SSHKey | None = None,
+    host: str = "127.0.0.1",
+    banners: list[str] | None = None,
+    **options: Any,
+) -> asyncssh.SSHClientConnection:
+    """A client connection as a player's ssh would make it (banners land in `banners`)."""
+    banner_list = banners if banners is not None else []
+    conn, _client = await asyncssh.create_connection(
+        lambda: ProbeClient(banner_list),
+        host,
+        port,
+        username=username,
+        client_keys=[key] if key is not None else None,
+        known_hosts=None,
+        agent_path=None,
+        **options,
+    )
+    return conn
+
+
+class ScreenClient:
+    """One terminal connected to the server: send keys, read the screen as text."""
+
+    def __init__(
+        self,
+        conn: asyncssh.SSHClientConnection,
+        *,
+        width: int = 80,
+        height: int = 24,
+        term: str = "xterm-256color",
+    ) -> None:
+        self.conn = conn
+        self.width = width
+        self.height = height
+        self.term = term
+        self.screen = pyte.Screen(width, height)
+        self.stream = pyte.ByteStream(self.screen)
+        self.process: asyncssh.SSHClientProcess[bytes] | None = None
+        self.raw = bytearray()
+        self.keep_raw = False
+        self.updates = 0
+        self.last_update = 0.0
+        self.closed = asyncio.Event()
+        self._changed = asyncio.Event()
+        self._reader: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def connect(
+        cls,
+        port: int,
+        username: str,
+        *,
+        key: asyncssh.SSHKey | None = None,
+        host: str = "127.0.0.1",
+        width: int = 80,
+        height: int = 24,
+        term: str | None = "xterm-256color",
+        env: dict[str, str] | None = None,
+        command: str | None = None,
+        **options: Any,
+    ) -> ScreenClient:
+        conn = await open_connection(port, username, key=key, host=host, **options)
+        client = cls(conn, width=width, height=height, term=term or "")
+        client.process = await conn.create_process(
+            command,
+            term_type=term,
+            term_size=(width, height) if term else None,
+            encoding=None,
+            env=env or {},
+        )
+        client._reader = asyncio.create_task(client._read())
+        return client
+
+    async def _read(self) -> None:
+        assert self.process is not None
+        try:
+            while True:
+                data = await self.process.stdout.read(65536)
+                if not data:
+                    break
+                if self.keep_raw:
+                    self.raw.extend(data)
+                self.stream.feed(data)
+                self.updates += 1
+                self.last_update = time.perf_counter()
+                self._changed.set()
+        except (asyncssh.Error, OSError):
+            pass
+        finally:
+            self.closed.set()
+            self._changed.set()
+
+    # --- reading --------------------------------------------------------------------
+
+    def text(self) -> str:
+        return "\n".join(line.rstrip() for line in self.screen.display)
+
+    async def wait_for(
+        self, what: str | Callable[[str], bool], timeout: float = 10.0
+    ) -> str:
+        """Wait until the screen contains `what` (or the predicate holds); return it."""
+        check: Callable[[str], bool] = (lambda s: what in s) if isinstance(what, str) else what
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.text()
+            if check(screen):
+                return screen
+            left = deadline - time.monotonic()
+            if left <= 0 or (self.closed.is_set() and not self._changed.is_set()):
+                raise AssertionError(f"timed out waiting for {what!r}; screen:\n{screen}")
+            self._changed.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), min(left, 0.5))
+
+    async def wait_closed(self, timeout: float = 10.0) -> None:
+        await asyncio.wait_for(self.closed.wait(), timeout)
+
+    # --- writing --------------------------------------------------------------------
+
+    def send(self, data: str | bytes) -> None:
+        assert self.process is not None
+        self.process.stdin.write(data.encode() if isinstance(data, str) else data)
+
+    async def press(self, *keys: str, pause: float = 0.0) -> None:
+        for key in keys:
+            self.send(KEYS.get(key, key))
+            if pause:
+                await asyncio.sleep(pause)
+
+    def resize(self, width: int, height: int) -> None:
+        assert self.process is not None
+        self.width, self.height = width, height
+        self.screen.resize(height, width)
+        self.process.change_terminal_size(width, height)
+
+    async def close(self) -> None:
+        self.conn.close()
+        with contextlib.suppress(Exception):
+            await self.conn.wait_closed()
+        if self._reader is not None:
+            with contextlib.suppress(BaseException):
+                await self._reader
+
+
+KEYS: dict[str, str] = {
+    "enter": "\r",
+    "escape": "\x1b",
+    "tab": "\t",
+    "up": "\x1b[A",
+    "down": "\x1b[B",
+    "right": "\x1b[C",
+    "left": "\x1b[D",
+    "backspace": "\x7f",
+    "space": " ",
+    "f1": "\x1bOP",
+}
+
+
+def click(x: int, y: int) -> str:
+    """An SGR mouse click (press and release) at column x, row y (0-based)."""
+    return f"\x1b[<0;{x + 1};{y + 1}M\x1b[<0;{x + 1};{y + 1}m"
+
+
+def lines(screen: str) -> Sequence[str]:
+    return screen.splitlines()

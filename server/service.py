@@ -1,0 +1,305 @@
+"""The running server: one lobby, one database, one SSH listener, many sessions.
+
+`async with MoonServer(config) as server:` starts everything; leaving the block (or
+`stop()`) tells the players, saves unfinished games through the lobby, and closes every
+session and connection before the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections import defaultdict
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import asyncssh
+from textual.app import App
+
+from moon_tui.lobby import Lobby, LobbyConfig
+
+from .auth import AuthContext, MoonSSHServer
+from .config import ServerConfig
+from .driver import SSHDriver
+from .identity import AccountKeys, Player, fingerprint, name_problem
+from .limits import Gate
+from .session import AppFactory, LiveSession, refusal_for, run_game, write_line
+from .store import Database, SQLiteRecordStore
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_MESSAGE = "The server is shutting down. Unfinished games were saved. See you soon!"
+IDLE_CHECK_SECONDS = 20.0
+
+
+def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
+    """The server's ed25519 host key, generated (mode 0600) on the first start."""
+    try:
+        return asyncssh.read_private_key(path)
+    except FileNotFoundError:
+        pass
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(key.export_private_key())
+    log.info("generated host key %s (%s)", path, key.get_fingerprint())
+    return key
+
+
+def _operator_fingerprints(config: ServerConfig) -> dict[str, frozenset[str]]:
+    result: dict[str, frozenset[str]] = {}
+    for name, lines in config.operators.items():
+        prints = []
+        for line in lines:
+            try:
+                prints.append(fingerprint(asyncssh.import_public_key(line)))
+            except (asyncssh.KeyImportError, ValueError) as error:
+                raise ValueError(f"operator {name}: not an SSH public key: {line!r}") from error
+        result[name] = frozenset(prints)
+    return result
+
+
+class MoonServer:
+    """Owns the lobby, the database, the listener and every live session."""
+
+    def __init__(self, config: ServerConfig, *, app_factory: AppFactory | None = None) -> None:
+        self.config = config
+        self.db = Database(config.database_path)
+        self.gate = Gate(config.limits)
+        self.sessions: dict[str, list[LiveSession]] = defaultdict(list)
+        self._app_factory = app_factory
+        self._lobby: Lobby | None = None
+        self._listener: asyncssh.SSHAcceptor | None = None
+        self._connections: set[asyncssh.SSHServerConnection] = set()
+        self._handlers: set[asyncio.Task[Any]] = set()
+        self._idle_task: asyncio.Task[None] | None = None
+        self._stopping = False
+        self.port = config.port
+
+    @property
+    def lobby(self) -> Lobby:
+        if self._lobby is None:
+            raise RuntimeError("the server is not running")
+        return self._lobby
+
+    # --- start / stop ---------------------------------------------------------------
+
+    async def __aenter__(self) -> MoonServer:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    async def start(self) -> None:
+        self.config.data.mkdir(parents=True, exist_ok=True)
+        host_key = load_or_create_host_key(self.config.host_key_path)
+        operators = _operator_fingerprints(self.config)
+        await self.db.open()
+        limits = self.config.limits
+        lobby = Lobby(
+            LobbyConfig(
+                grace_seconds=limits.grace_seconds,
+                bot_delay=self.config.bot_delay,
+                chat_max_chars=limits.chat_max_chars,
+                chat_lines_per_10s=limits.chat_lines_per_10s,
+                operators=frozenset(self.config.operators),
+                motd=self.config.motd,
+            ),
+            SQLiteRecordStore(self.db),
+            on_ban=self._on_ban,
+        )
+        self._lobby = await lobby.__aenter__()
+        context = AuthContext(
+            self.config, self.db, self.gate, operators, self._online_names
+        )
+        self._listener = await asyncssh.create_server(
+            lambda: MoonSSHServer(context),
+            self.config.host,
+            self.config.port,
+            server_host_keys=[host_key],
+            process_factory=self._handle_process,
+            acceptor=self._accepted,
+            encoding=None,
+            line_editor=False,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            allow_scp=False,
+            login_timeout=limits.login_timeout_seconds,
+            keepalive_interval=limits.keepalive_seconds,
+            keepalive_count_max=3,
+            server_version="moon",
+        )
+        sockets = self._listener.sockets
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+        self._idle_task = asyncio.create_task(self._watch_idle(), name="moon-idle")
+        log.info(
+            "moon-server listening on %s port %d (data in %s, guests %s)",
+            self.config.host, self.port, self.config.data,
+            "on" if self.config.guests else "off",
+        )
+
+    async def stop(self, reason: str = SHUTDOWN_MESSAGE) -> None:
+        """Tell everyone, save unfinished games, end every session; safe to call twice."""
+        if self._stopping:
+            return
+        self._stopping = True
+        log.info("stopping: %d sessions", self.session_count)
+        if self._listener is not None:
+            self._listener.close()
+        for session in self.all_sessions():
+            session.farewell = session.farewell or reason
+        if self._lobby is not None:
+            with contextlib.suppress(Exception):
+                await self._lobby.broadcast(reason)
+            try:
+                await self._lobby.__aexit__(None, None, None)
+            except Exception:
+                log.exception("the lobby did not shut down cleanly")
+        for session in self.all_sessions():
+            session.end(reason)
+        if self._handlers:
+            await asyncio.wait(list(self._handlers), timeout=10)
+        for conn in list(self._connections):
+            conn.close()
+        if self._idle_task is not None:
+            self._idle_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._idle_task
+        if self._listener is not None:
+            with contextlib.suppress(Exception):
+                await self._listener.wait_closed()
+        await self.db.close()
+        log.info("stopped")
+
+    # --- sessions -------------------------------------------------------------------
+
+    @property
+    def session_count(self) -> int:
+        return sum(len(v) for v in self.sessions.values())
+
+    def all_sessions(self) -> list[LiveSession]:
+        return [s for group in self.sessions.values() for s in group]
+
+    def _online_names(self) -> frozenset[str]:
+        return frozenset(self.sessions)
+
+    def _accepted(self, conn: asyncssh.SSHServerConnection) -> None:
+        """Called once a connection has logged in: remembered so `stop()` can close it."""
+        self._connections.add(conn)
+
+    def make_app(self, player: Player) -> App[Any]:
+        if self._app_factory is not None:
+            return self._app_factory(player)
+        from moon_tui.app import MoonApp
+
+        return MoonApp(
+            self.lobby,
+            player.name,
+            motd=self.config.motd,
+            operator=player.operator,
+            keys=AccountKeys(self.db, player),
+            driver_class=SSHDriver,
+        )
+
+    async def _handle_process(self, process: asyncssh.SSHServerProcess[bytes]) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._handlers.add(task)
+        conn: asyncssh.SSHServerConnection = process.get_extra_info("connection")
+        auth: MoonSSHServer = process.get_extra_info("moon_auth")
+        try:
+            await asyncio.wait_for(auth.identified.wait(), timeout=30)
+            player = auth.player
+            refusal = refusal_for(process, self.port)
+            if refusal is None and player is None:
+                refusal = "Login failed.\r\n"
+            if refusal is None and self._stopping:
+                refusal = "The server is shutting down.\r\n"
+            if refusal is None and conn.get_extra_info("moon_playing"):
+                refusal = "One game per connection: open another ssh connection.\r\n"
+            if refusal is None:
+                refusal = self.gate.session_refusal()
+            if refusal is not None or player is None:
+                write_line(process, refusal or "")
+                process.exit(1 if process.command not in ("help",) else 0)
+                return
+            conn.set_extra_info(moon_playing=True)
+            self.gate.sessions += 1
+            try:
+                await run_game(
+                    process, player, self.make_app,
+                    on_start=self._session_started, on_end=self._session_ended,
+                )
+            finally:
+                self.gate.sessions -= 1
+            process.exit(0)
+            conn.close()
+        except Exception:
+            log.exception("session handler failed")
+            with contextlib.suppress(Exception):
+                process.exit(1)
+        finally:
+            if task is not None:
+                self._handlers.discard(task)
+            self._connections.discard(conn)
+
+    def _session_started(self, session: LiveSession) -> None:
+        self.sessions[session.player.name].append(session)
+        log.info("session start %s (%s, %dx%d)", session.player.name,
+                 session.terminal.profile.term, session.terminal.profile.width,
+                 session.terminal.profile.height)
+
+    def _session_ended(self, session: LiveSession) -> None:
+        group = self.sessions.get(session.player.name)
+        if group is not None:
+            with contextlib.suppress(ValueError):
+                group.remove(session)
+            if not group:
+                del self.sessions[session.player.name]
+        log.info(
+            "session end %s (%d frames, %d KB out, %d frames skipped)",
+            session.player.name, session.terminal.frames, session.terminal.bytes_out // 1024,
+            session.terminal.skipped_frames,
+        )
+
+    async def _watch_idle(self) -> None:
+        limit = self.config.limits.idle_minutes * 60
+        while True:
+            await asyncio.sleep(min(IDLE_CHECK_SECONDS, limit / 4))
+            now = time.monotonic()
+            for session in self.all_sessions():
+                if now - session.terminal.last_input > limit:
+                    log.info("idle timeout %s", session.player.name)
+                    session.end(
+                        f"Closed after {self.config.limits.idle_minutes:g} minutes "
+                        "without a key press. Come back any time!"
+                    )
+
+    # --- operators ------------------------------------------------------------------
+
+    async def _on_ban(self, name: str, reason: str) -> None:
+        """The lobby reports an operator's ban: make it last, and refuse new logins."""
+        reason = reason or "banned by an operator"
+        live = self.sessions.get(name, [])
+        account = await self.db.account(name) if name_problem(name) is None else None
+        if account is not None or not any(s.player.guest for s in live):
+            await self.db.ban("account", name, reason)
+        keys = set(account.fingerprints if account else ())
+        keys.update(s.player.fingerprint for s in live if s.player.fingerprint)
+        for key in keys:
+            await self.db.ban("key", key, reason)
+        for session in live:
+            if session.player.guest and session.player.address:
+                self.gate.ban_address(session.player.address, reason)
+        log.info("ban %s (%d keys): %s", name, len(keys), reason)
+        for session in list(live):
+            session.end(f"You were banned from this server: {reason}")

@@ -1,0 +1,147 @@
+"""One SSH channel from request to goodbye: refuse what is not a game, run the app, clean up.
+
+Every session ends with a line of plain text to the player saying why, whatever
+happened: a normal exit, a takeover, a ban, a shutdown, or a crash of their app (which
+is logged with its traceback and ends only that session).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncssh
+from textual.app import App
+
+from .driver import CURRENT_TERMINAL, SSHTerminal
+from .identity import Player
+from .terminal import TerminalProfile, exit_message, fit_app_to_terminal
+
+log = logging.getLogger(__name__)
+
+AppFactory = Callable[[Player], App[Any]]
+
+HELP = """\
+This is a Moon domino club. Connect with a terminal to play:
+
+    ssh -p {port} yourname@{host}
+
+Your SSH user name is your player name. The first SSH key that logs in with a free name
+keeps it; come back with the same key. Without a key you play as a guest.
+"""
+
+NO_PTY = (
+    "Moon is a full-screen game and needs an interactive terminal: "
+    "connect with 'ssh -t' (and without a command).\r\n"
+)
+
+CRASHED = (
+    "Sorry, the game crashed for your session only; the error was logged for the club. "
+    "Please reconnect.\r\n"
+)
+
+
+@dataclass(eq=False)
+class LiveSession:
+    """A running game session, as the server tracks it (takeover, bans, idle, shutdown)."""
+
+    player: Player
+    app: App[Any]
+    terminal: SSHTerminal
+    farewell: str | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def end(self, farewell: str) -> None:
+        """Ask the app to stop; `farewell` is the line the player reads afterwards."""
+        if self.farewell is None:
+            self.farewell = farewell
+        if self.app.is_running:
+            self.app.exit()
+
+
+def _env(process: asyncssh.SSHServerProcess[bytes]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for key, value in process.env.items():
+        k = key.decode(errors="replace") if isinstance(key, bytes) else str(key)
+        v = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+        env[k] = v
+    return env
+
+
+def write_line(process: asyncssh.SSHServerProcess[bytes], text: str) -> None:
+    channel = process.channel
+    if not channel.is_closing():
+        channel.write(text.replace("\r\n", "\n").replace("\n", "\r\n").encode())
+
+
+def refusal_for(process: asyncssh.SSHServerProcess[bytes], port: int) -> str | None:
+    """The message for a channel that is not an interactive game session, or None."""
+    command = process.command
+    if command is not None:
+        if command.strip() in ("help", "--help", "-h"):
+            return HELP.format(port=port, host="this-host")
+        log.info("refused exec request %r", command[:80])
+        return (
+            "This server only offers the game (and 'help'): connect without a command.\n"
+        )
+    if process.subsystem is not None:
+        log.info("refused subsystem %r", process.subsystem)
+        return "This server offers no file transfer or other subsystems.\n"
+    if process.get_terminal_type() is None:
+        return NO_PTY
+    return None
+
+
+async def run_game(
+    process: asyncssh.SSHServerProcess[bytes],
+    player: Player,
+    make_app: AppFactory,
+    *,
+    on_start: Callable[[LiveSession], None],
+    on_end: Callable[[LiveSession], None],
+) -> None:
+    """Run one app for `player` over `process` until it ends, whatever the reason."""
+    width, height = process.get_terminal_size()[:2]
+    profile = TerminalProfile.from_client(
+        process.get_terminal_type(), (width or 80, height or 24), _env(process)
+    )
+    terminal = SSHTerminal(process, profile)
+    app = make_app(player)
+    fit_app_to_terminal(app, profile)
+    session = LiveSession(player, app, terminal)
+    on_start(session)
+    token = CURRENT_TERMINAL.set(terminal)
+    crash: BaseException | None = None
+    try:
+        await app.run_async(size=(profile.width, profile.height), mouse=True)
+        crash = app._exception
+    except Exception as error:
+        crash = error
+    finally:
+        CURRENT_TERMINAL.reset(token)
+        reader = terminal.reader
+        if reader is not None:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reader
+        terminal.reader = None
+        on_end(session)
+        session.done.set()
+    if crash is not None:
+        log.error(
+            "session of %s crashed (other sessions go on)",
+            player.name,
+            exc_info=(type(crash), crash, crash.__traceback__),
+        )
+        write_line(process, "\x1b[?1049l\x1b[?25h" + CRASHED)
+        return
+    farewell = session.farewell
+    if farewell is None:
+        farewell = exit_message(app) or None
+    write_line(process, f"{farewell or 'Goodbye from Moon.'}\r\n")
+    if terminal.dropped_events:
+        log.info("%s: %d input events over the limit dropped", player.name, terminal.dropped_events)

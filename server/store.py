@@ -1,0 +1,247 @@
+"""The server's SQLite database: accounts and their keys, bans, and game records.
+
+One connection, used from one worker thread so disk writes never block the event loop
+(WAL mode, `synchronous=NORMAL`: a crash may lose the last moments, never corrupt).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+BanKind = Literal["account", "key", "address"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS accounts (
+    name TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    last_seen REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS account_keys (
+    fingerprint TEXT PRIMARY KEY,
+    name TEXT NOT NULL REFERENCES accounts(name),
+    public_key TEXT NOT NULL,
+    added REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS account_keys_name ON account_keys(name);
+CREATE TABLE IF NOT EXISTS bans (
+    kind TEXT NOT NULL,
+    value TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    banned_at REAL NOT NULL,
+    PRIMARY KEY (kind, value)
+);
+CREATE TABLE IF NOT EXISTS records (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    saved_at REAL NOT NULL,
+    finished INTEGER NOT NULL,
+    record TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    name: str
+    fingerprints: tuple[str, ...]
+    created: float
+    last_seen: float
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRecord:
+    id: int
+    saved_at: float
+    finished: bool
+    record: dict[str, Any]
+
+
+class Database:
+    """All persistent state; every method is a coroutine running on the DB thread."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="moon-db")
+        self._conn: sqlite3.Connection | None = None
+
+    async def open(self) -> None:
+        await self._run(self._open)
+
+    def _open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(_SCHEMA)
+        conn.commit()
+        self._conn = conn
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            await self._run(self._close)
+        self._executor.shutdown(wait=True)
+
+    def _close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    async def _run(self, func: Callable[[], T]) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, func)
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise RuntimeError(f"database {self.path} is not open")
+        return self._conn
+
+    # --- accounts -------------------------------------------------------------------
+
+    async def account(self, name: str) -> Account | None:
+        return await self._run(lambda: self._account(name))
+
+    def _account(self, name: str) -> Account | None:
+        db = self._db()
+        row = db.execute(
+            "SELECT name, created, last_seen FROM accounts WHERE name = ?", (name,)
+        ).fetchone()
+        if row is None:
+            return None
+        keys = db.execute(
+            "SELECT fingerprint FROM account_keys WHERE name = ? ORDER BY added", (name,)
+        ).fetchall()
+        return Account(row[0], tuple(k[0] for k in keys), row[1], row[2])
+
+    async def key_owner(self, fingerprint: str) -> str | None:
+        def query() -> str | None:
+            row = self._db().execute(
+                "SELECT name FROM account_keys WHERE fingerprint = ?", (fingerprint,)
+            ).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._run(query)
+
+    async def claim(self, name: str, fingerprint: str, public_key: str) -> bool:
+        """Create the account `name` owned by this key; False if someone was faster."""
+
+        def claim() -> bool:
+            db = self._db()
+            now = time.time()
+            try:
+                with db:
+                    db.execute(
+                        "INSERT INTO accounts (name, created, last_seen) VALUES (?, ?, ?)",
+                        (name, now, now),
+                    )
+                    db.execute(
+                        "INSERT INTO account_keys (fingerprint, name, public_key, added)"
+                        " VALUES (?, ?, ?, ?)",
+                        (fingerprint, name, public_key, now),
+                    )
+            except sqlite3.IntegrityError:
+                return False
+            return True
+
+        return await self._run(claim)
+
+    async def add_key(self, name: str, fingerprint: str, public_key: str) -> str | None:
+        """Add a key to `name`; returns the account already owning it, if any."""
+
+        def add() -> str | None:
+            db = self._db()
+            row = db.execute(
+                "SELECT name FROM account_keys WHERE fingerprint = ?", (fingerprint,)
+            ).fetchone()
+            if row is not None:
+                return str(row[0])
+            with db:
+                db.execute(
+                    "INSERT INTO account_keys (fingerprint, name, public_key, added)"
+                    " VALUES (?, ?, ?, ?)",
+                    (fingerprint, name, public_key, time.time()),
+                )
+            return None
+
+        return await self._run(add)
+
+    async def touch(self, name: str) -> None:
+        def touch() -> None:
+            db = self._db()
+            with db:
+                db.execute("UPDATE accounts SET last_seen = ? WHERE name = ?", (time.time(), name))
+
+        await self._run(touch)
+
+    # --- bans -----------------------------------------------------------------------
+
+    async def ban(self, kind: BanKind, value: str, reason: str) -> None:
+        def ban() -> None:
+            db = self._db()
+            with db:
+                db.execute(
+                    "INSERT OR REPLACE INTO bans (kind, value, reason, banned_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    (kind, value, reason, time.time()),
+                )
+
+        await self._run(ban)
+
+    async def ban_reason(self, kind: BanKind, value: str) -> str | None:
+        """The reason `value` is banned, or None when it is not."""
+
+        def query() -> str | None:
+            row = self._db().execute(
+                "SELECT reason FROM bans WHERE kind = ? AND value = ?", (kind, value)
+            ).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._run(query)
+
+    # --- records --------------------------------------------------------------------
+
+    async def save_record(self, record: dict[str, Any], *, finished: bool) -> int:
+        text = json.dumps(record, separators=(",", ":"), sort_keys=True)
+
+        def save() -> int:
+            db = self._db()
+            with db:
+                cursor = db.execute(
+                    "INSERT INTO records (saved_at, finished, record) VALUES (?, ?, ?)",
+                    (time.time(), int(finished), text),
+                )
+            return int(cursor.lastrowid or 0)
+
+        return await self._run(save)
+
+    async def records(self) -> list[StoredRecord]:
+        def query() -> list[StoredRecord]:
+            rows = self._db().execute(
+                "SELECT id, saved_at, finished, record FROM records ORDER BY id"
+            ).fetchall()
+            return [StoredRecord(r[0], r[1], bool(r[2]), json.loads(r[3])) for r in rows]
+
+        return await self._run(query)
+
+
+class SQLiteRecordStore:
+    """The lobby's `RecordStore`, kept in the server's database."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def save(self, record: dict[str, Any], *, finished: bool) -> None:
+        record_id = await self._db.save_record(record, finished=finished)
+        log.info(
+            "record %d saved (%s)", record_id, "finished game" if finished else "unfinished game"
+        )
