@@ -38,3 +38,41 @@ async def wait_for(pilot: Pilot[None], check: Callable[[], bool], what: str,
             raise AssertionError(f"gave up waiting for {what}\n{screen_text(pilot.app)}")
         await pilot.pause(0.01)
     await pilot.pause()
+
+
+def my_turn(app: MoonApp) -> bool:
+    view = current_view(app)
+    return view is not None and view.my_turn
+
+
+def key_for_turn(view: SeatView, *, bid: int | None = 7) -> str:
+    """The key a player would press now: a bid (`bid`, else pass), the first tile to
+    discard, the trump that gives the most trumps, the first playable tile."""
+    from moon_tui.rules import Action, Phase
+    from moon_tui.ui.words import trump_counts
+
+    if view.phase is Phase.BID:
+        if bid is not None and Action.make_bid(bid) in view.legal:
+            return "m" if bid == 21 else str(bid)
+        if Action.pass_() in view.legal:
+            return "p"
+        lowest = min(a.bid for a in view.legal if a.bid is not None)
+        return "m" if lowest == 21 else str(lowest)
+    if view.phase is Phase.DISCARD:
+        return "1"
+    if view.phase is Phase.TRUMP:
+        trump, _ = max(trump_counts(view), key=lambda tc: tc[1])
+        return {7: "d", 8: "n"}.get(trump, str(trump))
+    playable = [a.tile for a in view.legal]
+    return str(next(i for i, t in enumerate(view.hand) if t in playable) + 1)
+
+
+async def take_turn(pilot: Pilot[None], app: MoonApp, *, bid: int | None = 7) -> str:
+    """Press the key for one decision and wait until the lobby answered with a new view."""
+    view = current_view(app)
+    assert view is not None and view.my_turn
+    key = key_for_turn(view, bid=bid)
+    seen = app.model.views_received
+    await pilot.press(key)
+    await wait_for(pilot, lambda: app.model.views_received > seen, f"an answer to {key}")
+    return key

@@ -1,0 +1,123 @@
+"""Whole flows through the interface, against a real in-process lobby (no mocks)."""
+
+from __future__ import annotations
+
+from moon_tui.app import MoonApp
+from moon_tui.lobby import Lobby, SendChat
+from moon_tui.rules import Phase
+from moon_tui.ui.create import CreateTableScreen
+from moon_tui.ui.game import GameScreen
+from moon_tui.ui.lobby_screen import LobbyScreen
+from moon_tui.ui.waiting import WaitingScreen
+
+from ui_helpers import FAST, current_view, my_turn, screen_text, take_turn, wait_for
+
+
+async def open_table_with_two_bots(pilot, app: MoonApp) -> None:  # type: ignore[no-untyped-def]
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+    await pilot.press("n")
+    await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+    await pilot.press("ctrl+s")
+    await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
+    await pilot.press("v")  # normal -> expert
+    await pilot.press("v")  # expert -> random
+    await pilot.press("b", "b")
+    table_id = app.current_table
+    assert table_id is not None
+    await wait_for(pilot, lambda: all(not s.is_free for s in app.model.tables[table_id]
+                                      .table.seats), "two computer players")
+    await pilot.press("s")
+    await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
+
+
+async def test_create_table_bid_discard_trump_play_a_hand_and_the_next() -> None:
+    async with Lobby(FAST, seed=7) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_table_with_two_bots(pilot, app)
+            table = app.model.tables[app.current_table or ""].table
+            assert [s.bot_level for s in table.seats[1:]] == ["random", "random"]
+            assert "Bot 2 (computer, random)" in screen_text(app)
+
+            did: set[Phase] = set()
+            declared_hand: int | None = None
+            for _ in range(200):
+                await wait_for(pilot, lambda: my_turn(app) or _after(app, declared_hand),
+                               "my turn")
+                if _after(app, declared_hand):
+                    break
+                view = current_view(app)
+                assert view is not None
+                if view.phase is Phase.BID:
+                    assert "Your bid" in screen_text(app)
+                if view.phase is Phase.DISCARD:
+                    assert view.widow is not None and len(view.hand) == 8
+                    assert " W─" in screen_text(app)  # the widow is marked in the hand
+                    declared_hand = view.hand_number
+                if view.phase is Phase.TRUMP:
+                    assert "Name trump" in screen_text(app)
+                did.add(view.phase)
+                await take_turn(pilot, app)
+            assert {Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY} <= did
+            view = current_view(app)
+            assert view is not None and declared_hand is not None
+            result = view.results[declared_hand]
+            assert result.declarer == 0 and result.made is not None
+            # the next hand is on, and its bidding panel recalls the last one
+            assert view.hand_number > declared_hand
+            await pilot.press("s")
+            sheet = screen_text(app)
+            assert "Score sheet" in sheet and ("made" in sheet or "set" in sheet)
+            await pilot.press("escape")
+
+
+def _after(app: MoonApp, hand: int | None) -> bool:
+    """True once the hand we declared is scored and a later hand has been dealt."""
+    view = current_view(app)
+    return (hand is not None and view is not None and len(view.results) > hand
+            and view.hand_number > hand and view.phase is not Phase.DEAL)
+
+
+async def test_an_illegal_play_is_explained() -> None:
+    async with Lobby(FAST, seed=11) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_table_with_two_bots(pilot, app)
+            for _ in range(300):
+                await wait_for(pilot, lambda: my_turn(app), "my turn")
+                view = current_view(app)
+                assert view is not None
+                if view.phase is Phase.PLAY:
+                    playable = {a.tile for a in view.legal}
+                    barred = [i for i, t in enumerate(view.hand) if t not in playable]
+                    if barred:
+                        # drawn dashed, without its digit
+                        assert "┆" in screen_text(app)
+                        await pilot.press(str(barred[0] + 1))
+                        await wait_for(pilot, lambda: "must follow" in screen_text(app),
+                                       "the explanation")
+                        text = screen_text(app)
+                        assert "✗ You must follow" in text
+                        assert current_view(app) == view  # nothing was played
+                        return
+                await take_turn(pilot, app, bid=None)
+            raise AssertionError("never had a tile that could not be played")
+
+
+async def test_table_chat_both_ways() -> None:
+    async with Lobby(FAST, seed=5) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_table_with_two_bots(pilot, app)
+            table_id = app.current_table
+            assert table_id is not None
+            await pilot.press("c", *"hi all", "enter")
+            await wait_for(pilot, lambda: "ann: hi all" in screen_text(app), "my line")
+            bob = await lobby.connect("bob")
+            bob.send(SendChat("watching you, ann", None))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: any(line.sender == "bob"
+                                              for line in app.model.lobby_chat),
+                           "bob's lobby line")
+            await bob.close()

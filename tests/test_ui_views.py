@@ -1,0 +1,104 @@
+"""The interface is given only views: no other seat's tiles ever reach a screen.
+
+Two players and a spectator, each with their own app on one real lobby. At every step each
+screen is searched for the tiles the *other* player still holds (as `6-4` and `[6|4]`).
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+
+from moon_tui.app import MoonApp
+from moon_tui.lobby import AddBot, CreateTable, Lobby, StartGame, TableUpdate
+from moon_tui.lobby.messages import Event
+from moon_tui.rules import Phase, Tile
+from moon_tui.ui.game import GameScreen
+from moon_tui.ui.lobby_screen import LobbyScreen
+
+from ui_helpers import FAST, current_view, my_turn, screen_text, take_turn, wait_for
+
+
+def shown(tile: Tile, text: str) -> bool:
+    return f"{tile.high}-{tile.low}" in text or f"[{tile.high}|{tile.low}]" in text
+
+
+class Recorder:
+    """Keeps every event an app's model took in."""
+
+    def __init__(self, app: MoonApp) -> None:
+        self.events: list[Event] = []
+        original = app.model.apply
+
+        def apply(event: Event) -> None:
+            self.events.append(event)
+            original(event)
+
+        app.model.apply = apply  # type: ignore[method-assign]
+
+
+async def test_players_and_spectators_see_only_their_own_view() -> None:
+    async with Lobby(FAST, seed=21) as lobby, AsyncExitStack() as stack:
+        ann, bob, cy = MoonApp(lobby, "ann"), MoonApp(lobby, "bob"), MoonApp(lobby, "cy")
+        records = {app.player_name: Recorder(app) for app in (ann, bob, cy)}
+        pilots = {}
+        for app in (ann, bob, cy):
+            pilots[app.player_name] = await stack.enter_async_context(
+                app.run_test(size=(80, 24)))
+        pa, pb, pc = pilots["ann"], pilots["bob"], pilots["cy"]
+        for pilot in (pa, pb, pc):
+            await pilot.press("enter")
+            await wait_for(pilot, lambda a=pilot.app: isinstance(a.screen, LobbyScreen),
+                           "the lobby")
+        ann.send(CreateTable("open table"))
+        await wait_for(pa, lambda: ann.current_table is not None, "ann's table")
+        table_id = ann.current_table
+        assert table_id is not None
+        # bob joins from the lobby list with j, cy watches with w
+        await wait_for(pb, lambda: bob.model.lobby is not None and
+                       any(t.table_id == table_id for t in bob.model.lobby.tables), "the list")
+        await pb.press("j")
+        await wait_for(pb, lambda: bob.current_table == table_id, "bob seated")
+        ann.send(AddBot(table_id, 2, "random"))
+        await wait_for(pa, lambda: not ann.model.tables[table_id].table.seats[2].is_free,
+                       "the bot")
+        ann.send(StartGame(table_id))
+        await wait_for(pa, lambda: isinstance(ann.screen, GameScreen), "ann's table screen")
+        await wait_for(pb, lambda: isinstance(bob.screen, GameScreen), "bob's table screen")
+        await wait_for(pc, lambda: cy.model.lobby is not None and
+                       any(t.table_id == table_id and t.status == "playing"
+                           for t in cy.model.lobby.tables), "a game to watch")
+        await pc.press("w")
+        await wait_for(pc, lambda: isinstance(cy.screen, GameScreen), "cy watching")
+        assert "You are watching" in screen_text(cy)
+
+        checks = 0
+        for _ in range(60):
+            await wait_for(pa, lambda: my_turn(ann) or my_turn(bob), "a human's turn")
+            va, vb = current_view(ann), current_view(bob)
+            assert va is not None and vb is not None
+            if va.phase is Phase.PLAY and vb.phase is Phase.PLAY:
+                for tile in vb.hand:
+                    assert not shown(tile, screen_text(ann)), f"ann sees bob's {tile}"
+                    assert not shown(tile, screen_text(cy)), f"cy sees bob's {tile}"
+                for tile in va.hand:
+                    assert not shown(tile, screen_text(bob)), f"bob sees ann's {tile}"
+                    assert not shown(tile, screen_text(cy)), f"cy sees ann's {tile}"
+                checks += 1
+            mover, pilot = (ann, pa) if my_turn(ann) else (bob, pb)
+            await take_turn(pilot, mover, bid=None)
+            if checks >= 8:
+                break
+        assert checks >= 8
+
+        # Every view each app was handed belongs to its own seat and hides the rest.
+        for name, record in records.items():
+            updates = [e for e in record.events if isinstance(e, TableUpdate) and e.view]
+            assert updates, name
+            for update in updates:
+                view = update.view
+                assert view is not None
+                assert view.seat == update.seat
+                if name == "cy":
+                    assert view.seat is None and view.hand == () and view.widow is None
+                elif view.seat != view.declarer:
+                    assert view.widow is None and view.discard is None
