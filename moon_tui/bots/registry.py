@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 from .base import Bot, RandomBot
+from .expert import ExpertBot
+from .heuristic import EasyBot, HeuristicBot
 
 LEVELS = ("random", "easy", "normal", "expert")
+ALIASES = {"heuristic": "normal"}
 
 
 def make_bot(level: str, *, time_budget: float | None = None) -> Bot:
-    """A bot of a level: `random`, `easy`, `normal` or `expert`.
+    """A bot of a level: `random`, `easy`, `normal` (alias `heuristic`) or `expert`.
 
-    `time_budget` (seconds per decision) only matters to the levels that search.
+    `time_budget` (seconds per decision, default 1.0) only matters to `expert`.
     """
+    level = ALIASES.get(level, level)
     if level not in LEVELS:
         raise ValueError(f"unknown bot level: {level!r} (one of {', '.join(LEVELS)})")
+    if level == "easy":
+        return EasyBot()
+    if level == "normal":
+        return HeuristicBot()
+    if level == "expert":
+        return ExpertBot(time_budget=time_budget)
     return RandomBot()

@@ -44,6 +44,23 @@ LEAD_STRENGTH: Final[tuple[tuple[int, ...], ...]] = tuple(
 )
 
 
+def _by_rank(ranks: Sequence[int]) -> list[int]:
+    """Every tile, the lowest in this ranking first."""
+    return sorted(range(28), key=lambda t: (ranks[t], t))
+
+
+def _in_order(mask: int, order: Sequence[int]) -> list[int]:
+    """The tiles of `mask` in the order of `order` (which lists every tile)."""
+    out = []
+    for t in order:
+        if mask >> t & 1:
+            out.append(t)
+            mask ^= 1 << t
+            if not mask:
+                break
+    return out
+
+
 def _bits(mask: int) -> list[int]:
     out = []
     while mask:
@@ -69,24 +86,28 @@ class Solver:
         self.win_rank = WIN_RANK[trump]
         self.trump_mask = IS_TRUMP[trump]
         self.trump_order = TRUMP_ORDER[trump]
-        self.lead_strength = LEAD_STRENGTH[trump]
+        self.lead_strength = strength = LEAD_STRENGTH[trump]
+        self.lead_order = sorted(range(28), key=lambda t: (-strength[t], t))
+        self.cheap_order = sorted(range(28), key=lambda t: (strength[t], t))
+        self.follow_order = [_by_rank(WIN_RANK[trump][led]) for led in range(8)]
         self.tt: dict[int, tuple[int, int]] = {}
         self.nodes = 0
         self.deadline: float | None = None
         """`time.perf_counter()` value after which a search raises `SearchTimeout`."""
 
     # -- public ---------------------------------------------------------------------------
-    def solve(self, hands: Sequence[int], leader: int, trick: Sequence[int] = ()) -> int:
+    def solve(self, hands: Sequence[int], leader: int, trick: Sequence[int] = (),
+              guess: int | None = None) -> int:
         """Tricks the declarer's side takes from here with best play by everyone.
 
         `hands` by seat (tiles still held), `trick` the tiles already played to the open
-        trick, starting with `leader`'s.
+        trick, starting with `leader`'s. `guess` (a likely value) only changes the speed.
         """
         if len(self.tt) > _TT_LIMIT:
             self.tt.clear()
-        h = list(hands)
-        remaining = max(x.bit_count() for x in h) + (1 if trick else 0)
-        return self._within(h, leader, list(trick), -1, remaining + 1)
+        remaining = max(x.bit_count() for x in hands) + (1 if trick else 0)
+        return self._mtdf(list(hands), leader, list(trick), remaining,
+                          remaining // 2 if guess is None else guess)
 
     def move_values(self, hands: Sequence[int], leader: int,
                     trick: Sequence[int] = ()) -> dict[int, int]:
@@ -105,14 +126,30 @@ class Solver:
                 hand = f
         remaining = max(x.bit_count() for x in h) + (1 if t else 0)
         out = {}
+        guess = remaining // 2
         for tile in _bits(hand):
             bit = 1 << tile
             h[mover] ^= bit
             t.append(tile)
-            out[tile] = self._within(h, leader, t, -1, remaining + 1)
+            out[tile] = guess = self._mtdf(h, leader, t, remaining, guess)
             t.pop()
             h[mover] ^= bit
         return out
+
+    def _mtdf(self, hands: list[int], leader: int, trick: list[int], top: int,
+              guess: int) -> int:
+        """The exact value by a series of null-window searches (MTD(f)): each one only
+        asks "at least g?", which prunes far more than one wide search."""
+        lo, hi = 0, top
+        g = min(max(guess, lo), hi)
+        while lo < hi:
+            beta = g + 1 if g == lo else g
+            g = self._within(hands, leader, trick, beta - 1, beta)
+            if g < beta:
+                hi = g
+            else:
+                lo = g
+        return lo
 
     # -- search ---------------------------------------------------------------------------
     def _start(self, hands: list[int], leader: int, alpha: int, beta: int) -> int:
@@ -174,27 +211,52 @@ class Solver:
             raise SearchTimeout
         n = self.n
         k = len(trick)
-        if k == n:
-            ranks = self.win_rank[self.lead_suit[trick[0]]]
+        side = self.side
+        mover = (leader + k) % n
+        maximise = side[mover]
+        hand = hands[mover]
+        if k == 0:
+            cands = hand
+            if (cands & self.trump_mask).bit_count() > 1:
+                cands = self._prune_trumps(cands, hands, trick)
+            moves = _in_order(cands, self.lead_order)
+            best_rank = -1
+            holder = -1
+            ranks = self.win_rank[0]
+        else:
+            led = self.lead_suit[trick[0]]
+            f = hand & self.follow[led]
+            cands = f if f else hand
+            if (cands & self.trump_mask).bit_count() > 1:
+                cands = self._prune_trumps(cands, hands, trick)
+            ranks = self.win_rank[led]
             best_i, best_rank = 0, ranks[trick[0]]
-            for i in range(1, n):
+            for i in range(1, k):
                 r = ranks[trick[i]]
                 if r > best_rank:
                     best_i, best_rank = i, r
-            winner = (leader + best_i) % n
-            won = 1 if self.side[winner] else 0
-            return won + self._start(hands, winner, alpha - won, beta - won)
-        mover = (leader + k) % n
-        maximise = self.side[mover]
-        moves = self._ordered_moves(hands, mover, leader, trick)
+            holder = (leader + best_i) % n
+            if side[holder] == maximise:
+                # The trick is already ours: cheapest tiles first.
+                moves = _in_order(cands, self.cheap_order)
+            else:
+                order = self.follow_order[led]
+                moves = [t for t in _in_order(cands, order) if ranks[t] > best_rank]
+                if len(moves) < cands.bit_count():
+                    moves += [t for t in _in_order(cands, self.cheap_order)
+                              if ranks[t] <= best_rank]
         best = -1 if maximise else 99
-        hand = hands[mover]
+        last = k == n - 1
         for tile in moves:
-            bit = 1 << tile
-            hands[mover] = hand ^ bit
-            trick.append(tile)
-            value = self._within(hands, leader, trick, alpha, beta)
-            trick.pop()
+            hands[mover] = hand ^ (1 << tile)
+            if last:
+                winner = mover if ranks[tile] > best_rank else holder
+                won = 1 if side[winner] else 0
+                value = won + self._start(hands, winner, alpha - won, beta - won)
+            else:
+                trick.append(tile)
+                value = self._within(hands, leader, trick, alpha, beta)
+                trick.pop()
             if maximise:
                 if value > best:
                     best = value
@@ -211,37 +273,6 @@ class Solver:
                             break
         hands[mover] = hand
         return best
-
-    def _ordered_moves(self, hands: list[int], mover: int, leader: int,
-                       trick: list[int]) -> list[int]:
-        hand = hands[mover]
-        if not trick:
-            cands = self._prune_trumps(hand, hands, trick)
-            strength = self.lead_strength
-            return sorted(_bits(cands), key=lambda t: -strength[t])
-        led = self.lead_suit[trick[0]]
-        f = hand & self.follow[led]
-        cands = f if f else hand
-        cands = self._prune_trumps(cands, hands, trick)
-        ranks = self.win_rank[led]
-        moves = _bits(cands)
-        if len(moves) == 1:
-            return moves
-        best_i, best_rank = 0, ranks[trick[0]]
-        for i in range(1, len(trick)):
-            r = ranks[trick[i]]
-            if r > best_rank:
-                best_i, best_rank = i, r
-        winning_seat = (leader + best_i) % self.n
-        strength = self.lead_strength
-        if self.side[winning_seat] == self.side[mover]:
-            # The trick is already ours: cheapest tiles first.
-            return sorted(moves, key=lambda t: (ranks[t], strength[t]))
-        winners = [t for t in moves if ranks[t] > best_rank]
-        losers = [t for t in moves if ranks[t] <= best_rank]
-        winners.sort(key=lambda t: ranks[t])
-        losers.sort(key=lambda t: strength[t])
-        return winners + losers
 
     def _prune_trumps(self, cands: int, hands: list[int], trick: list[int]) -> int:
         """Keep one trump of each run of the mover's trumps with no live trump between."""

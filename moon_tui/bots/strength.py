@@ -101,3 +101,11 @@ def weakest(hand: int, trump: int | None) -> int:
     tr = TRUMP_NONE if trump is None else trump
     strength = LEAD_STRENGTH[tr]
     return min(_bits(hand), key=lambda t: (strength[t], t))
+
+
+def discard_for(hand: int, trump: int, unseen: int) -> int:
+    """The tile an eight-tile hand gives up for this trump: the smallest share of a trick,
+    the weakest of those."""
+    share = shares(hand, trump, unseen)
+    strength = LEAD_STRENGTH[trump]
+    return min(_bits(hand), key=lambda t: (share[t], strength[t], t))

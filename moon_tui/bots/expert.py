@@ -1,0 +1,264 @@
+"""The `expert` level: perfect-information Monte Carlo (PIMC).
+
+For each decision it deals the hidden tiles at random in every way consistent with what its
+seat has seen (`Knowledge.sample`: tiles played, suits each seat failed to follow, the
+declarer's widow and discard), solves each deal exactly with the double-dummy `Solver`, and
+takes the action with the best average utility. Bids, the discard and the trump are chosen
+by the same simulation, from the declarer's seat.
+
+What "best" means: the solver gives the declarer's side its trick count under best play
+(declarer maximising, the others minimising together). `utility` turns that count into
+points as the table scores them, seen from the declarer's side: its own score minus what
+its opponents score, so with three players a defender's own tricks also count against the
+declarer. A defender takes the negative. A made moon that wins the game outright is worth
+far more than any score.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Sequence
+
+from ..rules import MOON, Action, Phase, Rules, SeatView
+from ..rules.actions import DISCARDS, PASS, PLAYS
+from ..rules.tiles import mask_of
+from . import heuristic
+from .knowledge import Knowledge, SampleError
+from .solver import SearchTimeout, Solver
+from .strength import _bits, discard_for, expected_tricks
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BUDGET = 1.0
+#: Fraction of the budget used for thinking, the rest is margin for the caller.
+BUDGET_SHARE = 0.85
+#: Samples after which more would not change the decision much.
+MAX_SAMPLES = 120
+#: The trumps (or discard/trump pairs) the simulation compares, best by the heuristic first.
+TRUMP_SHORTLIST = 3
+#: Fewer solved deals than this and a bid falls back to the heuristic's.
+MIN_BID_SAMPLES = 6
+#: Double-dummy play flatters the declarer; bids are judged on this many tricks fewer.
+DD_OPTIMISM = 0.35
+GAME_WIN = 100.0
+
+
+def utility(rules: Rules, bid: int, tricks: float) -> float:
+    """The declarer side's gain from taking `tricks` of 7 with this bid (its score minus
+    its opponents' score), as the table scores it."""
+    need = 7 if bid == MOON else bid
+    made = tricks >= need
+    if rules.scoring == "marks":
+        return 1.0 if made else -1.0
+    if made and bid == MOON:
+        return GAME_WIN if rules.moon_wins_game else 2.0 * MOON
+    if not made:
+        own = -float(bid)
+    elif rules.players == 4 and rules.team_scoring == "tricks":
+        own = float(tricks)
+    else:
+        own = float(bid)
+    others = 7.0 - tricks
+    return own - (others / 2.0 if rules.players == 3 else others)
+
+
+def pass_value(view: SeatView) -> float:
+    """A rough worth of passing, on the scale of `utility`: usually someone else declares,
+    and an opponent's contract is mostly made (so passing costs), a partner's is a gain."""
+    assert view.seat is not None
+    rules = view.rules
+    high = view.high_bid
+    if high == 0 and len(view.bids) == rules.players - 1:
+        return 0.0  # everybody passes: the hand is dealt again
+    holder = next((s for s, a in reversed(view.bids) if a.bid is not None), None)
+    contract = float(max(high, rules.min_bid))
+    if rules.scoring == "marks":
+        contract = 1.0
+    friendly = holder is not None and rules.side_of(holder) == rules.side_of(view.seat)
+    if rules.players == 4:
+        return 0.5 * contract if friendly else -0.5 * contract
+    return -0.3 * contract
+
+
+class ExpertBot:
+    """PIMC over a double-dummy solver, within `time_budget` seconds per decision."""
+
+    name = "expert"
+
+    def __init__(self, time_budget: float | None = None, max_samples: int = MAX_SAMPLES) -> None:
+        self.time_budget = DEFAULT_BUDGET if time_budget is None else time_budget
+        self.max_samples = max_samples
+        self._solvers: dict[tuple[int, tuple[bool, ...]], Solver] = {}
+
+    def choose(self, view: SeatView, rng: random.Random) -> Action:
+        if not view.legal:
+            raise ValueError(f"seat {view.seat} has nothing to do: it is not its turn")
+        if len(view.legal) == 1:
+            return view.legal[0]
+        deadline = time.perf_counter() + self.time_budget * BUDGET_SHARE
+        phase = view.phase
+        try:
+            if phase is Phase.PLAY:
+                return self._play(view, rng, deadline)
+            if phase is Phase.BID:
+                return self._bid(view, rng, deadline)
+            if phase is Phase.DISCARD:
+                return self._discard(view, rng, deadline)
+            return self._trump(view, rng, deadline)
+        except SampleError:
+            log.warning("seat %s: no consistent deal, falling back to the heuristic", view.seat)
+            return heuristic.HeuristicBot().choose(view, rng)
+
+    # -- shared ---------------------------------------------------------------------------
+    def _solver(self, trump: int, side: tuple[bool, ...], deadline: float) -> Solver:
+        solver = self._solvers.get((trump, side))
+        if solver is None:
+            if len(self._solvers) > 24:
+                self._solvers.clear()
+            solver = self._solvers[(trump, side)] = Solver(trump, len(side), side)
+        solver.deadline = deadline
+        return solver
+
+    @staticmethod
+    def _side(rules: Rules, declarer: int) -> tuple[bool, ...]:
+        return tuple(rules.side_of(s) == rules.side_of(declarer) for s in range(rules.players))
+
+    # -- play -----------------------------------------------------------------------------
+    def _play(self, view: SeatView, rng: random.Random, deadline: float) -> Action:
+        assert view.seat is not None and view.trump is not None and view.declarer is not None
+        assert view.bid is not None
+        rules = view.rules
+        know = Knowledge.of(view)
+        side = self._side(rules, view.declarer)
+        solver = self._solver(view.trump, side, deadline)
+        trick = view.current_trick
+        plays = [] if trick is None else [t.index for _, t in trick.plays]
+        leader = view.seat if trick is None or not plays else trick.leader
+        taken = sum(w for s, w in enumerate(view.tricks_won) if side[s])
+        sign = 1.0 if side[view.seat] else -1.0
+        legal = [a.tile.index for a in view.legal if a.tile is not None]
+        totals = dict.fromkeys(legal, 0.0)
+        tricks = dict.fromkeys(legal, 0.0)
+        samples = 0
+        while samples < self.max_samples:
+            hands, _ = know.sample(rng)
+            try:
+                values = solver.move_values(hands, leader, plays)
+            except SearchTimeout:
+                break
+            samples += 1
+            for tile, v in values.items():
+                totals[tile] += sign * utility(rules, view.bid, taken + v)
+                tricks[tile] += sign * v
+            if time.perf_counter() > deadline:
+                break
+        if samples == 0:
+            return heuristic.choose_play(view, rng)
+        best = max(legal, key=lambda t: (totals[t], tricks[t], -t))
+        return PLAYS[best]
+
+    # -- the declarer's choices, by simulation -------------------------------------------
+    def _simulate(self, view: SeatView, rng: random.Random, deadline: float,
+                  options: Sequence[tuple[int, int]],
+                  widow_joins: bool) -> tuple[list[list[float]], int]:
+        """Tricks this seat takes as declarer for each (hand mask, trump) option, on the
+        same sampled deals; `widow_joins`: the sampled widow is added to the hand and the
+        weakest tile discarded (the bid phase). Returns per-option trick lists."""
+        assert view.seat is not None
+        rules = view.rules
+        know = Knowledge.of(view)
+        side = self._side(rules, view.seat)
+        unseen = heuristic.unseen_mask(view)
+        results: list[list[float]] = [[] for _ in options]
+        samples = 0
+        while samples < self.max_samples and time.perf_counter() < deadline:
+            hands, out = know.sample(rng)
+            row = []
+            try:
+                for hand, trump in options:
+                    if widow_joins and out:
+                        full = hand | out
+                        hand = full & ~(1 << discard_for(full, trump, unseen & ~full))
+                    hands[view.seat] = hand
+                    solver = self._solver(trump, side, deadline)
+                    row.append(float(solver.solve(hands, view.seat)))
+            except SearchTimeout:
+                break
+            for i, v in enumerate(row):
+                results[i].append(v)
+            samples += 1
+        return results, samples
+
+    def _bid(self, view: SeatView, rng: random.Random, deadline: float) -> Action:
+        assert view.seat is not None
+        rules = view.rules
+        hand = mask_of(view.hand)
+        unseen = heuristic.unseen_mask(view)
+        trumps = heuristic.allowed_trumps(view)
+        keep = 7
+        ranked = sorted(trumps, key=lambda t: -expected_tricks(
+            hand, t, unseen, rules.players, keep))
+        options = [(hand, t) for t in ranked[:TRUMP_SHORTLIST]]
+        results, samples = self._simulate(view, rng, deadline, options,
+                                          widow_joins=rules.has_widow)
+        if samples < MIN_BID_SAMPLES:
+            return heuristic.choose_bid(view)
+        # The declarer names trump after seeing its hand, so judge the bid on the trump
+        # that does best on average.
+        means = [sum(r) / len(r) for r in results]
+        tricks = results[max(range(len(means)), key=lambda i: means[i])]
+        legal_bids = [a for a in view.legal if a.kind == "bid"]
+        best_action: Action = PASS
+        best_value = pass_value(view) if PASS in view.legal else float("-inf")
+        for action in legal_bids:
+            assert action.bid is not None
+            value = sum(utility(rules, action.bid, t - DD_OPTIMISM) for t in tricks) / len(tricks)
+            if value > best_value:
+                best_action, best_value = action, value
+        return best_action
+
+    def _trump(self, view: SeatView, rng: random.Random, deadline: float) -> Action:
+        assert view.bid is not None
+        hand = mask_of(view.hand)
+        unseen = heuristic.unseen_mask(view)
+        rules = view.rules
+        legal = [a.trump for a in view.legal if a.trump is not None]
+        keep = min(hand.bit_count(), 7)
+        ranked = sorted(legal, key=lambda t: -expected_tricks(
+            hand, t, unseen, rules.players, keep))[:TRUMP_SHORTLIST + 1]
+        widow_joins = rules.has_widow and not view.widow_taken
+        options = [(hand, t) for t in ranked]
+        results, samples = self._simulate(view, rng, deadline, options, widow_joins)
+        if samples == 0:
+            return Action.name_trump(ranked[0])
+        bid = view.bid
+        scores = [sum(utility(rules, bid, t) for t in r) / len(r) for r in results]
+        best = max(range(len(ranked)), key=lambda i: (scores[i], -i))
+        return Action.name_trump(ranked[best])
+
+    def _discard(self, view: SeatView, rng: random.Random, deadline: float) -> Action:
+        assert view.bid is not None
+        hand = mask_of(view.hand)
+        unseen = heuristic.unseen_mask(view)
+        rules = view.rules
+        trumps = [view.trump] if view.trump is not None else heuristic.allowed_trumps(view)
+        pairs = []
+        for d in _bits(hand):
+            rest = hand & ~(1 << d)
+            for t in trumps:
+                pairs.append((expected_tricks(rest, t, unseen, rules.players), rest, t, d))
+        pairs.sort(key=lambda p: -p[0])
+        shortlist = pairs[:TRUMP_SHORTLIST + 1]
+        options = [(rest, t) for _, rest, t, _ in shortlist]
+        results, samples = self._simulate(view, rng, deadline, options, False)
+        if samples == 0:
+            return DISCARDS[shortlist[0][3]]
+        bid = view.bid
+        scores = [sum(utility(rules, bid, t) for t in r) / len(r) for r in results]
+        best = max(range(len(shortlist)), key=lambda i: (scores[i], -i))
+        return DISCARDS[shortlist[best][3]]
+
+
+__all__ = ["ExpertBot", "utility"]
