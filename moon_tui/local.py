@@ -28,16 +28,17 @@ class LocalMoonApp(MoonApp):
 
     def __init__(self, name: str, rules: Rules, *, level: BotLevel = "normal",
                  config: LobbyConfig | None = None, seed: int | None = None,
-                 turn_seconds: int | None = None) -> None:
+                 turn_seconds: int | None = None, set_up_table: bool = True,
+                 start_in_lobby: bool = True) -> None:
         super().__init__(Lobby(config or LobbyConfig(), seed=seed), name)
-        self.start_in_lobby = True
+        self.start_in_lobby = start_in_lobby
         self.rules = rules
         self.level: BotLevel = level
         self.turn_seconds = turn_seconds
         self._lobby_ready = asyncio.Event()
         self._lobby_stop = asyncio.Event()
         self._host: Worker[None] | None = None
-        self._table_set_up = False
+        self._table_set_up = not set_up_table
 
     async def _run_lobby(self) -> None:
         async with self.lobby:
@@ -50,6 +51,8 @@ class LocalMoonApp(MoonApp):
         return await super().open_handle()
 
     def on_session_start(self) -> None:
+        if self._table_set_up:
+            return
         self.send(CreateTable(f"{self.player_name}'s table", self.rules,
                               turn_seconds=self.turn_seconds, private=True))
 

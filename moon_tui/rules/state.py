@@ -6,7 +6,8 @@ know. The deal is an explicit chance step (`deal(rng)` or `deal_tiles(...)`), so
 replays exactly from its record.
 
 Inside, tiles are ints 0..27 and hands are bitmasks; every suit and rank question is a
-lookup in the tables of `tiles.py`.
+lookup in the tables of `tiles.py`. During play the state keeps the mask of the tiles the
+seat to move may play (`_allowed`), so `legal_actions` and `apply_action` are one lookup.
 """
 
 from __future__ import annotations
@@ -54,18 +55,44 @@ TERMINAL: Final = -2
 HAND_SIZE: Final = 7
 SUIT_NAMES: Final = ("0s", "1s", "2s", "3s", "4s", "5s", "6s", "trumps")
 
+_DEAL: Final = Phase.DEAL
+_BID: Final = Phase.BID
+_DISCARD: Final = Phase.DISCARD
+_TRUMP: Final = Phase.TRUMP
+_PLAY: Final = Phase.PLAY
+_OVER: Final = Phase.OVER
+
 
 class IllegalActionError(ValueError):
-    """An action the rules do not allow now; the message names the seat and the rule."""
+    """An action the rules do not allow now; the message names the seat and the rule.
+
+    `seat`, `action` and `reason` (the rule broken, without the action) are kept apart for
+    callers that report them separately, such as a record replay.
+    """
+
+    def __init__(self, message: str, *, seat: int | None = None, action: Action | None = None,
+                 reason: str | None = None) -> None:
+        super().__init__(message)
+        self.seat = seat
+        self.action = action
+        self.reason = reason if reason is not None else message
 
 
-def _bit_actions(table: tuple[Action, ...], offset: int) -> tuple[tuple[Action, ...], ...]:
-    """For every 7-bit mask, the actions of its set bits (ascending)."""
-    return tuple(tuple(table[offset + i] for i in range(7) if m >> i & 1) for m in range(128))
+def _mask_actions(table: tuple[Action, ...], offset: int, bits: int) -> list[tuple[Action, ...]]:
+    """For every `bits`-bit mask, the actions of its set bits in ascending order."""
+    out: list[tuple[Action, ...]] = [()] * (1 << bits)
+    for m in range(1, 1 << bits):
+        low = (m & -m).bit_length() - 1
+        out[m] = (table[offset + low],) + out[m & (m - 1)]
+    return out
 
 
-_P0, _P1, _P2, _P3 = (_bit_actions(PLAYS, k) for k in (0, 7, 14, 21))
-_D0, _D1, _D2, _D3 = (_bit_actions(DISCARDS, k) for k in (0, 7, 14, 21))
+# Two 14-bit halves of a 28-tile mask: the actions of any mask are one concatenation.
+_PLAY_LO: Final = _mask_actions(PLAYS, 0, 14)
+_PLAY_HI: Final = _mask_actions(PLAYS, 14, 14)
+_DISCARD_LO: Final = _mask_actions(DISCARDS, 0, 14)
+_DISCARD_HI: Final = _mask_actions(DISCARDS, 14, 14)
+_LOW14: Final = (1 << 14) - 1
 
 
 @functools.cache
@@ -78,9 +105,33 @@ def _set_mask(name: SetName) -> int:
     return mask_of(tile_set(name))
 
 
+@functools.cache
+def _bid_actions(low: int, may_pass: bool) -> tuple[Action, ...]:
+    """The legal bids when the lowest allowed bid is `low` (moon always allowed)."""
+    return ((PASS,) if may_pass else ()) + tuple(BIDS[b] for b in range(low, 8)) + (BIDS[MOON],)
+
+
 def plays_of(mask: int) -> list[Action]:
     """The `play` actions for the tiles of a bitmask, sorted by code."""
-    return list(_P0[mask & 127] + _P1[mask >> 7 & 127] + _P2[mask >> 14 & 127] + _P3[mask >> 21])
+    return list(_PLAY_LO[mask & _LOW14] + _PLAY_HI[mask >> 14])
+
+
+def shuffled(items: Sequence[int], rng: random.Random) -> list[int]:
+    """A Fisher-Yates shuffle drawing from `rng.getrandbits`.
+
+    For a plain `random.Random` it gives exactly `rng.shuffle`'s order, in about half the
+    time (the deal is a sizeable part of a random hand).
+    """
+    out = list(items)
+    getrandbits = rng.getrandbits
+    for i in range(len(out) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        out[i], out[j] = out[j], out[i]
+    return out
 
 
 @dataclass(slots=True)
@@ -110,17 +161,20 @@ class GameState:
     def __init__(self, rules: Rules | None = None, first_bidder: int = 0) -> None:
         self.rules: Final = rules if rules is not None else Rules.make()
         n = self.rules.players
-        if not 0 <= first_bidder < n:
-            raise ValueError(f"first bidder must be a seat 0..{n - 1}, not {first_bidder}")
+        if isinstance(first_bidder, bool) or not isinstance(first_bidder, int) \
+                or not 0 <= first_bidder < n:
+            raise ValueError(f"first bidder must be a seat 0..{n - 1}, not {first_bidder!r}")
         self.players: Final = n
         self.game_first_bidder: Final = first_bidder
+        self._next = tuple((s + 1) % n for s in range(n))
         self._set = _set_indexes(self.rules.set)
+        self._has_widow = self.rules.has_widow
         self._scores = [0] * self.rules.sides
         self._results: list[HandResult] = []
         self.logs: list[HandLog] = []
         self._outcome: Outcome | None = None
         self._first_bidder = first_bidder
-        self._phase = Phase.DEAL
+        self._phase = _DEAL
         self._to_move = CHANCE
         self._reset_hand()
 
@@ -147,6 +201,11 @@ class GameState:
         self._plays: list[int] = []
         self._leader = -1
         self._led = -1
+        self._allowed = 0
+        self._follow = 0
+        self._best_seat = -1
+        self._best_rank = -1
+        self._ranks: tuple[int, ...] = ()
         self._tricks: list[tuple[int, tuple[int, ...], int]] = []
         self._tricks_won = [0] * n
 
@@ -166,11 +225,17 @@ class GameState:
 
     @property
     def first_bidder(self) -> int:
+        """The first bidder of the hand in play, or of the next hand between hands."""
         return self._first_bidder
 
     @property
     def declarer(self) -> int | None:
         return None if self._declarer < 0 else self._declarer
+
+    @property
+    def bid(self) -> int | None:
+        """The declarer's bid (the highest so far during the auction), None before any."""
+        return self._high if self._high else None
 
     @property
     def trump(self) -> int | None:
@@ -184,6 +249,23 @@ class GameState:
     def results(self) -> tuple[HandResult, ...]:
         return tuple(self._results)
 
+    @property
+    def tricks_won(self) -> tuple[int, ...]:
+        """Tricks taken per seat in the hand in play (or the hand just ended)."""
+        return tuple(self._tricks_won)
+
+    @property
+    def tricks(self) -> tuple[Trick, ...]:
+        """The completed tricks of the hand in play (or of the hand just ended)."""
+        return tuple(self._make_trick(*t) for t in self._tricks)
+
+    @property
+    def current_trick(self) -> Trick | None:
+        """The open trick (possibly empty during play), None outside of play."""
+        if self._trick or self._phase is _PLAY:
+            return self._make_trick(self._leader, self._trick, None)
+        return None
+
     def outcome(self) -> Outcome | None:
         """The winner and why, once the game is over; the one source of truth for the end."""
         return self._outcome
@@ -196,99 +278,83 @@ class GameState:
         return tiles_of(self._hands[seat])
 
     # -- the deal (chance) ---------------------------------------------------------------
+    def _check_can_deal(self) -> None:
+        if self._phase is not _DEAL:
+            what = "the game is over" if self._phase is _OVER else \
+                f"the hand is in the {self._phase.value} phase"
+            raise IllegalActionError(f"cannot deal now: {what}", reason=f"cannot deal: {what}")
+
     def deal(self, rng: random.Random) -> None:
         """Shuffle and deal the next hand."""
-        if self._phase is not Phase.DEAL:
-            raise IllegalActionError(f"cannot deal now: the hand is in the {self._phase.value} "
-                                     "phase")
-        tiles = list(self._set)
-        rng.shuffle(tiles)
+        self._check_can_deal()
+        tiles = shuffled(self._set, rng)
         masks = []
         for seat in range(self.players):
             mask = 0
             for i in tiles[seat * HAND_SIZE:(seat + 1) * HAND_SIZE]:
                 mask |= 1 << i
             masks.append(mask)
-        widow = TILES[tiles[-1]] if self.rules.has_widow else None
-        self._start_hand(masks, widow)
+        self._start_hand(masks, tiles[-1] if self._has_widow else -1)
 
     def deal_tiles(self, hands: Sequence[Sequence[Tile]], widow: Tile | None = None) -> None:
         """Deal these exact tiles (a replay or a scripted test); checks the deal is whole."""
-        if self._phase is not Phase.DEAL:
-            raise IllegalActionError(f"cannot deal now: the hand is in the {self._phase.value} "
-                                     "phase")
+        self._check_can_deal()
         n = self.players
+
+        def bad(reason: str, seat: int | None = None) -> IllegalActionError:
+            return IllegalActionError(f"illegal deal: {reason}", seat=seat, reason=reason)
+
         if len(hands) != n:
-            raise IllegalActionError(f"the deal must have {n} hands, not {len(hands)}")
+            raise bad(f"the deal must have {n} hands, not {len(hands)}")
         masks = []
         seen = 0
-        duplicated = []
         for seat, hand in enumerate(hands):
             if len(hand) != HAND_SIZE:
-                raise IllegalActionError(f"seat {seat} must be dealt 7 tiles, not {len(hand)}")
+                raise bad(f"seat {seat} must be dealt 7 tiles, not {len(hand)}", seat)
             mask = 0
             for t in hand:
                 if (mask | seen) >> t.index & 1:
-                    duplicated.append(t)
+                    raise bad(f"{t} is dealt twice (again to seat {seat})", seat)
+                if not _set_mask(self.rules.set) >> t.index & 1:
+                    raise bad(f"{t} is not a tile of {self.rules.set} (dealt to seat {seat})",
+                              seat)
                 mask |= 1 << t.index
             masks.append(mask)
             seen |= mask
-        if self.rules.has_widow:
+        if self._has_widow:
             if widow is None:
-                raise IllegalActionError(f"a {self.rules.set} deal has a widow")
+                raise bad(f"a {self.rules.set} deal has a widow")
             if seen >> widow.index & 1:
-                duplicated.append(widow)
-            seen |= 1 << widow.index
+                raise bad(f"the widow {widow} is also dealt to a seat")
+            if not _set_mask(self.rules.set) >> widow.index & 1:
+                raise bad(f"the widow {widow} is not a tile of {self.rules.set}")
         elif widow is not None:
-            raise IllegalActionError(f"a {self.rules.set} deal has no widow")
-        expected = _set_mask(self.rules.set)
-        if seen != expected or duplicated:
-            what = []
-            if duplicated:
-                what.append("dealt twice " + " ".join(map(str, duplicated)))
-            if missing := tiles_of(expected & ~seen):
-                what.append("missing " + " ".join(map(str, missing)))
-            if extra := tiles_of(seen & ~expected):
-                what.append("not in the set " + " ".join(map(str, extra)))
-            raise IllegalActionError(
-                f"the deal must hold every tile of {self.rules.set} once ({'; '.join(what)})")
-        self._start_hand(masks, widow)
+            raise bad(f"a {self.rules.set} deal has no widow")
+        self._start_hand(masks, -1 if widow is None else widow.index)
 
-    def _start_hand(self, masks: list[int], widow: Tile | None) -> None:
+    def _start_hand(self, masks: list[int], widow: int) -> None:
         self._reset_hand()
         self._hands = masks
-        self._widow = -1 if widow is None else widow.index
-        self.logs.append(HandLog(tuple(masks), widow, plays=self._plays))
-        self._phase = Phase.BID
+        self._widow = widow
+        self.logs.append(HandLog(tuple(masks), None if widow < 0 else TILES[widow],
+                                 plays=self._plays))
+        self._phase = _BID
         self._to_move = self._first_bidder
 
     # -- legal actions -------------------------------------------------------------------
     def legal_actions(self) -> list[Action]:
         """Every action the seat to move may take, sorted by code; empty at chance/terminal."""
         phase = self._phase
-        seat = self._to_move
-        if phase is Phase.PLAY:
-            hand = self._hands[seat]
-            if self._trick:
-                follow = hand & FOLLOW[self._trump][self._led]
-                if follow:
-                    hand = follow
-            return list(_P0[hand & 127] + _P1[hand >> 7 & 127] + _P2[hand >> 14 & 127]
-                        + _P3[hand >> 21])
-        if phase is Phase.BID:
-            actions = []
-            if not self._must_bid():
-                actions.append(PASS)
-            low = max(self.rules.min_bid, self._high + 1)
-            actions.extend(BIDS[b] for b in range(low, 8))
-            if self._high < MOON:
-                actions.append(BIDS[MOON])
-            return actions
-        if phase is Phase.DISCARD:
-            hand = self._hands[seat]
-            return list(_D0[hand & 127] + _D1[hand >> 7 & 127] + _D2[hand >> 14 & 127]
-                        + _D3[hand >> 21])
-        if phase is Phase.TRUMP:
+        if phase is _PLAY:
+            m = self._allowed
+            return list(_PLAY_LO[m & _LOW14] + _PLAY_HI[m >> 14])
+        if phase is _BID:
+            return list(_bid_actions(max(self.rules.min_bid, self._high + 1),
+                                     not self._must_bid()))
+        if phase is _DISCARD:
+            m = self._hands[self._to_move]
+            return list(_DISCARD_LO[m & _LOW14] + _DISCARD_HI[m >> 14])
+        if phase is _TRUMP:
             actions = list(TRUMPS[:7])
             if self.rules.doubles_trump:
                 actions.append(TRUMPS[TRUMP_DOUBLES])
@@ -309,34 +375,32 @@ class GameState:
         """Why `action` is not allowed now, naming the rule; None when it is legal."""
         phase = self._phase
         seat = self._to_move
-        if phase is Phase.OVER:
+        if phase is _OVER:
             return "the game is over"
-        if phase is Phase.DEAL:
+        if phase is _DEAL:
             return "the next hand has not been dealt"
         kind = action.kind
-        if phase is Phase.PLAY:
+        if phase is _PLAY:
             if kind != "play":
-                return f"it is time to play a tile, not to {kind}"
+                return f"it is seat {seat}'s turn to play a tile, not to {kind}"
             tile = action.tile
             assert tile is not None
             bit = 1 << tile.index
             hand = self._hands[seat]
             if not hand & bit:
                 return f"seat {seat} does not hold {tile}"
-            if self._trick:
-                follow = hand & FOLLOW[self._trump][self._led]
-                if follow and not follow & bit:
-                    held = " ".join(str(t) for t in tiles_of(follow))
-                    return f"seat {seat} must follow {SUIT_NAMES[self._led]}: holds {held}"
+            if not self._allowed & bit:
+                held = " ".join(str(t) for t in tiles_of(self._allowed))
+                return f"seat {seat} must follow {SUIT_NAMES[self._led]}: holds {held}"
             return None
-        if phase is Phase.BID:
+        if phase is _BID:
             if kind == "pass":
                 if self._must_bid():
                     return (f"seat {seat} must bid: everyone else passed "
                             "(all_pass = force_last)")
                 return None
             if kind != "bid":
-                return f"it is time to bid or pass, not to {kind}"
+                return f"it is seat {seat}'s turn to bid or pass, not to {kind}"
             amount = action.bid
             assert amount is not None
             if amount != MOON and amount < self.rules.min_bid:
@@ -344,17 +408,17 @@ class GameState:
             if amount <= self._high:
                 return f"seat {seat} bid {amount}: a bid must be higher than {self._high}"
             return None
-        if phase is Phase.DISCARD:
+        if phase is _DISCARD:
             if kind != "discard":
-                return f"it is time for the declarer to discard, not to {kind}"
+                return f"it is time for the declarer (seat {seat}) to discard, not to {kind}"
             tile = action.tile
             assert tile is not None
             if not self._hands[seat] >> tile.index & 1:
                 return f"seat {seat} cannot discard {tile}: not in hand"
             return None
-        if phase is Phase.TRUMP:
+        if phase is _TRUMP:
             if kind != "trump":
-                return f"it is time for the declarer to name trump, not to {kind}"
+                return f"it is time for the declarer (seat {seat}) to name trump, not to {kind}"
             if action.trump == TRUMP_DOUBLES and not self.rules.doubles_trump:
                 return "doubles may not be trump at this table (doubles_trump = false)"
             if action.trump == TRUMP_NONE and not self.rules.no_trump:
@@ -366,24 +430,18 @@ class GameState:
     def apply_action(self, action: Action) -> None:
         """Apply the action of the seat to move; `IllegalActionError` names the broken rule."""
         code = action.code
-        if self._phase is Phase.PLAY and code >= PLAY_BASE:
-            # Fast path: the inner loop of every bot.
-            seat = self._to_move
-            bit = 1 << (code - PLAY_BASE)
-            hand = self._hands[seat]
-            if hand & bit:
-                if not self._trick:
-                    self._play(seat, code - PLAY_BASE)
-                    return
-                follow = hand & FOLLOW[self._trump][self._led]
-                if not follow or follow & bit:
-                    self._play(seat, code - PLAY_BASE)
-                    return
+        if code >= PLAY_BASE and self._phase is _PLAY and \
+                self._allowed >> (code - PLAY_BASE) & 1:
+            # The inner loop of every bot: a legal play, checked by one bit test.
+            self._play(code - PLAY_BASE)
+            return
         reason = self._illegal_reason(action)
         if reason is not None:
-            raise IllegalActionError(f"illegal {action}: {reason}")
+            seat = self._to_move if self._to_move >= 0 else None
+            raise IllegalActionError(f"illegal {action}: {reason}", seat=seat, action=action,
+                                     reason=reason)
         if code >= PLAY_BASE:
-            self._play(self._to_move, code - PLAY_BASE)
+            self._play(code - PLAY_BASE)
         elif code >= TRUMP_BASE:
             self._name_trump(code - TRUMP_BASE)
         elif code >= DISCARD_BASE:
@@ -400,22 +458,22 @@ class GameState:
         if action.bid == MOON or len(self._bids) == self.players:
             self._end_auction()
         else:
-            self._to_move = (seat + 1) % self.players
+            self._to_move = self._next[seat]
 
     def _end_auction(self) -> None:
         if self._declarer < 0:
             self._finish_hand()
             return
         self._to_move = self._declarer
-        if self.rules.has_widow and not self.rules.trump_before_widow:
+        if self._has_widow and not self.rules.trump_before_widow:
             self._take_widow()
         else:
-            self._phase = Phase.TRUMP
+            self._phase = _TRUMP
 
     def _take_widow(self) -> None:
         self._hands[self._declarer] |= 1 << self._widow
         self._widow_taken = True
-        self._phase = Phase.DISCARD
+        self._phase = _DISCARD
 
     def _discard_tile(self, index: int) -> None:
         self._hands[self._declarer] &= ~(1 << index)
@@ -424,44 +482,61 @@ class GameState:
         if self._trump >= 0:
             self._start_play()
         else:
-            self._phase = Phase.TRUMP
+            self._phase = _TRUMP
 
     def _name_trump(self, trump: int) -> None:
         self._trump = trump
         self.logs[-1].trump = trump
-        if self.rules.has_widow and not self._widow_taken:
+        if self._has_widow and not self._widow_taken:
             self._take_widow()
         else:
             self._start_play()
 
     def _start_play(self) -> None:
-        self._phase = Phase.PLAY
+        self._phase = _PLAY
         self._leader = self._to_move = self._declarer
+        self._allowed = self._hands[self._declarer]
+        self._lead_table = LEAD_SUIT[self._trump]
+        self._rank_table = WIN_RANK[self._trump]
+        self._follow_table = FOLLOW[self._trump]
 
-    def _play(self, seat: int, index: int) -> None:
-        self._hands[seat] &= ~(1 << index)
+    def _play(self, index: int) -> None:
+        seat = self._to_move
+        hands = self._hands
+        hands[seat] ^= 1 << index
         self._plays.append(index)
         trick = self._trick
-        if not trick:
-            self._led = LEAD_SUIT[self._trump][index]
         trick.append(index)
-        n = self.players
-        if len(trick) < n:
-            self._to_move = (seat + 1) % n
-            return
-        ranks = WIN_RANK[self._trump][self._led]
-        best = 0
-        best_rank = ranks[trick[0]]
-        for i in range(1, n):
-            if ranks[trick[i]] > best_rank:
-                best, best_rank = i, ranks[trick[i]]
-        winner = (self._leader + best) % n
+        if len(trick) == 1:
+            led = self._led = self._lead_table[index]
+            ranks = self._ranks = self._rank_table[led]
+            self._follow = self._follow_table[led]
+            self._best_rank = ranks[index]
+            self._best_seat = seat
+        else:
+            rank = self._ranks[index]
+            if rank > self._best_rank:
+                self._best_rank = rank
+                self._best_seat = seat
+            if len(trick) == self.players:
+                self._end_trick()
+                return
+        nxt = self._to_move = self._next[seat]
+        hand = hands[nxt]
+        self._allowed = (hand & self._follow) or hand
+
+    def _end_trick(self) -> None:
+        winner = self._best_seat
         self._tricks_won[winner] += 1
-        self._tricks.append((self._leader, tuple(trick), winner))
+        self._tricks.append((self._leader, tuple(self._trick), winner))
         self._trick = []
         self._leader = self._to_move = winner
+        self._follow = 0
         if len(self._tricks) == HAND_SIZE:
+            self._allowed = 0
             self._finish_hand()
+        else:
+            self._allowed = self._hands[winner]
 
     # -- scoring and the end -------------------------------------------------------------
     def _finish_hand(self) -> None:
@@ -510,12 +585,12 @@ class GameState:
         ))
         if declarer is not None:
             self._outcome = self._decide_winner(rules.side_of(declarer), bool(made))
-        self._first_bidder = (self._first_bidder + 1) % self.players
+        self._first_bidder = self._next[self._first_bidder]
         if self._outcome is not None:
-            self._phase = Phase.OVER
+            self._phase = _OVER
             self._to_move = TERMINAL
         else:
-            self._phase = Phase.DEAL
+            self._phase = _DEAL
             self._to_move = CHANCE
 
     def _decide_winner(self, dside: int, made: bool) -> Outcome | None:
@@ -533,14 +608,11 @@ class GameState:
     # -- views -----------------------------------------------------------------------------
     def view(self, seat: int | None) -> SeatView:
         """What `seat` may know now (RULES.md section 11); `None` for a spectator."""
-        if seat is not None and not 0 <= seat < self.players:
-            raise ValueError(f"no seat {seat} at a {self.players}-player table")
+        if seat is not None and (isinstance(seat, bool) or not 0 <= seat < self.players):
+            raise ValueError(f"no seat {seat!r} at a {self.players}-player table")
         is_declarer = seat is not None and seat == self._declarer
         to_move = self._to_move if self._to_move >= 0 else None
-        current = None
-        if self._trick or self._phase is Phase.PLAY:
-            current = self._make_trick(self._leader, self._trick, None)
-        in_hand = self._phase in (Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY)
+        in_hand = self._phase in (_BID, _DISCARD, _TRUMP, _PLAY)
         return SeatView(
             rules=self.rules,
             seat=seat,
@@ -558,8 +630,8 @@ class GameState:
             widow_taken=self._widow_taken,
             widow=TILES[self._widow] if is_declarer and self._widow_taken else None,
             discard=TILES[self._discard] if is_declarer and self._discard >= 0 else None,
-            tricks=tuple(self._make_trick(*t) for t in self._tricks),
-            current_trick=current,
+            tricks=self.tricks,
+            current_trick=self.current_trick,
             tricks_won=tuple(self._tricks_won),
             scores=tuple(self._scores),
             results=tuple(self._results),
@@ -583,4 +655,4 @@ class GameState:
 
 
 __all__ = ["CHANCE", "TERMINAL", "GameState", "HandLog", "IllegalActionError", "plays_of",
-           "SUIT_TRUMP"]
+           "SUIT_TRUMP", "shuffled"]

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from ..lobby.messages import Event
 
@@ -92,3 +92,11 @@ class MoonModal(ModalScreen[None], EventSink):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def steady_input(**options: Any) -> Input:
+    """A one-line input whose cursor does not blink: a blinking cursor redraws twice a
+    second for every session on the server, and makes screenshots differ."""
+    field = Input(compact=True, **options)
+    field.cursor_blink = False
+    return field

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Input, RichLog
 
 from ..lobby.messages import ChatLine
+from .base import steady_input
 
 
 class ChatPanel(Vertical):
@@ -36,7 +37,7 @@ class ChatPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield RichLog(wrap=True, markup=False, auto_scroll=True, max_lines=200)
-        yield Input(placeholder=self._placeholder, compact=True, max_length=300)
+        yield steady_input(placeholder=self._placeholder, max_length=300)
 
     def show(self, lines: Sequence[ChatLine]) -> None:
         """Append the lines not shown yet (the model keeps the last few hundred)."""

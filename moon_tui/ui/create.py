@@ -8,11 +8,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from ..lobby.messages import CreateTable
 from ..rules import Rules, RulesError
-from .base import MoonModal, set_text
+from .base import MoonModal, set_text, steady_input
 
 TIMERS: list[tuple[str, int | None]] = [("no timer", None), ("20 s", 20), ("30 s", 30),
                                        ("60 s", 60), ("120 s", 120)]
@@ -36,6 +37,17 @@ FLAGS: list[tuple[str, str]] = [
 ]
 
 
+class Flag(Checkbox):
+    """A checkbox that shows its state as `[x]` / `[ ]`, not by colour alone."""
+
+    BUTTON_LEFT = "["
+    BUTTON_RIGHT = "]"
+
+    def _button(self) -> Content:
+        style = self.get_visual_style("toggle--button")
+        return Content.assemble(("[", style), ("x" if self.value else " ", style), ("]", style))
+
+
 class CreateTableScreen(MoonModal):
     """Build a `CreateTable` command; the rules check the options before it is sent."""
 
@@ -54,25 +66,25 @@ class CreateTableScreen(MoonModal):
             with VerticalScroll(id="create-form"):
                 with Grid(id="create-grid"):
                     yield Label("Name")
-                    yield Input(f"{self.moon.player_name}'s table", id="name", compact=True,
-                                max_length=30)
+                    yield steady_input(value=f"{self.moon.player_name}'s table", id="name",
+                                       max_length=30)
                     for key, label, options in CHOICES:
                         yield Label(label)
                         yield Select(options, value=getattr(defaults, key), id=key,
                                      allow_blank=False, compact=True)
                     yield Label("Target")
-                    yield Input(placeholder="21 points / 7 marks", id="target", compact=True,
-                                type="integer", max_length=4)
+                    yield steady_input(placeholder="21 points / 7 marks", id="target",
+                                       type="integer", max_length=4)
                     yield Label("Turn timer")
                     yield Select([(label, str(v)) for label, v in TIMERS], value="None",
                                  id="timer", allow_blank=False, compact=True)
                 for key, label in FLAGS:
                     value = False if key in ("no00", "trump_before_widow") else getattr(
                         defaults, key)
-                    yield Checkbox(label, value, id=key, compact=True)
-                yield Checkbox("Private (join by invite code only)", False, id="private",
+                    yield Flag(label, value, id=key, compact=True)
+                yield Flag("Private (join by invite code only)", False, id="private",
                                compact=True)
-                yield Checkbox("Spectators may watch", True, id="spectators", compact=True)
+                yield Flag("Spectators may watch", True, id="spectators", compact=True)
             yield Static(id="form-error")
             with Horizontal(id="create-buttons"):
                 yield Button("Create (ctrl+s)", id="create", variant="primary", compact=True)

@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Input, Static
 
 from ..lobby.messages import Event, JoinByCode, TableUpdate
 from ..rules import MOON, SeatView
-from .base import MoonModal, set_text
+from .base import MoonModal, set_text, steady_input
 from .table_text import trick_lines
 from .words import seat_name, side_name, trump_words
 
@@ -96,8 +96,7 @@ class InviteCodeScreen(MoonModal):
     def compose_body(self) -> ComposeResult:
         with Vertical(classes="box"):
             yield Static("Join by invite code", classes="title")
-            yield Input(placeholder="6 letters or digits", id="code", max_length=12,
-                        compact=True)
+            yield steady_input(placeholder="6 letters or digits", id="code", max_length=12)
             yield Static("Enter joins · Esc closes", classes="hint")
 
     def on_mount(self) -> None:

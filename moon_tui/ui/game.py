@@ -39,12 +39,13 @@ TRUMP = Binding.Group("trump", compact=True)
 
 def _digit_bindings() -> list[Binding]:
     keys: list[Binding] = []
+    # Trump first, so that the footer lists every group's digits in order from 0.
+    for trump in range(7):
+        keys.append(Binding(str(trump), f"trump({trump})", f"{trump}s", group=TRUMP))
     for i in range(8):
         keys.append(Binding(str(i + 1), f"pick({i})", f"tile {i + 1}", group=PICK))
     for amount in (3, 4, 5, 6, 7):
         keys.append(Binding(str(amount), f"bid({amount})", f"bid {amount}", group=BID))
-    for trump in range(7):
-        keys.append(Binding(str(trump), f"trump({trump})", f"{trump}s", group=TRUMP))
     return keys
 
 
@@ -206,9 +207,11 @@ class GameScreen(MoonScreen):
                 key = "d" if trump == TRUMP_DOUBLES else "n" if trump == TRUMP_NONE else str(trump)
                 code = Action.name_trump(trump).code
                 if trump == TRUMP_NONE:
-                    out.append((f"a{code}", f"No trump ({key})"))
+                    out.append((f"a{code}", f"none ({key})"))
+                elif trump == TRUMP_DOUBLES:
+                    out.append((f"a{code}", f"doubles:{count} ({key})"))
                 else:
-                    out.append((f"a{code}", f"{trump_words(trump)}: {count} ({key})"))
+                    out.append((f"a{code}", f"{trump_words(trump)}:{count}"))
             return out
         return []
 
@@ -251,7 +254,7 @@ class GameScreen(MoonScreen):
         if view.phase is Phase.DISCARD:
             return f"You took the widow (W). Discard one tile: ←→ Enter or 1-{n}."
         if view.phase is Phase.TRUMP:
-            return "Name trump: 0-6, d doubles, n no trump (your trumps in each)."
+            return "Name trump: 0-6, d doubles, n none. After ':' how many trumps you'd hold."
         return f"Your turn: play a tile (←→ Enter, or 1-{n}). Dashed tiles may not be played."
 
     # -- choosing --------------------------------------------------------------------------

@@ -10,31 +10,31 @@ from textual.widgets import Static
 
 from .base import MoonModal
 
-RULES = """\
-Moon is a trick-taking domino game for 3 players, or 4 in two teams (partners sit
-opposite). Each player gets 7 tiles; with 3 players one tile is left: the widow.
-
-Bidding: each player speaks once, clockwise: pass, or bid more than the highest bid so
-far, from the lowest bid (usually 4) to 7 tricks, or 21: "shoot the moon", all 7 tricks.
-The highest bidder is the declarer. If everybody passes the hand is dealt again.
-
-The widow: the declarer takes it and discards one tile face down.
-
-Trump: the declarer names a number 0-6 (every tile with that number is a trump), the
-doubles, or no trump (follow-me). The double is the highest trump, then by the other end.
-
-Play: the declarer leads. The suit led is the trump suit if a trump is led, otherwise the
-higher end of the tile led. You must follow the suit led if you can; otherwise play
-anything. A trump belongs only to the trump suit. The highest trump wins the trick, else
-the highest tile of the suit led. The winner leads the next trick.
-
-Scoring: the declarer makes the bid by taking at least that many tricks, and scores the
-bid (4 players: the tricks taken); otherwise loses the bid. Every other side scores 1 per
-trick. First to the target (21) alone at the top wins; a made moon wins at once.
-
-In the hand: a solid border and a digit = you may play it; a dashed border, no digit =
-you may not; a heavy border = the cursor. ▶ marks whose turn it is, ★ the declarer.
-"""
+RULES = (
+    'Moon is a trick-taking domino game for 3 players, or 4 in two teams (partners sit '
+    'opposite). Each player gets 7 tiles; with 3 players one tile is left: the widow.'
+    '\n\n'
+    'Bidding: each player speaks once, clockwise: pass, or bid more than the highest bid so '
+    'far, from the lowest bid (usually 4) to 7 tricks, or 21: "shoot the moon", all 7 tricks. '
+    'The highest bidder is the declarer. If everybody passes the hand is dealt again.'
+    '\n\n'
+    'The widow: the declarer takes it and discards one tile face down.'
+    '\n\n'
+    'Trump: the declarer names a number 0-6 (every tile with that number is a trump), the '
+    'doubles, or no trump (follow-me). The double is the highest trump, then by the other end.'
+    '\n\n'
+    'Play: the declarer leads. The suit led is the trump suit if a trump is led, otherwise the '
+    'higher end of the tile led. You must follow the suit led if you can; otherwise play '
+    'anything. A trump belongs only to the trump suit. The highest trump wins the trick, else '
+    'the highest tile of the suit led. The winner leads the next trick.'
+    '\n\n'
+    'Scoring: the declarer makes the bid by taking at least that many tricks, and scores the '
+    'bid (4 players: the tricks taken); otherwise loses the bid. Every other side scores 1 per '
+    'trick. First to the target (21) alone at the top wins; a made moon wins at once.'
+    '\n\n'
+    'In the hand: a solid border and a digit = you may play it; a dashed border, no digit = you'
+    ' may not; a heavy border = the cursor. ▶ marks whose turn it is, ★ the declarer.'
+)
 
 
 def key_name(key: str) -> str:

@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from ..services import KeyManager
-from .base import MoonModal, set_text
+from .base import MoonModal, set_text, steady_input
 
 
 class KeysScreen(MoonModal):
@@ -21,7 +21,7 @@ class KeysScreen(MoonModal):
             yield Static("Your SSH keys", classes="title")
             yield Static("…", id="key-list")
             yield Static("Add a key: paste one line (ssh-ed25519 AAAA… comment), Enter")
-            yield Input(placeholder="ssh-ed25519 AAAA…", id="new-key", compact=True)
+            yield steady_input(placeholder="ssh-ed25519 AAAA…", id="new-key")
             yield Static(id="key-message")
             yield Static("Esc closes", classes="hint")
 

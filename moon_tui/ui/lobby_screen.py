@@ -21,18 +21,19 @@ from ..lobby.messages import (
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
 
-COLUMNS = ("Table", "Rules", "Seats", "Status", "Watching")
+#: (title, width): 79 columns with the cell padding, so the list fits at 80x24.
+COLUMNS = (("Table", 16), ("Rules", 18), ("Seats", 20), ("Status", 10), ("Watch", 5))
 
 
 def seats_cell(info: TableInfo) -> str:
     names = []
-    for i, seat in enumerate(info.seats):
+    for seat in info.seats:
         if seat.name is not None:
             names.append(seat.name)
         elif seat.bot_level is not None:
-            names.append(f"bot:{seat.bot_level}")
+            names.append(f"bot {seat.bot_level}")
         else:
-            names.append(f"({i + 1} free)")
+            names.append("–")
     return ", ".join(names)
 
 
@@ -84,7 +85,8 @@ class LobbyScreen(MoonScreen):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns(*COLUMNS)
+        for title, width in COLUMNS:
+            table.add_column(title, width=width)
         table.focus()
         self.redraw()
         self.query_one(ChatPanel).show(self.moon.model.chat_of(None))

@@ -84,7 +84,7 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None) -> T
             parts.append(f"{view.scores[seat]} pts")
         if rules.players == 4:
             parts.append(f"team {'AB'[rules.side_of(seat)]}")
-        text.append("\n    " + " · ".join(parts))
+        text.append("\n  " + " · ".join(parts))
     if rules.players == 4:
         for side in range(2):
             text.append(f"\n  team {'AB'[side]} {side_name(rules, table, side)}: "
@@ -97,12 +97,11 @@ def trick_lines(trick: Trick, view: SeatView, table: TableInfo, title: str) -> T
     text.append(title, style="bold")
     winner = winning_seat(trick, view.trump)
     for i, (seat, tile) in enumerate(trick.plays):
-        text.append(f"\n{seat_name(table, seat)[:9]:<9} {small_tile(tile)}")
+        text.append(f"\n{seat_name(table, seat)[:8]:<8} {small_tile(tile)}")
         if i == 0:
             text.append(" led")
         if seat == winner:
-            text.append(" ◀ " + ("won" if trick.winner is not None else "wins"),
-                        style="bold")
+            text.append(" ◀", style="bold")
     return text
 
 
@@ -135,13 +134,14 @@ def centre_panel(view: SeatView, table: TableInfo, finished: GameFinished | None
     # play
     current = view.current_trick
     if current is not None and current.plays:
-        title = f"Trick {len(view.tricks) + 1} · {suit_led(current, view.trump)}"
+        title = f"Trick {len(view.tricks) + 1}: {suit_led(current, view.trump)}"
         return trick_lines(current, view, table, title)
     last = view.last_trick
     if last is not None:
         won = seat_name(table, last.winner) if last.winner is not None else "?"
         return trick_lines(last, view, table, f"Trick {len(view.tricks)} to {won}")
     text = Text("Trick 1", style="bold")
+    text.append("\n◀ marks who wins")
     if view.trump is not None:
         text.append(f"\nTrump: {trump_words(view.trump)}")
     return text

@@ -49,8 +49,8 @@ class WaitingScreen(MoonScreen):
     BINDINGS = [
         Binding("b", "add_bot", "add bot"),
         Binding("x", "remove_bot", "remove bot"),
-        Binding("v", "level", "bot level"),
-        Binding("t", "take_seat", "take seat"),
+        Binding("v", "level", "level"),
+        Binding("t", "take_seat", "take seat", show=False),
         Binding("s", "start", "start"),
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
