@@ -25,6 +25,8 @@ from .store import Account, Database
 
 log = logging.getLogger(__name__)
 
+MAX_ATTEMPTS_PER_CONNECTION = 12
+
 
 @dataclass(frozen=True, slots=True)
 class AuthContext:
@@ -51,6 +53,8 @@ class MoonSSHServer(asyncssh.SSHServer):
         self._key: asyncssh.SSHKey | None = None
         self._guest = False
         self._banners: set[str] = set()
+        self._kbdint_refused = False
+        self._failures = 0
         self.player: Player | None = None
         self.identified = asyncio.Event()
         """Set once `auth_completed` has settled `player` (None: refused after all)."""
@@ -82,6 +86,14 @@ class MoonSSHServer(asyncssh.SSHServer):
             self._conn.send_auth_banner(text.rstrip("\n") + "\r\n")
         except OSError:
             pass
+
+    def _failed_attempt(self) -> None:
+        """Each refused key or guest try counts; a client that keeps trying is cut off."""
+        self._failures += 1
+        if self._failures >= MAX_ATTEMPTS_PER_CONNECTION and self._conn is not None:
+            self._conn.disconnect(
+                asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, "too many login attempts"
+            )
 
     def _refuse_connection(self, text: str) -> None:
         self._banner(text)
@@ -125,6 +137,8 @@ class MoonSSHServer(asyncssh.SSHServer):
         banned = await self._ctx.db.ban_reason("key", print_)
         if banned is not None:
             self._banner(f"This key is banned from the server: {banned}")
+            self._kbdint_refused = True  # and no way back in as a guest
+            self._failed_attempt()
             return False
         if username in self._ctx.operator_keys:
             allowed = set(self._ctx.operator_keys[username])
@@ -135,21 +149,26 @@ class MoonSSHServer(asyncssh.SSHServer):
                     f"The name '{username}' belongs to an operator of this server and "
                     "needs their key. Pick another name: ssh othername@this-host"
                 )
+                self._failed_attempt()
                 return False
         elif self._name_refusal is not None:
             self._banner(self._name_refusal)
+            self._kbdint_refused = True  # someone with a key wants a name: tell, don't guest
+            self._failed_attempt()
             return False
         elif self._account is not None and print_ not in self._account.fingerprints:
             self._banner(
                 f"The name '{username}' is already taken by someone else's key. Log in "
                 "with your own key, or pick another name: ssh othername@this-host"
             )
+            self._failed_attempt()
             return False
         self._key = key
         return True
 
     def kbdint_auth_supported(self) -> bool:
-        return self._ctx.config.guests
+        # Offered even with guests off, so a keyless client is told why it cannot enter.
+        return not self._kbdint_refused
 
     def get_kbdint_challenge(
         self, username: str, lang: str, submethods: str
@@ -157,6 +176,8 @@ class MoonSSHServer(asyncssh.SSHServer):
         refusal = self._guest_refusal(username)
         if refusal is not None:
             self._banner(refusal)
+            self._kbdint_refused = True
+            self._failed_attempt()
             return False
         self._key = None
         self._guest = True

@@ -30,8 +30,10 @@ class SessionParser(XTermParser):
     stays alive. This calls the undecorated function instead.
     """
 
-    def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:
-        uncached: Any = XTermParser._parse_extended_key.__wrapped__  # type: ignore[attr-defined]
+    def _parse_extended_key(  # type: ignore[override]
+        self, sequence: str
+    ) -> list[events.Key] | None:
+        uncached: Any = XTermParser._parse_extended_key.__wrapped__
         result: list[events.Key] | None = uncached(self, sequence)
         return result
 

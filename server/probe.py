@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import asyncssh
 import pyte
+
+from .config import ServerConfig
+from .service import MoonServer
 
 
 class ProbeClient(asyncssh.SSHClient):
@@ -20,12 +25,14 @@ class ProbeClient(asyncssh.SSHClient):
 
     def __init__(self, banners: list[str]) -> None:
         self.banners = banners
+        self._kbdint_tries = 0
 
     def auth_banner_received(self, msg: str, lang: str) -> None:
         self.banners.append(msg)
 
-    def kbdint_auth_requested(self) -> str:
-        return ""
+    def kbdint_auth_requested(self) -> str | None:
+        self._kbdint_tries += 1
+        return "" if self._kbdint_tries == 1 else None
 
 
 async def open_connection(
@@ -129,6 +136,10 @@ class ScreenClient:
     def text(self) -> str:
         return "\n".join(line.rstrip() for line in self.screen.display)
 
+    def row(self, index: int) -> str:
+        """One screen row (negative counts from the bottom)."""
+        return str(self.screen.display[index])
+
     async def wait_for(
         self, what: str | Callable[[str], bool], timeout: float = 10.0
     ) -> str:
@@ -197,3 +208,95 @@ def click(x: int, y: int) -> str:
 
 def lines(screen: str) -> Sequence[str]:
     return screen.splitlines()
+
+
+# --- driving the Moon interface by what the screen says ---------------------------------
+
+_BID_LINE = re.compile(r"(Pass \(p\)|Moon \(m\))")
+_KEY_IN_PARENS = re.compile(r"\((\w)\)")
+_LEGAL_TILE = re.compile(r"[╭┏][─━]{2}(\d)")
+
+
+async def changed(client: ScreenClient, before: str, timeout: float = 3.0) -> str:
+    """Wait (up to `timeout`) until the screen differs from `before`; return it."""
+    with contextlib.suppress(AssertionError):
+        return await client.wait_for(lambda s: s != before, timeout)
+    return client.text()
+
+
+async def enter_lobby(client: ScreenClient, timeout: float = 15.0) -> str:
+    await client.wait_for("go to the lobby", timeout)
+    await client.press("enter")
+    return await client.wait_for("new table", timeout)
+
+
+async def open_bot_table(client: ScreenClient, timeout: float = 15.0) -> str:
+    """From the lobby: create a table, seat two computer players, start the game."""
+    await client.press("n")
+    await client.wait_for("Create (ctrl+s)", timeout)
+    await client.press("\x13")
+    await client.wait_for("waiting room", timeout)
+    for _ in range(2):
+        before = client.text()
+        await client.press("b")
+        await changed(client, before)
+    await client.wait_for("Every seat is taken", timeout)
+    await client.press("s")
+    return await client.wait_for("hand 1", timeout)
+
+
+def next_move(screen: str) -> str | None:
+    """The key a simple player presses on this screen, or None when it is not our turn."""
+    if "Your bid:" in screen:
+        for line in screen.splitlines():
+            if _BID_LINE.search(line):
+                bids = [int(t) for t in line.split() if t.isdigit()]
+                return str(min(bids)) if bids else "p"
+        return "p"
+    if "Name trump:" in screen:
+        for line in screen.splitlines():
+            if "(" in line and ":" in line and "Name trump" not in line:
+                found = _KEY_IN_PARENS.search(line)
+                if found:
+                    return found.group(1)
+        return "n"
+    if "choose tile" in screen or "Your turn: play" in screen or "Discard one tile" in screen:
+        found = _LEGAL_TILE.search(screen)
+        return found.group(1) if found else "enter"
+    return None
+
+
+async def play_until(
+    client: ScreenClient, done: Callable[[str], bool], timeout: float = 60.0
+) -> str:
+    """Play whatever the screen asks for until `done(screen)`; return that screen."""
+    deadline = time.monotonic() + timeout
+    while True:
+        screen = client.text()
+        if done(screen):
+            return screen
+        if time.monotonic() > deadline:
+            raise AssertionError(f"game did not get there in {timeout} s; screen:\n{screen}")
+        key = next_move(screen)
+        if key is not None:
+            await client.press(key)
+        await changed(client, screen, 1.0)
+
+
+@contextlib.asynccontextmanager
+async def running_server(
+    data: Path, **options: Any
+) -> AsyncIterator[MoonServer]:
+    """A real server on a free loopback port with its data in `data` (tests, benchmarks).
+
+    `options` go to `ServerConfig` except `app_factory` and `lobby_config`.
+    """
+    app_factory = options.pop("app_factory", None)
+    lobby_config = options.pop("lobby_config", None)
+    config = ServerConfig(host="127.0.0.1", port=0, data=data, **options)
+    server = MoonServer(config, app_factory=app_factory, lobby_config=lobby_config)
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()

@@ -66,8 +66,16 @@ def _operator_fingerprints(config: ServerConfig) -> dict[str, frozenset[str]]:
 class MoonServer:
     """Owns the lobby, the database, the listener and every live session."""
 
-    def __init__(self, config: ServerConfig, *, app_factory: AppFactory | None = None) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        app_factory: AppFactory | None = None,
+        lobby_config: LobbyConfig | None = None,
+    ) -> None:
+        """`lobby_config` replaces the one built from `config` (tests make bots instant)."""
         self.config = config
+        self._lobby_config = lobby_config
         self.db = Database(config.database_path)
         self.gate = Gate(config.limits)
         self.sessions: dict[str, list[LiveSession]] = defaultdict(list)
@@ -105,7 +113,8 @@ class MoonServer:
         await self.db.open()
         limits = self.config.limits
         lobby = Lobby(
-            LobbyConfig(
+            self._lobby_config
+            or LobbyConfig(
                 grace_seconds=limits.grace_seconds,
                 bot_delay=self.config.bot_delay,
                 chat_max_chars=limits.chat_max_chars,

@@ -1,0 +1,155 @@
+"""Who may play under which name: keys claim names, guests, operators, bans, limits."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from moon_tui.lobby import Ban, LobbyConfig
+from server.config import Limits
+from server.probe import ScreenClient, open_connection, running_server
+
+pytestmark = pytest.mark.ssh
+
+FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05)
+
+
+def new_key() -> asyncssh.SSHKey:
+    return asyncssh.generate_private_key("ssh-ed25519")
+
+
+async def refused(port: int, username: str, key: asyncssh.SSHKey | None = None) -> str:
+    """Try to log in, expect a refusal; return the banners and reason the client got."""
+    banners: list[str] = []
+    with pytest.raises((asyncssh.PermissionDenied, asyncssh.DisconnectError)) as caught:
+        conn = await open_connection(port, username, key=key, banners=banners)
+        conn.close()
+    return " ".join(banners) + " " + str(caught.value)
+
+
+async def test_a_key_claims_a_free_name_and_only_that_key_gets_it_back(tmp_path: Path) -> None:
+    ann_key, other_key = new_key(), new_key()
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=ann_key)
+        await client.wait_for("Welcome, ann")
+        await client.close()
+        account = await server.db.account("ann")
+        assert account is not None
+        assert account.fingerprints == (ann_key.get_fingerprint("sha256"),)
+
+        again = await ScreenClient.connect(server.port, "ann", key=ann_key)
+        await again.wait_for("Welcome, ann")
+        await again.close()
+
+        message = await refused(server.port, "ann", other_key)
+        assert "already taken" in message
+        # Keyless under a claimed name is refused too (not silently made a guest).
+        message = await refused(server.port, "ann")
+        assert "belongs to a player with a key" in message
+
+
+async def test_a_keyless_player_is_a_guest_and_nothing_is_kept(tmp_path: Path) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        client = await ScreenClient.connect(server.port, "bob")
+        screen = await client.wait_for("Welcome, guest-")
+        assert "bob" not in screen
+        await client.close()
+        assert await server.db.account("bob") is None
+
+
+async def test_guests_can_be_turned_off(tmp_path: Path) -> None:
+    async with running_server(tmp_path, lobby_config=FAST, guests=False) as server:
+        message = await refused(server.port, "bob")
+        assert "guests are off" in message
+
+
+@pytest.mark.parametrize("name", ["a", "Ann", "x" * 17, "root", "guest-0001", "9lives", "an n"])
+async def test_invalid_or_reserved_names_are_refused_with_the_rule(
+    tmp_path: Path, name: str
+) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        message = await refused(server.port, name, new_key())
+        assert "not a valid player name" in message or "reserved" in message
+
+
+async def test_an_operator_name_needs_the_configured_key(tmp_path: Path) -> None:
+    op_key = new_key()
+    line = op_key.export_public_key("openssh").decode()
+    async with running_server(
+        tmp_path, lobby_config=FAST, operators={"olga": (line,)}
+    ) as server:
+        message = await refused(server.port, "olga", new_key())
+        assert "operator" in message
+        assert "belongs to a player with a key" in await refused(server.port, "olga")
+        client = await ScreenClient.connect(server.port, "olga", key=op_key)
+        await client.wait_for("Welcome, olga")
+        assert server.all_sessions()[0].player.operator
+        await client.close()
+
+
+async def test_a_ban_ends_the_session_and_refuses_the_account_and_its_key(
+    tmp_path: Path,
+) -> None:
+    ann_key = new_key()
+    async with running_server(
+        tmp_path, lobby_config=LobbyConfig(bot_delay=0.0, operators=frozenset({"olga"}))
+    ) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=ann_key)
+        await client.wait_for("Welcome, ann")
+        operator = await server.lobby.connect("olga", operator=True)
+        operator.send(Ban("ann", "cheating"))
+        await client.wait_closed(timeout=15)
+        await operator.close()
+        assert "banned" in await refused(server.port, "ann", ann_key)
+        # The key is banned too, whatever name it tries next.
+        assert "banned" in await refused(server.port, "annie", ann_key)
+
+
+async def test_bans_survive_a_restart(tmp_path: Path) -> None:
+    ann_key = new_key()
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=ann_key)
+        await client.wait_for("Welcome, ann")
+        await client.close()
+        await server.db.ban("account", "ann", "spam")
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        assert "spam" in await refused(server.port, "ann", ann_key)
+
+
+async def test_too_many_connections_from_one_address(tmp_path: Path) -> None:
+    limits = Limits(connections_per_address=2)
+    async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
+        conns = [await open_connection(server.port, f"p{i}x", key=new_key()) for i in range(2)]
+        message = await refused(server.port, "p9x", new_key())
+        assert "Too many connections" in message
+        for conn in conns:
+            conn.close()
+
+
+async def test_failed_logins_make_the_address_wait(tmp_path: Path) -> None:
+    limits = Limits(failed_logins_per_address=2, failure_backoff_seconds=60)
+    ann_key = new_key()
+    async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=ann_key)
+        await client.wait_for("Welcome, ann")
+        await client.close()
+        for _ in range(2):
+            assert "already taken" in await refused(server.port, "ann", new_key())
+        await asyncio.sleep(0.1)  # let the server see both connections end
+        message = await refused(server.port, "ann", ann_key)
+        assert "Too many failed logins" in message
+
+
+async def test_the_server_full_message(tmp_path: Path) -> None:
+    async with running_server(
+        tmp_path, lobby_config=FAST, limits=Limits(max_sessions=1)
+    ) as server:
+        first = await ScreenClient.connect(server.port, "ann", key=new_key())
+        await first.wait_for("Welcome")
+        second = await ScreenClient.connect(server.port, "bea", key=new_key())
+        await second.wait_closed()
+        assert "server is full" in second.text()
+        await first.close()

@@ -1,0 +1,145 @@
+"""The real server on loopback, real SSH clients with a PTY, the screen read through pyte."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from moon_tui.lobby import LobbyConfig
+from server.probe import (
+    ScreenClient,
+    enter_lobby,
+    open_bot_table,
+    play_until,
+    running_server,
+)
+
+pytestmark = pytest.mark.ssh
+
+FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05, grace_seconds=60)
+
+
+@pytest.fixture
+def key() -> asyncssh.SSHKey:
+    return asyncssh.generate_private_key("ssh-ed25519")
+
+
+async def test_lobby_then_a_full_hand_with_two_bots_and_the_score(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=key)
+        welcome = await client.wait_for("Welcome")
+        assert "ann" in welcome
+        lobby = await enter_lobby(client)
+        assert "ann (you)" in lobby
+        await open_bot_table(client)
+        screen = await play_until(client, lambda s: "hand 2" in s or "game is over" in s)
+        assert "pts" in screen
+        await client.press("s")
+        sheet = await client.wait_for("Score sheet")
+        assert "Hand" in sheet and "Bot 2" in sheet
+        await client.close()
+
+
+async def test_resize_redraws_at_the_new_size(tmp_path: Path, key: asyncssh.SSHKey) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=key, width=80, height=24)
+        await enter_lobby(client)
+        client.resize(120, 40)
+        await client.wait_for(lambda s: "quit" in client.row(39))
+        assert "new table" in client.row(39)
+        client.resize(60, 20)
+        await client.wait_for(lambda s: "new table" in client.row(19))
+        await client.close()
+
+
+async def test_a_lone_escape_closes_a_dialog(tmp_path: Path, key: asyncssh.SSHKey) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=key)
+        await enter_lobby(client)
+        await client.press("n")
+        await client.wait_for("Create (ctrl+s)")
+        await client.press("escape")  # only the parser's escape delay can release this
+        await client.wait_for(lambda s: "Create (ctrl+s)" not in s)
+        # ...and it was a real Esc, not Alt+ the next key: the lobby takes keys again.
+        await client.press("n")
+        await client.wait_for("Create (ctrl+s)")
+        await client.close()
+
+
+@pytest.mark.parametrize(
+    ("term", "env", "present", "absent"),
+    [
+        ("xterm", {}, "\x1b[3", ("38;5;", "38;2;")),
+        ("xterm-256color", {}, "38;5;", ("38;2;",)),
+        ("xterm-256color", {"COLORTERM": "truecolor"}, "38;2;", ()),
+        ("vt100", {}, "\x1b[", ("38;5;", "38;2;", "48;5;", "48;2;")),
+        ("xterm-256color", {"NO_COLOR": "1"}, "\x1b[", ("38;5;", "38;2;", "48;5;", "48;2;")),
+    ],
+)
+async def test_colours_follow_the_client_terminal(
+    tmp_path: Path,
+    key: asyncssh.SSHKey,
+    term: str,
+    env: dict[str, str],
+    present: str,
+    absent: tuple[str, ...],
+) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=key, term=term, env=env)
+        client.keep_raw = True
+        await enter_lobby(client)
+        raw = bytes(client.raw).decode("utf-8", "replace")
+        assert present in raw
+        for sequence in absent:
+            assert sequence not in raw, f"{term} {env} got {sequence!r}"
+        assert "ann (you)" in client.text()  # readable whatever the colours
+        await client.close()
+
+
+async def test_a_client_that_vanishes_mid_hand_comes_back_to_its_seat(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=key)
+        await enter_lobby(client)
+        await open_bot_table(client)
+        client.conn.abort()  # no goodbye: the TCP connection just goes
+        await client.wait_closed()
+        back = await ScreenClient.connect(server.port, "ann", key=key)
+        await back.wait_for("Welcome")
+        await back.press("enter")
+        screen = await back.wait_for("ann's table")
+        assert "hand" in screen
+        await back.close()
+
+
+async def test_the_same_account_twice_takes_over_the_first(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        first = await ScreenClient.connect(server.port, "ann", key=key)
+        await enter_lobby(first)
+        second = await ScreenClient.connect(server.port, "ann", key=key)
+        await enter_lobby(second)
+        told = await first.wait_for("somewhere else", timeout=15)
+        assert "ended" in told.lower() or "somewhere else" in told
+        await first.wait_closed(timeout=15)
+        assert [s.player.name for s in server.all_sessions()] == ["ann"]
+        await second.close()
+
+
+async def test_a_finished_session_says_goodbye_and_closes(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=key)
+        await enter_lobby(client)
+        await client.press("q")
+        await client.wait_closed()
+        await asyncio.sleep(0)
+        assert server.session_count == 0
