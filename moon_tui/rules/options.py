@@ -47,7 +47,7 @@ class Rules:
         if unknown:
             raise RulesError(f"unknown rule option: {', '.join(sorted(unknown))}")
         players = options.get("players", 3)
-        if players not in (3, 4) or isinstance(players, bool):
+        if type(players) is not int or players not in (3, 4):
             raise RulesError(f"players must be 3 or 4, not {players!r}")
         options.setdefault("set", "full28" if players == 4 else "moon22")
         options.setdefault("target", 7 if options.get("scoring") == "marks" else 21)
@@ -60,7 +60,7 @@ class Rules:
         def one_of(name: str, allowed: Iterable[object]) -> None:
             value = getattr(self, name)
             allowed = tuple(allowed)
-            if value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool):
+            if type(value) is not type(allowed[0]) or value not in allowed:
                 shown = ", ".join(str(a).lower() if isinstance(a, bool) else str(a)
                                   for a in allowed)
                 raise RulesError(f"{name} must be one of {shown}, not {value!r}")
@@ -74,7 +74,7 @@ class Rules:
         one_of("tie_break", ("continue", "declarer"))
         for flag in ("trump_before_widow", "moon_wins_game", "doubles_trump", "no_trump"):
             one_of(flag, (True, False))
-        if isinstance(self.target, bool) or not isinstance(self.target, int) or \
+        if type(self.target) is not int or \
                 not 1 <= self.target <= 1000:
             raise RulesError(f"target must be a whole number from 1 to 1000, not {self.target!r}")
         if (self.players == 4) != (self.set == "full28"):

@@ -116,6 +116,12 @@ def plays_of(mask: int) -> list[Action]:
     return list(_PLAY_LO[mask & _LOW14] + _PLAY_HI[mask >> 14])
 
 
+@functools.cache
+def _shuffle_steps(length: int) -> tuple[tuple[int, int, int], ...]:
+    """(position, positions to draw from, bits to draw) for each step of a shuffle."""
+    return tuple((i, i + 1, (i + 1).bit_length()) for i in range(length - 1, 0, -1))
+
+
 def shuffled(items: Sequence[int], rng: random.Random) -> list[int]:
     """A Fisher-Yates shuffle drawing from `rng.getrandbits`.
 
@@ -124,14 +130,15 @@ def shuffled(items: Sequence[int], rng: random.Random) -> list[int]:
     """
     out = list(items)
     getrandbits = rng.getrandbits
-    for i in range(len(out) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
+    for i, n, k in _shuffle_steps(len(out)):
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
         out[i], out[j] = out[j], out[i]
     return out
+
+
+_BIT: Final = tuple(1 << i for i in range(28))
 
 
 @dataclass(slots=True)
@@ -288,12 +295,11 @@ class GameState:
         """Shuffle and deal the next hand."""
         self._check_can_deal()
         tiles = shuffled(self._set, rng)
+        bit = _BIT
         masks = []
-        for seat in range(self.players):
-            mask = 0
-            for i in tiles[seat * HAND_SIZE:(seat + 1) * HAND_SIZE]:
-                mask |= 1 << i
-            masks.append(mask)
+        for start in range(0, self.players * HAND_SIZE, HAND_SIZE):
+            a, b, c, d, e, f, g = tiles[start:start + HAND_SIZE]
+            masks.append(bit[a] | bit[b] | bit[c] | bit[d] | bit[e] | bit[f] | bit[g])
         self._start_hand(masks, tiles[-1] if self._has_widow else -1)
 
     def deal_tiles(self, hands: Sequence[Sequence[Tile]], widow: Tile | None = None) -> None:

@@ -57,6 +57,8 @@ class Tile:
     @classmethod
     def parse(cls, text: str) -> Tile:
         """Parse `"6-4"` or `"4-6"` (also `"64"`) into a tile."""
+        if not isinstance(text, str):
+            raise TileError(f"not a tile: {text!r} (write it like 6-4)")
         cleaned = text.strip().replace(":", "-").replace("|", "-")
         if "-" in cleaned:
             parts = cleaned.split("-")
@@ -64,7 +66,7 @@ class Tile:
             parts = [cleaned[0], cleaned[1]]
         else:
             raise TileError(f"not a tile: {text!r} (write it like 6-4)")
-        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        if len(parts) != 2 or not all(p.strip().isdecimal() and p.strip().isascii() for p in parts):
             raise TileError(f"not a tile: {text!r} (write it like 6-4)")
         a, b = int(parts[0]), int(parts[1])
         if a > 6 or b > 6:
