@@ -17,7 +17,7 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
-from .driver import CURRENT_TERMINAL, SSHTerminal
+from .driver import CURRENT_TERMINAL, SSHDriver, SSHTerminal
 from .identity import Player
 from .terminal import TerminalProfile, exit_message, fit_app_to_terminal
 
@@ -111,6 +111,9 @@ async def run_game(
     )
     terminal = SSHTerminal(process, profile)
     app = make_app(player)
+    # Whatever the factory did, this app draws on the SSH channel, never on the
+    # server's own terminal (the default would be LinuxDriver on the server's stdin).
+    app.driver_class = SSHDriver
     fit_app_to_terminal(app, profile)
     session = LiveSession(player, app, terminal)
     on_start(session)

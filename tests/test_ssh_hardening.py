@@ -1,0 +1,150 @@
+"""Everything that is not a player at a terminal is refused; abuse never hurts others."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from moon_tui.lobby import LobbyConfig
+from server.identity import Player
+from server.probe import ScreenClient, enter_lobby, open_connection, running_server
+
+pytestmark = pytest.mark.ssh
+
+FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05)
+
+
+def new_key() -> asyncssh.SSHKey:
+    return asyncssh.generate_private_key("ssh-ed25519")
+
+
+async def test_no_pty_gets_one_line_and_an_exit_status(tmp_path: Path) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        conn = await open_connection(server.port, "ann", key=new_key())
+        result = await conn.run(term_type=None, encoding="utf-8", timeout=10)
+        assert result.exit_status == 1
+        assert "interactive terminal" in str(result.stdout)
+        assert str(result.stdout).count("\n") == 1
+        conn.close()
+
+
+async def test_exec_offers_help_and_refuses_anything_else(tmp_path: Path) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        conn = await open_connection(server.port, "ann", key=new_key())
+        help_text = await conn.run("help", encoding="utf-8", timeout=10)
+        assert help_text.exit_status == 0
+        assert "ssh -p" in str(help_text.stdout)
+        shell = await conn.run("cat /etc/passwd", encoding="utf-8", timeout=10)
+        assert shell.exit_status == 1
+        assert "only offers the game" in str(shell.stdout)
+        assert "root:" not in str(shell.stdout)
+        scp = await conn.run("scp -t /tmp", encoding="utf-8", timeout=10)
+        assert scp.exit_status == 1
+        conn.close()
+
+
+async def test_sftp_and_forwarding_are_refused(tmp_path: Path) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        conn = await open_connection(server.port, "ann", key=new_key())
+        with pytest.raises((asyncssh.SFTPError, asyncssh.ChannelOpenError, OSError)):
+            async with conn.start_sftp_client():
+                pass
+        with pytest.raises(asyncssh.ChannelOpenError):
+            await conn.create_connection(asyncssh.SSHTCPSession, "127.0.0.1", server.port)
+        with pytest.raises(asyncssh.ChannelListenError):
+            await conn.forward_remote_port("127.0.0.1", 0, "127.0.0.1", 22)
+        with pytest.raises(asyncssh.ChannelOpenError):
+            await conn.create_unix_connection(asyncssh.SSHUNIXSession, "/run/docker.sock")
+        conn.close()
+        assert server.session_count == 0
+
+
+async def test_garbage_and_a_huge_paste_are_survived_without_slowing_others(
+    tmp_path: Path,
+) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        noisy = await ScreenClient.connect(server.port, "ann", key=new_key())
+        calm = await ScreenClient.connect(server.port, "bea", key=new_key())
+        await enter_lobby(noisy)
+        await enter_lobby(calm)
+        rng = os.urandom
+        noisy.send(rng(200_000))
+        noisy.send(b"\x1b[200~" + b"x" * 1_000_000 + b"\x1b[201~")
+        noisy.send(rng(50_000))
+        # The calm player is served meanwhile: a dialog opens and closes.
+        await calm.press("?")
+        await calm.wait_for("help", timeout=10)
+        await calm.press("escape")
+        # The noisy session is still alive and answers once its flood has been metered.
+        noisy.send(b"\x1b\x1b\x1b\x1b")
+        await asyncio.sleep(0.5)
+        assert not noisy.closed.is_set()
+        assert server.session_count == 2
+        await noisy.close()
+        await calm.close()
+
+
+class CrashOnX(App[None]):
+    """A small real app that crashes when the player presses x."""
+
+    typed = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static("press x to crash")
+        yield Static("typed:", id="typed")
+
+    def on_key(self, event: Any) -> None:
+        if event.key == "x":
+            raise RuntimeError("deliberate crash for the test")
+        self.typed += event.character or ""
+        self.query_one("#typed", Static).update(f"typed: {self.typed}")
+
+
+async def test_a_crash_ends_only_that_session_with_a_message(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    def factory(player: Player) -> App[Any]:
+        return CrashOnX()
+
+    async with running_server(tmp_path, lobby_config=FAST, app_factory=factory) as server:
+        victim = await ScreenClient.connect(server.port, "ann", key=new_key())
+        other = await ScreenClient.connect(server.port, "bea", key=new_key())
+        await victim.wait_for("press x")
+        await other.wait_for("press x")
+        await victim.press("x")
+        await victim.wait_closed()
+        assert "crashed for your session only" in victim.text()
+        assert "deliberate crash" in caplog.text  # the traceback is in the log
+        await other.press("h", "i")
+        await other.wait_for("typed: hi")
+        assert [s.player.name for s in server.all_sessions()] == ["bea"]
+        await other.close()
+
+
+async def test_a_client_that_stops_reading_costs_bounded_memory(tmp_path: Path) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        # A small receive window, so the server's buffer is what fills up.
+        client = await ScreenClient.connect(server.port, "ann", key=new_key(), window=32768)
+        await enter_lobby(client)
+        assert client.process is not None
+        client.process.channel.pause_reading()
+        (session,) = server.all_sessions()
+        channel = session.terminal.process.channel
+        for size in range(100):  # every resize is a full-screen frame
+            client.process.change_terminal_size(100 + size % 40, 30 + size % 20)
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.5)
+        assert session.terminal.skipped_frames > 0
+        assert channel.get_write_buffer_size() < 2 * 1024 * 1024
+        client.resize(80, 24)
+        client.process.channel.resume_reading()
+        # Once it reads again it gets a whole, correct screen.
+        await client.wait_for(lambda s: "new table" in client.row(23), timeout=15)
+        await client.close()

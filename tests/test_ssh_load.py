@@ -1,0 +1,63 @@
+"""Thirty players at once, then nothing left behind: no App, no task, no channel."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from pathlib import Path
+
+import pytest
+from textual.app import App
+
+from moon_tui.lobby import LobbyConfig
+from server.config import Limits
+from server.probe import ScreenClient, enter_lobby, open_bot_table, play_until, running_server
+
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
+
+FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05)
+PLAYERS = 30
+
+
+def live_apps() -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, App))
+
+
+async def test_thirty_concurrent_sessions_play_and_leave_nothing_behind(tmp_path: Path) -> None:
+    before_tasks = asyncio.all_tasks()
+    assert live_apps() == 0
+    limits = Limits(connections_per_address=PLAYERS)  # every client is on 127.0.0.1
+    async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
+        server_tasks = asyncio.all_tasks() - before_tasks
+
+        async def player(index: int) -> None:
+            client = await ScreenClient.connect(server.port, f"player{index}")
+            await enter_lobby(client, timeout=60)
+            if index % 5 == 0:  # some sit at a table and play a few tricks
+                await open_bot_table(client, timeout=60)
+                await play_until(client, lambda s: "Trick 3" in s or "hand 2" in s, timeout=90)
+            else:
+                await client.press("?")
+                await client.wait_for("help", timeout=60)
+                await client.press("escape")
+            await client.close()
+
+        await asyncio.gather(*(player(i) for i in range(PLAYERS)))
+        for _ in range(100):
+            if server.session_count == 0 and not server._connections:
+                break
+            await asyncio.sleep(0.05)
+        assert server.session_count == 0
+        assert not server._connections
+        assert server.gate.sessions == 0
+        assert not server.gate.connections
+        session_tasks = [
+            t for t in asyncio.all_tasks() - before_tasks - server_tasks
+            if t.get_name().startswith("ssh-input") or "textual" in repr(t.get_coro())
+        ]
+        assert not session_tasks
+    # The lobby's tables (bots playing out the grace period) end with the server.
+    leftover = asyncio.all_tasks() - before_tasks - {asyncio.current_task()}
+    assert not [t for t in leftover if not t.done()], leftover
+    assert live_apps() == 0
