@@ -249,6 +249,11 @@ class GameState:
         return None if self._trump < 0 else self._trump
 
     @property
+    def bids(self) -> tuple[tuple[int, Action], ...]:
+        """(seat, pass or bid) in the order spoken in the hand in play (or just ended)."""
+        return tuple(self._bids)
+
+    @property
     def scores(self) -> tuple[int, ...]:
         return tuple(self._scores)
 

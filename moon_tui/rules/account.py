@@ -1,0 +1,162 @@
+"""The readable account of a replayed game: what `moon-rules replay` prints without --json.
+
+Written to be read like a match report: hand by hand, the deal, who bid what, the declarer's
+widow and discard, the trump, each trick with its leader and winner, made or set, the points
+and the running score, and at the end the winner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .options import MOON, Rules
+from .record import IllegalRecordError, RecordFormatError
+from .replay import GameReplay, HandReplay
+from .tiles import TRUMP_DOUBLES, TRUMP_NONE
+
+__all__ = ["RecordFormatError", "render_account", "trump_phrase"]
+
+
+def trump_phrase(trump: int) -> str:
+    if trump == TRUMP_DOUBLES:
+        return "doubles"
+    if trump == TRUMP_NONE:
+        return "none (follow-me)"
+    return f"{trump}s"
+
+
+def _bid_word(bid: int | None) -> str:
+    if bid is None:
+        return "pass"
+    return "the moon (21)" if bid == MOON else str(bid)
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n > 0 else ("−" + str(-n) if n < 0 else "0")
+
+
+def _number(n: int) -> str:
+    return "−" + str(-n) if n < 0 else str(n)
+
+
+class _Names:
+    """Seat and side names for one game."""
+
+    def __init__(self, seats: Sequence[str], players: int) -> None:
+        self.seats = [name or f"seat {i}" for i, name in enumerate(seats)]
+        self.players = players
+        if players == 4:
+            self.sides = [f"{self.seats[0]} & {self.seats[2]}",
+                          f"{self.seats[1]} & {self.seats[3]}"]
+        else:
+            self.sides = list(self.seats)
+        self.width = max(len(s) for s in self.seats)
+
+    def seat(self, seat: int) -> str:
+        return self.seats[seat]
+
+    def side_of_seat(self, seat: int) -> int:
+        return seat % 2 if self.players == 4 else seat
+
+    def score_line(self, values: Sequence[int], signed: bool = False) -> str:
+        show = _signed if signed else _number
+        return ", ".join(f"{self.sides[i]} {show(v)}" for i, v in enumerate(values))
+
+
+def render_account(game: GameReplay) -> str:
+    """The whole account as text (ends with a newline)."""
+    rec = game.record
+    names = _Names(rec.seats, rec.rules.players)
+    out: list[str] = []
+    players = ", ".join(f"{name} (seat {i})" for i, name in enumerate(names.seats))
+    out.append(f"Moon · {rec.rules.players} players: {players}")
+    if rec.rules.players == 4:
+        out.append(f"Teams: {names.sides[0]} against {names.sides[1]}")
+    out.append(f"Table: {_table_line(rec.rules)}")
+    for hand in game.hands:
+        out.append("")
+        out.extend(_render_hand(hand, names, game))
+    out.append("")
+    out.append(_closing(game, names))
+    return "\n".join(out) + "\n"
+
+
+def _table_line(rules: Rules) -> str:
+    """The set, the minimum bid, the target, then every option that is not the default."""
+    unit = "marks" if rules.scoring == "marks" else "points"
+    parts = [rules.set, f"min bid {rules.min_bid}", f"{unit} to {rules.target}"]
+    default = Rules.make(players=rules.players, scoring=rules.scoring)
+    for name, value in rules.to_dict().items():
+        if name in ("players", "set", "min_bid", "scoring", "target"):
+            continue
+        if value != getattr(default, name):
+            shown = str(value).lower() if isinstance(value, bool) else value
+            parts.append(f"{name} = {shown}")
+    return " · ".join(parts)
+
+
+def _render_hand(hand: HandReplay, names: _Names, game: GameReplay) -> list[str]:
+    lines = [f"Hand {hand.number + 1} · {names.seat(hand.first_bidder)} bids first"]
+    for seat, tiles in enumerate(hand.deal):
+        lines.append(f"  {names.seat(seat):<{names.width}}  {' '.join(map(str, tiles))}")
+    if hand.widow is not None:
+        lines.append(f"  {'widow':<{names.width}}  {hand.widow}")
+    if hand.bids:
+        said = ", ".join(
+            f"{names.seat(seat)} {'passes' if a.bid is None else 'bids ' + _bid_word(a.bid)}"
+            for seat, a in hand.bids)
+        lines.append(f"  Bidding: {said}.")
+    if hand.passed_out:
+        lines.append("  Everyone passed: the hand is void, the tiles are dealt again.")
+        return lines
+    if hand.declarer is not None:
+        who = names.seat(hand.declarer)
+        parts = [f"{who} declares {_bid_word(hand.bid)}"]
+        if hand.discard is not None:
+            parts.append(f"takes the widow {hand.widow} and discards {hand.discard}")
+        if hand.trump is not None:
+            parts.append(f"trump: {trump_phrase(hand.trump)}")
+        lines.append("  " + "; ".join(parts) + ".")
+    for i, trick in enumerate(hand.tricks):
+        plays = "  ".join(f"{names.seat(seat)} {tile}" for seat, tile in trick.plays)
+        won = f"→ {names.seat(trick.winner)}" if trick.winner is not None else "(open)"
+        lines.append(f"  {i + 1:>2}. {plays}  {won}")
+    if hand.finished and hand.declarer is not None:
+        assert hand.points is not None
+        tricks = ", ".join(f"{names.seat(s)} {n}" for s, n in enumerate(hand.tricks_won))
+        lines.append(f"  Tricks: {tricks}.")
+        side = names.side_of_seat(hand.declarer)
+        taken = sum(n for s, n in enumerate(hand.tricks_won) if names.side_of_seat(s) == side)
+        need = 7 if hand.bid == MOON else hand.bid
+        verdict = "made it" if hand.made else "set"
+        lines.append(f"  {names.sides[side]} took {taken} of the {need} needed: {verdict}.")
+        lines.append(f"  Points: {names.score_line(hand.points, signed=True)}.  "
+                     f"Score: {names.score_line(hand.scores)}.")
+    elif not hand.finished and hand.to_move is not None and game.error is None:
+        lines.append(f"  … in progress: {names.seat(hand.to_move)} to act.")
+    return lines
+
+
+def _closing(game: GameReplay, names: _Names) -> str:
+    if game.error is not None:
+        return _error_line(game.error, names)
+    if game.outcome is not None:
+        why = {"moon": "by making the moon", "tie_break": "as the declaring side at the target "
+               "(tie_break = declarer)", "target": "by reaching the target alone at the top"}
+        reason = why.get(game.outcome.reason, game.outcome.reason)
+        return (f"{names.sides[game.outcome.winner]} wins the game {reason}. "
+                f"Final score: {names.score_line(game.scores)}.")
+    hands = len(game.hands)
+    return (f"Game in progress after {hands} hand{'s' if hands != 1 else ''}. "
+            f"Score: {names.score_line(game.scores)}.")
+
+
+def _error_line(error: IllegalRecordError, names: _Names) -> str:
+    where = []
+    if error.hand is not None:
+        where.append(f"hand {error.hand + 1}")
+    if error.play is not None:
+        where.append(f"plays[{error.play}]")
+    if error.seat is not None and 0 <= error.seat < len(names.seats):
+        where.append(f"{names.seat(error.seat)} (seat {error.seat})")
+    return f"ILLEGAL at {', '.join(where) or 'the start'}: {error.reason}"
