@@ -1,0 +1,249 @@
+"""Load benchmark of moon-server: many real SSH players against one server process.
+
+    .venv/bin/python bench/ssh_load.py --sessions 50 100 200
+
+The server runs in a child process (the real MoonServer, uvloop, gc as `moon-server`
+does) with a small control line protocol on stdin/stdout for its own figures. This
+process is the players: asyncssh clients with a PTY of 80x24, screens read through pyte,
+connecting 5 per second, each then pressing a key every second (toggling the help
+dialog in the lobby, a full-screen change). Reported per run:
+
+  RSS per session, connect -> first full screen p50/p99, key -> screen change p50/p99,
+  server CPU while everyone types, the longest event-loop stall, live Apps after all
+  have disconnected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CONNECT_RATE = 5.0
+KEY_INTERVAL = 1.0
+
+
+# --- the server side (child process) -------------------------------------------------------
+
+
+async def _serve(data: Path) -> None:
+    from textual.app import App
+
+    from server.config import Limits, ServerConfig
+    from server.service import MoonServer
+
+    config = ServerConfig(
+        host="127.0.0.1", port=0, data=data,
+        limits=Limits(max_sessions=2000, connections_per_address=2000),
+    )
+    loop = asyncio.get_running_loop()
+    worst_stall = 0.0
+
+    async def watch_stalls() -> None:
+        nonlocal worst_stall
+        while True:
+            start = loop.time()
+            await asyncio.sleep(0.01)
+            worst_stall = max(worst_stall, loop.time() - start - 0.01)
+
+    def rss_kb() -> int:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    async with MoonServer(config) as server:
+        gc.collect()
+        gc.freeze()
+        watcher = asyncio.create_task(watch_stalls())
+        print(json.dumps({"port": server.port}), flush=True)
+        while True:
+            line = await asyncio.to_thread(sys.stdin.readline)
+            command = line.strip()
+            if not command or command == "quit":
+                break
+            if command == "reset":
+                worst_stall = 0.0
+            reply: dict[str, Any] = {
+                "rss_kb": rss_kb(),
+                "cpu": sum(os.times()[:2]),
+                "stall": worst_stall,
+                "sessions": server.session_count,
+            }
+            if command == "apps":
+                gc.unfreeze()
+                gc.collect()
+                reply["apps"] = sum(1 for o in gc.get_objects() if isinstance(o, App))
+                gc.freeze()
+            print(json.dumps(reply), flush=True)
+        watcher.cancel()
+
+
+def serve_main(data: str) -> None:
+    with contextlib.suppress(ImportError):
+        import uvloop
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    import logging
+
+    logging.basicConfig(level=logging.WARNING)
+    asyncio.run(_serve(Path(data)))
+
+
+# --- the players (this process) ------------------------------------------------------------
+
+
+class ServerProcess:
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+
+    async def ask(self, command: str) -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(command.encode() + b"\n")
+        await self.process.stdin.drain()
+        line = await asyncio.wait_for(self.process.stdout.readline(), 120)
+        result: dict[str, Any] = json.loads(line)
+        return result
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+async def player(
+    port: int, index: int, stop: asyncio.Event, first: list[float], keys: list[float],
+    errors: list[str],
+) -> None:
+    from server.probe import ScreenClient
+
+    started = time.perf_counter()
+    try:
+        client = await ScreenClient.connect(port, f"load{index}")
+    except Exception as error:  # noqa: BLE001 - counted and reported
+        errors.append(f"connect: {error}")
+        return
+    try:
+        await client.wait_for("go to the lobby", timeout=120)
+        first.append(time.perf_counter() - started)
+        await client.press("enter")
+        await client.wait_for("new table", timeout=120)
+        while not stop.is_set():
+            await asyncio.sleep(KEY_INTERVAL)
+            if stop.is_set():
+                break
+            seen = client.updates
+            sent = time.perf_counter()
+            await client.press("?")
+            deadline = sent + 10
+            while client.updates == seen and time.perf_counter() < deadline:
+                client._changed.clear()
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(client._changed.wait(), 1)
+            if client.updates != seen:
+                keys.append(client.last_update - sent)
+    except Exception as error:  # noqa: BLE001 - counted and reported
+        errors.append(f"{type(error).__name__}: {str(error)[:80]}")
+    finally:
+        await client.close()
+
+
+async def run(sessions: int, typing_seconds: float) -> dict[str, Any]:
+    data = tempfile.mkdtemp(prefix="moon-bench-")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--serve", data,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+    )
+    server = ServerProcess(process)
+    assert process.stdout is not None
+    port = json.loads(await process.stdout.readline())["port"]
+    base = await server.ask("reset")
+    stop = asyncio.Event()
+    first: list[float] = []
+    keys: list[float] = []
+    errors: list[str] = []
+    tasks = []
+    for index in range(sessions):
+        tasks.append(asyncio.create_task(player(port, index, stop, first, keys, errors)))
+        await asyncio.sleep(1 / CONNECT_RATE)
+    deadline = time.monotonic() + 120
+    while len(first) + len(errors) < sessions and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(2)
+    keys.clear()
+    steady_from = await server.ask("reset")
+    wall = time.perf_counter()
+    await asyncio.sleep(typing_seconds)
+    steady = await server.ask("status")
+    wall = time.perf_counter() - wall
+    stop.set()
+    await asyncio.gather(*tasks)
+    await asyncio.sleep(3)
+    after = await server.ask("apps")
+    assert process.stdin is not None
+    process.stdin.write(b"quit\n")
+    await process.stdin.drain()
+    await asyncio.wait_for(process.wait(), 60)
+    connected = max(steady["sessions"], 1)
+    return {
+        "sessions": sessions,
+        "connected": steady["sessions"],
+        "errors": len(errors),
+        "error_sample": errors[:3],
+        "rss_per_session_mb": (steady["rss_kb"] - base["rss_kb"]) / 1024 / connected,
+        "rss_total_mb": steady["rss_kb"] / 1024,
+        "first_screen_p50_ms": percentile(first, 0.5) * 1000,
+        "first_screen_p99_ms": percentile(first, 0.99) * 1000,
+        "key_p50_ms": percentile(keys, 0.5) * 1000,
+        "key_p99_ms": percentile(keys, 0.99) * 1000,
+        "keys_measured": len(keys),
+        "server_cpu_percent": 100 * (steady["cpu"] - steady_from["cpu"]) / wall,
+        "worst_stall_ms": steady["stall"] * 1000,
+        "live_apps_after": after["apps"],
+        "mean_key_ms": statistics.fmean(keys) * 1000 if keys else float("nan"),
+    }
+
+
+def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--serve":
+        serve_main(sys.argv[2])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, nargs="+", default=[50, 100])
+    parser.add_argument("--typing", type=float, default=20.0, help="seconds of steady typing")
+    args = parser.parse_args()
+    with contextlib.suppress(ImportError):
+        import uvloop
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    for count in args.sessions:
+        result = asyncio.run(run(count, args.typing))
+        print(json.dumps(result, indent=None), flush=True)
+        print(
+            f"{count:4d} sessions: RSS/session {result['rss_per_session_mb']:.2f} MB, "
+            f"first screen p50/p99 {result['first_screen_p50_ms']:.0f}/"
+            f"{result['first_screen_p99_ms']:.0f} ms, key->screen p50/p99 "
+            f"{result['key_p50_ms']:.1f}/{result['key_p99_ms']:.1f} ms, server CPU "
+            f"{result['server_cpu_percent']:.0f}%, worst stall {result['worst_stall_ms']:.0f} ms, "
+            f"live Apps after {result['live_apps_after']}, errors {result['errors']}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""Settings: defaults, a TOML file, the environment and flags, in that order of strength."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from server.config import ConfigError, Limits, ServerConfig, build_config
+from server.identity import name_problem
+from server.keyboard import InputDecoder, TokenBucket
+from server.terminal import TerminalProfile
+
+
+def test_defaults_need_no_configuration() -> None:
+    config = build_config(env={})
+    assert config.port == 2222
+    assert config.data == Path("moon-data")
+    assert config.guests is True
+    assert config.host_key_path == Path("moon-data/host_ed25519_key")
+
+
+def test_file_then_environment_then_flags(tmp_path: Path) -> None:
+    file = tmp_path / "config.toml"
+    file.write_text(
+        'host = "127.0.0.1"\nport = 2000\ndata = "club"\nmotd = "Tuesday night!"\n'
+        "guests = false\n"
+        'operators = { olga = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFake olga"] }\n'
+        "[limits]\nmax_sessions = 50\nidle_minutes = 10.5\n"
+    )
+    config = build_config(config_file=file, env={})
+    assert (config.host, config.port, config.motd, config.guests) == (
+        "127.0.0.1", 2000, "Tuesday night!", False,
+    )
+    assert config.data == tmp_path / "club"  # relative to the file
+    assert config.limits == Limits(max_sessions=50, idle_minutes=10.5)
+    assert set(config.operators) == {"olga"}
+
+    env = {"MOON_PORT": "2100", "MOON_DATA": "/srv/moon", "MOON_GUESTS": "on"}
+    config = build_config(config_file=file, env=env)
+    assert (config.port, config.data, config.guests) == (2100, Path("/srv/moon"), True)
+
+    config = build_config(config_file=file, env=env, port=22, data=Path("x"))
+    assert (config.port, config.data) == (22, Path("x"))
+
+
+def test_the_config_file_can_come_from_the_environment(tmp_path: Path) -> None:
+    file = tmp_path / "moon.toml"
+    file.write_text("port = 2345\n")
+    assert build_config(env={"MOON_CONFIG": str(file)}).port == 2345
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("port = 'x'", "port"),
+        ("colour = 1", "unknown setting"),
+        ("[limits]\nmax_session = 3", "limits.max_session"),
+        ("guests = 1", "guests"),
+        ("port = [", "not valid TOML"),
+        ("port = 70000", "out of range"),
+    ],
+)
+def test_bad_files_are_explained(tmp_path: Path, text: str, words: str) -> None:
+    file = tmp_path / "bad.toml"
+    file.write_text(text)
+    with pytest.raises(ConfigError, match=words):
+        build_config(config_file=file, env={})
+
+
+def test_bad_environment_is_explained() -> None:
+    with pytest.raises(ConfigError, match="MOON_PORT"):
+        build_config(env={"MOON_PORT": "twenty"})
+    with pytest.raises(ConfigError, match="MOON_GUESTS"):
+        build_config(env={"MOON_GUESTS": "maybe"})
+
+
+def test_the_example_config_of_the_deploy_folder_loads() -> None:
+    example = Path(__file__).parent.parent / "deploy" / "config.toml"
+    config = build_config(config_file=example, env={})
+    assert isinstance(config, ServerConfig)
+    assert config.port == 22
+
+
+@pytest.mark.parametrize(
+    ("name", "ok"),
+    [("ann", True), ("bob_2", True), ("a-b", True), ("a", False), ("Ann", False),
+     ("x" * 17, False), ("root", False), ("guest-12", False), ("1ann", False), ("é", False)],
+)
+def test_player_names(name: str, ok: bool) -> None:
+    assert (name_problem(name) is None) is ok
+
+
+@pytest.mark.parametrize(
+    ("term", "env", "colours", "no_color"),
+    [
+        ("xterm", {}, "standard", False),
+        ("xterm-256color", {}, "256", False),
+        ("screen-256color", {"COLORTERM": "truecolor"}, "truecolor", False),
+        ("vt100", {}, "standard", True),
+        ("dumb", {}, "standard", True),
+        (None, {}, "standard", True),
+        ("xterm-256color", {"NO_COLOR": ""}, "256", True),
+    ],
+)
+def test_terminal_profiles(
+    term: str | None, env: dict[str, str], colours: str, no_color: bool
+) -> None:
+    profile = TerminalProfile.from_client(term, (80, 24), env)
+    assert (profile.color_system, profile.no_color) == (colours, no_color)
+
+
+def test_pastes_are_cut_out_of_the_stream_even_split_across_reads() -> None:
+    decoder = InputDecoder(paste_limit=10)
+    events = list(decoder.feed("a\x1b[20"))
+    events += list(decoder.feed("0~hello world, this is long\x1b[2"))
+    events += list(decoder.feed("01~b"))
+    names = [type(e).__name__ for e in events]
+    assert names == ["Key", "Paste", "Key"]
+    assert getattr(events[1], "text") == "hello worl"
+
+
+def test_a_token_bucket_meters_and_refills() -> None:
+    bucket = TokenBucket(rate=1000.0, burst=3)
+    assert [bucket.take(1) for _ in range(4)] == [True, True, True, False]
+    assert 0 < bucket.wait_time() <= 0.002

@@ -1,0 +1,106 @@
+"""Start, stop and restart: the host key, accounts and game records outlive the process."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import sys
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from moon_tui.lobby import LobbyConfig
+from server.probe import ScreenClient, enter_lobby, open_bot_table, open_connection, running_server
+from server.store import Database, SQLiteRecordStore
+
+pytestmark = pytest.mark.ssh
+
+FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05)
+
+
+async def test_the_host_key_is_made_once_and_kept(tmp_path: Path) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        conn = await open_connection(server.port, "ann", key=asyncssh.generate_private_key("ssh-ed25519"))
+        first = conn.get_server_host_key()
+        conn.close()
+    assert (tmp_path / "host_ed25519_key").stat().st_mode & 0o077 == 0
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        conn = await open_connection(server.port, "bea", key=asyncssh.generate_private_key("ssh-ed25519"))
+        again = conn.get_server_host_key()
+        conn.close()
+    assert first is not None and again is not None
+    assert first.get_fingerprint() == again.get_fingerprint()
+
+
+async def test_records_in_sqlite_survive_a_restart(tmp_path: Path) -> None:
+    db = Database(tmp_path / "moon.sqlite3")
+    await db.open()
+    await SQLiteRecordStore(db).save({"format": "moon/1", "players": ["ann"]}, finished=True)
+    await db.close()
+    db = Database(tmp_path / "moon.sqlite3")
+    await db.open()
+    (stored,) = await db.records()
+    assert stored.finished and stored.record["players"] == ["ann"]
+    await db.close()
+
+
+async def test_a_game_in_progress_is_saved_at_shutdown_and_found_after_restart(
+    tmp_path: Path,
+) -> None:
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=key)
+        await enter_lobby(client)
+        await open_bot_table(client)
+        # leaving the block stops the server: the player is told, the game saved
+    await client.wait_closed()
+    assert "shutting down" in client.text()
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        records = await server.db.records()
+        assert [r.finished for r in records] == [False]
+        assert "ann" in str(records[0].record)
+        # The account survived too: the same key still logs in as ann.
+        again = await ScreenClient.connect(server.port, "ann", key=key)
+        await again.wait_for("Welcome, ann")
+        await again.close()
+
+
+async def test_moon_server_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "--host", "127.0.0.1", "--port", "0",
+        "--data", str(tmp_path / "data"),
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    log_lines: list[str] = []
+    port = 0
+    while not port:
+        line = (await asyncio.wait_for(process.stderr.readline(), 30)).decode()
+        assert line, "moon-server exited early:\n" + "".join(log_lines)
+        log_lines.append(line)
+        if found := re.search(r"listening on \S+ port (\d+)", line):
+            port = int(found.group(1))
+    assert (tmp_path / "data" / "host_ed25519_key").exists()
+    assert (tmp_path / "data" / "moon.sqlite3").exists()
+    client = await ScreenClient.connect(port, "ann", key=asyncssh.generate_private_key("ssh-ed25519"))
+    await client.wait_for("Welcome, ann", timeout=30)
+    process.send_signal(signal.SIGTERM)
+    await client.wait_closed(timeout=30)
+    assert "shutting down" in client.text()
+    rest = (await asyncio.wait_for(process.stderr.read(), 30)).decode()
+    assert await asyncio.wait_for(process.wait(), 30) == 0
+    text = "".join(log_lines) + rest
+    for expected in ("connection from 127.0.0.1", "login ann", "session start ann", "stopped"):
+        assert expected in text
+
+
+def test_moon_server_help_runs() -> None:
+    import subprocess
+
+    result = subprocess.run(
+        [sys.executable, "-m", "server.cli", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0
+    assert "--data" in result.stdout and "MOON_DATA" in result.stdout
