@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.events import Paste
 
 from server.config import ConfigError, Limits, ServerConfig, build_config
 from server.identity import name_problem
@@ -117,7 +118,7 @@ def test_pastes_are_cut_out_of_the_stream_even_split_across_reads() -> None:
     events += list(decoder.feed("01~b"))
     names = [type(e).__name__ for e in events]
     assert names == ["Key", "Paste", "Key"]
-    assert getattr(events[1], "text") == "hello worl"
+    assert isinstance(events[1], Paste) and events[1].text == "hello worl"
 
 
 def test_a_token_bucket_meters_and_refills() -> None:

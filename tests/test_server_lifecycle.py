@@ -20,14 +20,18 @@ pytestmark = pytest.mark.ssh
 FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05)
 
 
+def new_key() -> asyncssh.SSHKey:
+    return asyncssh.generate_private_key("ssh-ed25519")
+
+
 async def test_the_host_key_is_made_once_and_kept(tmp_path: Path) -> None:
     async with running_server(tmp_path, lobby_config=FAST) as server:
-        conn = await open_connection(server.port, "ann", key=asyncssh.generate_private_key("ssh-ed25519"))
+        conn = await open_connection(server.port, "ann", key=new_key())
         first = conn.get_server_host_key()
         conn.close()
     assert (tmp_path / "host_ed25519_key").stat().st_mode & 0o077 == 0
     async with running_server(tmp_path, lobby_config=FAST) as server:
-        conn = await open_connection(server.port, "bea", key=asyncssh.generate_private_key("ssh-ed25519"))
+        conn = await open_connection(server.port, "bea", key=new_key())
         again = conn.get_server_host_key()
         conn.close()
     assert first is not None and again is not None
@@ -84,7 +88,7 @@ async def test_moon_server_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
             port = int(found.group(1))
     assert (tmp_path / "data" / "host_ed25519_key").exists()
     assert (tmp_path / "data" / "moon.sqlite3").exists()
-    client = await ScreenClient.connect(port, "ann", key=asyncssh.generate_private_key("ssh-ed25519"))
+    client = await ScreenClient.connect(port, "ann", key=new_key())
     await client.wait_for("Welcome, ann", timeout=30)
     process.send_signal(signal.SIGTERM)
     await client.wait_closed(timeout=30)
