@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ui_helpers import FAST, current_view, my_turn, screen_text, take_turn, wait_for
+
 from moon_tui.app import MoonApp
 from moon_tui.lobby import Lobby, SendChat
 from moon_tui.rules import Phase
@@ -9,8 +11,6 @@ from moon_tui.ui.create import CreateTableScreen
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.lobby_screen import LobbyScreen
 from moon_tui.ui.waiting import WaitingScreen
-
-from ui_helpers import FAST, current_view, my_turn, screen_text, take_turn, wait_for
 
 
 async def open_table_with_two_bots(pilot, app: MoonApp) -> None:  # type: ignore[no-untyped-def]
@@ -43,8 +43,8 @@ async def test_create_table_bid_discard_trump_play_a_hand_and_the_next() -> None
             did: set[Phase] = set()
             declared_hand: int | None = None
             for _ in range(200):
-                await wait_for(pilot, lambda: my_turn(app) or _after(app, declared_hand),
-                               "my turn")
+                await wait_for(pilot, lambda hand=declared_hand: my_turn(app) or  # type: ignore[misc]
+                               _after(app, hand), "my turn")
                 if _after(app, declared_hand):
                     break
                 view = current_view(app)

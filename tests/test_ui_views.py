@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from contextlib import AsyncExitStack
 
+from ui_helpers import FAST, current_view, my_turn, screen_text, take_turn, wait_for
+
 from moon_tui.app import MoonApp
 from moon_tui.lobby import AddBot, CreateTable, Lobby, StartGame, TableUpdate
 from moon_tui.lobby.messages import Event
 from moon_tui.rules import Phase, Tile
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.lobby_screen import LobbyScreen
-
-from ui_helpers import FAST, current_view, my_turn, screen_text, take_turn, wait_for
 
 
 def shown(tile: Tile, text: str) -> bool:

@@ -27,7 +27,7 @@ from .solver import LEAD_STRENGTH
 from .strength import HIGHER_IN_SUIT, _bits, expected_tricks, sure_tricks, weakest
 
 #: How far above its expected tricks the heuristic dares to bid.
-BID_BOLDNESS = 0.25
+BID_BOLDNESS = 1.1
 #: Sure tricks needed to shoot the moon.
 MOON_SURE = 7
 

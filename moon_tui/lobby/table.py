@@ -22,6 +22,7 @@ from typing import Any
 
 from ..bots import Bot, RandomBot, make_bot
 from ..rules import CHANCE, Action, GameState, IllegalActionError, SeatView
+from ..rules.record import record_of
 from .config import LobbyConfig
 from .internal import (
     Attach,
@@ -64,7 +65,6 @@ from .messages import (
     TableStatus,
     TableUpdate,
 )
-from .records import record_of
 from .session import PlayerHandle
 from .stats import LobbyStats
 from .store import RecordStore

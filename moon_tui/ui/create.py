@@ -43,6 +43,7 @@ class Flag(Checkbox):
     BUTTON_LEFT = "["
     BUTTON_RIGHT = "]"
 
+    @property
     def _button(self) -> Content:
         style = self.get_visual_style("toggle--button")
         return Content.assemble(("[", style), ("x" if self.value else " ", style), ("]", style))

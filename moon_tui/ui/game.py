@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Horizontal
 from textual.timer import Timer
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Static
 
 from ..lobby.messages import (
     Act,
@@ -25,12 +25,13 @@ from ..lobby.messages import (
     TableUpdate,
 )
 from ..rules import MOON, TRUMP_DOUBLES, TRUMP_NONE, Action, Phase, SeatView
+from .bars import ClickBar, Item, KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .dominoes import HandTile, Mark
 from .hand import HandView
-from .table_text import centre_panel, header, seats_panel
-from .words import explain, seat_name, trump_counts, trump_words
+from .table_text import centre_panel, header, seats_panel, summary
+from .words import explain, seat_name, trump_counts
 
 PICK = Binding.Group("choose tile", compact=True)
 BID = Binding.Group("bid", compact=True)
@@ -79,7 +80,7 @@ class GameScreen(MoonScreen):
         self._turn_key: tuple[object, ...] = ()
         self._turn_started = time.monotonic()
         self._timer: Timer | None = None
-        self._buttons_key: tuple[str, ...] = ()
+        self._keys_state: tuple[object, ...] = ()
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
@@ -88,11 +89,11 @@ class GameScreen(MoonScreen):
             yield Static(id="centre")
             yield ChatPanel(placeholder="c: chat at this table", id="chat")
         yield Static(id="prompt")
-        yield Horizontal(id="actions")
+        yield ClickBar(id="actions")
         with Center(id="hand-row"):
             yield HandView(id="hand")
             yield Static(id="no-hand")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(HandView).focus()
@@ -131,12 +132,17 @@ class GameScreen(MoonScreen):
         finished = self.moon.model.finished.get(self.table_id)
         set_text(self.query_one("#header", Static), header(view, update.table))
         self._draw_seats()
-        set_text(self.query_one("#centre", Static), centre_panel(view, update.table, finished))
-        self._draw_hand(view)
+        set_text(self.query_one("#centre", Static), centre_panel(view, update.table))
+        self._draw_hand(view, finished)
         self._draw_actions(view)
         self._draw_prompt()
         self._start_timer(update.table.turn_seconds)
-        self.refresh_bindings()
+        keys = (view.phase, view.my_turn, view.legal, view.outcome is None, bool(view.tricks),
+                len(view.hand))
+        if keys != self._keys_state:
+            # The footer rebuilds itself on every refresh: only when the keys changed.
+            self._keys_state = keys
+            self.refresh_bindings()
 
     def _seconds_left(self) -> int | None:
         if self._update is None or self._update.table.turn_seconds is None:
@@ -154,7 +160,7 @@ class GameScreen(MoonScreen):
         if seconds is not None and self._timer is None:
             self._timer = self.set_interval(1.0, self._draw_seats)
 
-    def _draw_hand(self, view: SeatView) -> None:
+    def _draw_hand(self, view: SeatView, finished: GameFinished | None) -> None:
         hand = self.query_one(HandView)
         no_hand = self.query_one("#no-hand", Static)
         if view.seat is None:
@@ -167,7 +173,7 @@ class GameScreen(MoonScreen):
         hand.display = bool(view.hand)
         no_hand.display = not view.hand
         if not view.hand:
-            set_text(no_hand, "")
+            set_text(no_hand, summary(view, self._table(), finished), layout=True)
         choosing = view.my_turn and view.phase in (Phase.PLAY, Phase.DISCARD)
         playable = {a.tile for a in view.legal if a.kind in ("play", "discard")}
         tiles = []
@@ -186,44 +192,37 @@ class GameScreen(MoonScreen):
         assert self._update is not None
         return self._update.table
 
-    def _action_choices(self, view: SeatView) -> list[tuple[str, str]]:
-        """(button id, label) for the choices made with buttons: bids, trump, rematch."""
+    def _choices(self, view: SeatView) -> list[Item]:
+        """The choices also offered as clickable items: bids, trumps, rematch."""
         if view.outcome is not None:
-            return [("rematch", "Rematch (r)"), ("leave", "Leave (q)")]
+            return [Item("rematch", "r", "rematch"), Item("leave", "q", "leave")]
         if not view.my_turn:
             return []
         if view.phase is Phase.BID:
             out = []
             for action in view.legal:
                 if action.kind == "pass":
-                    out.append((f"a{action.code}", "Pass (p)"))
+                    out.append(Item(f"a{action.code}", "p", "pass"))
+                elif action.bid == MOON:
+                    out.append(Item(f"a{action.code}", "m", "moon"))
                 else:
-                    label = "Moon (m)" if action.bid == MOON else str(action.bid)
-                    out.append((f"a{action.code}", label))
+                    out.append(Item(f"a{action.code}", str(action.bid), ""))
             return out
         if view.phase is Phase.TRUMP:
             out = []
             for trump, count in trump_counts(view):
-                key = "d" if trump == TRUMP_DOUBLES else "n" if trump == TRUMP_NONE else str(trump)
-                code = Action.name_trump(trump).code
+                code = f"a{Action.name_trump(trump).code}"
                 if trump == TRUMP_NONE:
-                    out.append((f"a{code}", f"none ({key})"))
+                    out.append(Item(code, "n", "none"))
                 elif trump == TRUMP_DOUBLES:
-                    out.append((f"a{code}", f"doubles:{count} ({key})"))
+                    out.append(Item(code, "d", f"doubles:{count}"))
                 else:
-                    out.append((f"a{code}", f"{trump_words(trump)}:{count}"))
+                    out.append(Item(code, str(trump), f"s:{count}"))
             return out
         return []
 
     def _draw_actions(self, view: SeatView) -> None:
-        choices = self._action_choices(view)
-        key = tuple(f"{i}:{label}" for i, label in choices)
-        if key == self._buttons_key:
-            return
-        self._buttons_key = key
-        row = self.query_one("#actions", Horizontal)
-        row.remove_children()
-        row.mount_all(Button(label, id=i, compact=True) for i, label in choices)
+        self.query_one("#actions", ClickBar).set_items(self._choices(view))
 
     def _draw_prompt(self) -> None:
         view = self._view
@@ -321,16 +320,15 @@ class GameScreen(MoonScreen):
     def action_rematch(self) -> None:
         self.moon.send(Rematch(self.table_id))
 
-    @on(Button.Pressed, "#actions Button")
-    def _button(self, event: Button.Pressed) -> None:
+    @on(ClickBar.Chosen, "#actions")
+    def _clicked(self, event: ClickBar.Chosen) -> None:
         event.stop()
-        ident = event.button.id or ""
-        if ident == "rematch":
+        if event.ident == "rematch":
             self.action_rematch()
-        elif ident == "leave":
+        elif event.ident == "leave":
             self.action_leave()
-        elif ident.startswith("a"):
-            self._act(Action.from_code(int(ident[1:])))
+        elif event.ident.startswith("a"):
+            self._act(Action.from_code(int(event.ident[1:])))
 
     # -- the rest --------------------------------------------------------------------------
     def action_last_trick(self) -> None:

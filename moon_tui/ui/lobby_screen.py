@@ -7,7 +7,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from ..lobby.messages import (
     ChatPosted,
@@ -18,11 +18,12 @@ from ..lobby.messages import (
     Spectate,
     TableInfo,
 )
+from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
 
 #: (title, width): 79 columns with the cell padding, so the list fits at 80x24.
-COLUMNS = (("Table", 16), ("Rules", 18), ("Seats", 20), ("Status", 10), ("Watch", 5))
+COLUMNS = (("Table", 16), ("Rules", 18), ("Seats", 19), ("Status", 11), ("Watch", 5))
 
 
 def seats_cell(info: TableInfo) -> str:
@@ -81,7 +82,7 @@ class LobbyScreen(MoonScreen):
         with Horizontal(id="lower"):
             yield Static(id="online")
             yield ChatPanel(placeholder="c: chat with everyone", id="lobby-chat")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -105,13 +105,10 @@ def trick_lines(trick: Trick, view: SeatView, table: TableInfo, title: str) -> T
     return text
 
 
-def centre_panel(view: SeatView, table: TableInfo, finished: GameFinished | None) -> Text:
-    """The middle of the table: bidding, the trick in play, or the end of a hand/game."""
+def centre_panel(view: SeatView, table: TableInfo) -> Text:
+    """The middle of the table: bidding, widow and trump, the trick in play (or the last
+    one, once a hand is over)."""
     rules = view.rules
-    if view.phase is Phase.OVER or view.outcome is not None:
-        return game_over(view, table, finished)
-    if view.phase is Phase.DEAL:
-        return hand_over(view, table)
     if view.phase is Phase.BID:
         text = Text("Bidding", style="bold")
         text.append(f"\nLowest bid {rules.min_bid}")
@@ -131,7 +128,6 @@ def centre_panel(view: SeatView, table: TableInfo, finished: GameFinished | None
         else:
             text.append(f"\n{who} is naming trump.")
         return text
-    # play
     current = view.current_trick
     if current is not None and current.plays:
         title = f"Trick {len(view.tricks) + 1}: {suit_led(current, view.trump)}"
@@ -140,40 +136,49 @@ def centre_panel(view: SeatView, table: TableInfo, finished: GameFinished | None
     if last is not None:
         won = seat_name(table, last.winner) if last.winner is not None else "?"
         return trick_lines(last, view, table, f"Trick {len(view.tricks)} to {won}")
+    if view.phase is not Phase.PLAY:
+        return Text("")
     text = Text("Trick 1", style="bold")
-    text.append("\n◀ marks who wins")
     if view.trump is not None:
         text.append(f"\nTrump: {trump_words(view.trump)}")
+    text.append("\n◀ marks who wins")
     return text
 
 
+def summary(view: SeatView, table: TableInfo, finished: GameFinished | None) -> Text:
+    """Where the hand would be, once a hand or the game is over: what happened, scores."""
+    if view.outcome is not None:
+        return game_over(view, table, finished)
+    return hand_over(view, table)
+
+
 def hand_over(view: SeatView, table: TableInfo) -> Text:
-    text = Text("Hand over", style="bold")
+    text = Text(f"Hand {view.hand_number + 1} is over", style="bold")
     if view.results:
         result = view.results[-1]
         text.append("\n" + result_words(result, view.rules, table))
         if not result.redeal:
-            text.append("\n" + points_words(result.points, view.rules, table))
+            text.append("\nThis hand: " + points_words(result.points, view.rules, table))
         text.append("\nScores: " + points_words(result.scores, view.rules, table)
                     .replace("+", ""))
-    text.append("\n\nThe next hand is being dealt.")
+    text.append("\n\nThe next hand is being dealt…")
     return text
 
 
 def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None) -> Text:
     rules = view.rules
-    text = Text("Game over", style="bold")
-    if view.results:
-        text.append("\n" + result_words(view.results[-1], rules, table))
+    text = Text("Game over: ", style="bold")
     if view.outcome is not None:
         winner = side_name(rules, table, view.outcome.winner)
         why = {"moon": " by shooting the moon", "tie_break": " (the bidder goes out)"}
-        text.append(f"\n{winner} win{'' if rules.players == 4 else 's'}"
+        text.append(f"{winner} win{'' if rules.players == 4 else 's'}"
                     f"{why.get(view.outcome.reason, '')}!", style="bold")
+    if view.results:
+        text.append("\nLast hand: " + result_words(view.results[-1], rules, table))
     scores = finished.scores if finished is not None else view.scores
-    text.append("\nFinal: " + points_words(scores, rules, table).replace("+", ""))
+    text.append("\nFinal scores: " + points_words(scores, rules, table).replace("+", ""))
     votes = table.rematch_votes
-    text.append("\n\nr: rematch · q: leave")
+    text.append("\n\nr: rematch · q: leave the table")
     if votes:
         text.append("\nRematch asked by " + ", ".join(votes))
     return text

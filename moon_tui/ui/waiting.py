@@ -7,7 +7,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Button, DataTable, Footer, Label, Select, Static
+from textual.widgets import Button, DataTable, Label, Select, Static
 
 from ..lobby.messages import (
     BOT_LEVELS,
@@ -23,6 +23,7 @@ from ..lobby.messages import (
     TableInfo,
     TableUpdate,
 )
+from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .words import seat_detail
@@ -76,7 +77,7 @@ class WaitingScreen(MoonScreen):
             yield Button("Remove bot (x)", id="remove", compact=True)
             yield Button("Start (s)", id="start", compact=True, variant="primary")
         yield ChatPanel(placeholder="c: chat at this table", id="chat")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns("Seat", "Who", "")

@@ -6,8 +6,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Middle
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
+from .bars import KeyBar
 from .base import MoonScreen
 
 BANNER = r"""
@@ -39,7 +40,7 @@ class WelcomeScreen(MoonScreen):
         with Middle():
             with Center():
                 yield Static(text, id="welcome")
-        yield Footer()
+        yield KeyBar()
 
     def action_lobby(self) -> None:
         from .lobby_screen import LobbyScreen

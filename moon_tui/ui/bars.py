@@ -1,0 +1,135 @@
+"""One-line bars drawn as a single widget: the keys of the screen, and clickable choices.
+
+Textual's Footer and a row of Buttons rebuild many widgets whenever they change; with
+hundreds of sessions in one process that is most of the CPU. These bars redraw one line
+of text and map a click's column back to the item under it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import groupby
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.widget import Widget
+
+KEY_NAMES = {"question_mark": "?", "escape": "esc", "enter": "⏎", "left": "←",
+             "right": "→", "ctrl+s": "^s", "ctrl+q": "^q", "space": "space"}
+
+
+def key_display(key: str) -> str:
+    return KEY_NAMES.get(key, key)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One clickable piece of a bar: `key` (shown bold) and `label`."""
+
+    ident: str
+    key: str
+    label: str
+
+
+class ClickBar(Widget):
+    """A line of items; a click posts `Chosen` with the item's ident."""
+
+    DEFAULT_CSS = """
+    ClickBar { height: 1; width: 1fr; }
+    """
+
+    @dataclass
+    class Chosen(Message):
+        bar: ClickBar
+        ident: str
+
+        @property
+        def control(self) -> ClickBar:
+            return self.bar
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id, classes=classes)
+        self._items: tuple[Item, ...] = ()
+        self._spans: list[tuple[int, int, str]] = []
+        self._text = Text()
+
+    @property
+    def items(self) -> tuple[Item, ...]:
+        return self._items
+
+    def set_items(self, items: Sequence[Item]) -> None:
+        items = tuple(items)
+        if items == self._items:
+            return
+        self._items = items
+        self._text, self._spans = self.layout_items(items)
+        self.refresh()
+
+    def layout_items(self, items: tuple[Item, ...]) -> tuple[Text, list[tuple[int, int, str]]]:
+        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        spans = []
+        for item in items:
+            start = text.cell_len
+            text.append(" ")
+            if item.key:
+                text.append(item.key, style="bold reverse")
+                text.append(" ")
+            text.append(item.label)
+            text.append(" ")
+            spans.append((start, text.cell_len, item.ident))
+        return text, spans
+
+    def render(self) -> Text:
+        return self._text
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, ident in self._spans:
+            if start <= event.x < end:
+                event.stop()
+                self.chosen(ident)
+                return
+
+    def chosen(self, ident: str) -> None:
+        self.post_message(self.Chosen(self, ident))
+
+
+class KeyBar(ClickBar):
+    """The footer: the screen's active, shown bindings; a click runs the binding."""
+
+    DEFAULT_CSS = """
+    KeyBar { dock: bottom; height: 1; background: $footer-background; }
+    """
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self._bindings_changed(self.screen)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen[object]) -> None:
+        shown: list[Binding] = []
+        seen_actions: set[str] = set()
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if binding.show and active.enabled and binding.action not in seen_actions:
+                seen_actions.add(binding.action)
+                shown.append(binding)
+        items: list[Item] = []
+        for group, members in groupby(shown, key=lambda b: b.group):
+            bindings = list(members)
+            if group is not None and len(bindings) > 1:
+                keys = "".join(key_display(b.key) for b in bindings)
+                items.append(Item("", keys, group.description))
+            else:
+                items.extend(Item(b.action, key_display(b.key), b.description)
+                             for b in bindings)
+        self.set_items(items)
+
+    def chosen(self, ident: str) -> None:
+        if ident:
+            self.call_later(self.app.run_action, ident, self.screen)

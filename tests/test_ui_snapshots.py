@@ -1,0 +1,229 @@
+"""Snapshots of every screen at 80x24 and 120x40 (pytest-textual-snapshot).
+
+Each app hosts its own lobby with a fixed seed and computer players that do not pause,
+so the same keys always lead to the same screen. Update with `--snapshot-update`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import pytest
+from textual.pilot import Pilot
+from ui_helpers import current_view, my_turn, take_turn, wait_for
+
+from moon_tui.lobby import ChatLine, CreateTable, LobbyConfig, SendChat, Spectate
+from moon_tui.local import LocalMoonApp
+from moon_tui.rules import Phase, Rules
+
+SIZES = [(80, 24), (120, 40)]
+FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0)
+HOLD = LobbyConfig(bot_delay=0.0, hand_pause=600.0)
+"""The next hand waits, so the end of a hand stays on screen."""
+
+
+class MemoryKeys:
+    """A `KeyManager` holding keys in a list (the server's real one stores them in SQLite)."""
+
+    def __init__(self) -> None:
+        self.keys = ["SHA256:3bVt2cS1x0ZqfTZ5ILu1Y8w5pD1q9nKQ0lH1n4kzT7E ann@laptop"]
+
+    async def list_keys(self) -> list[str]:
+        return list(self.keys)
+
+    async def add_key(self, openssh_public_key: str) -> str:
+        if not openssh_public_key.startswith("ssh-"):
+            raise ValueError("that is not an OpenSSH public key")
+        self.keys.append(openssh_public_key.split()[1][:20])
+        return "Key added."
+
+
+Step = Callable[[Pilot[None]], Awaitable[None]]
+
+
+@dataclass
+class Case:
+    app: Callable[[], LocalMoonApp]
+    steps: Step
+
+
+def local(*, table: bool = True, rules: Rules | None = None,
+          config: LobbyConfig = FAST) -> Callable[[], LocalMoonApp]:
+    def make() -> LocalMoonApp:
+        app = LocalMoonApp("ann", rules or Rules.make(), level="random", config=config,
+                           seed=4, set_up_table=table, start_in_lobby=table)
+        app.motd = "Club night is Thursday. Be kind at the table."
+        if not table:
+            app.keys = MemoryKeys()
+        return app
+    return make
+
+
+def app_of(pilot: Pilot[None]) -> LocalMoonApp:
+    assert isinstance(pilot.app, LocalMoonApp)
+    return pilot.app
+
+
+async def nothing(pilot: Pilot[None]) -> None:
+    await pilot.pause(0.1)
+
+
+async def in_lobby(pilot: Pilot[None]) -> None:
+    app = app_of(pilot)
+    await wait_for(pilot, lambda: app.handle is not None, "the session")
+    bob = await app.lobby.connect("bob")
+    bob.send(CreateTable("bob's table", Rules.make(players=4, min_bid=3), turn_seconds=30))
+    bob.send(SendChat("anyone for a game of four?"))
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: bool(app.model.lobby and app.model.lobby.tables
+                                       and app.model.lobby_chat), "bob's table")
+
+
+async def create_form(pilot: Pilot[None]) -> None:
+    await in_lobby(pilot)
+    await pilot.press("n")
+
+
+async def waiting_room(pilot: Pilot[None]) -> None:
+    await create_form(pilot)
+    await pilot.press("ctrl+s", "b")
+    app = app_of(pilot)
+    await wait_for(pilot, lambda: app.current_table is not None and any(
+        s.is_bot for s in app.model.tables[app.current_table].table.seats), "a bot")
+
+
+async def keys_screen(pilot: Pilot[None]) -> None:
+    await in_lobby(pilot)
+    await pilot.press("k")
+    await pilot.pause(0.2)
+
+
+def until(check: Callable[[LocalMoonApp], bool], what: str) -> Step:
+    """Play (bidding 7 when possible) until `check` holds on my turn or the game ends."""
+    async def run(pilot: Pilot[None]) -> None:
+        app = app_of(pilot)
+        for _ in range(400):
+            await wait_for(pilot, lambda: my_turn(app) or _over(app) or check(app), what)
+            if check(app):
+                await pilot.pause(0.1)
+                return
+            await take_turn(pilot, app)
+        raise AssertionError(f"never reached {what}")
+    return run
+
+
+def _over(app: LocalMoonApp) -> bool:
+    view = current_view(app)
+    return view is not None and (view.outcome is not None or view.phase is Phase.DEAL)
+
+
+def phase_is(phase: Phase) -> Callable[[LocalMoonApp], bool]:
+    def check(app: LocalMoonApp) -> bool:
+        view = current_view(app)
+        return view is not None and view.my_turn and view.phase is phase
+    return check
+
+
+def following(app: LocalMoonApp) -> bool:
+    view = current_view(app)
+    if view is None or not view.my_turn or view.phase is not Phase.PLAY:
+        return False
+    playable = {a.tile for a in view.legal}
+    return any(t not in playable for t in view.hand)
+
+
+def hand_over(app: LocalMoonApp) -> bool:
+    view = current_view(app)
+    return view is not None and view.phase is Phase.DEAL
+
+
+def game_over(app: LocalMoonApp) -> bool:
+    view = current_view(app)
+    return view is not None and view.outcome is not None
+
+
+def press_barred_tile(step: Step) -> Step:
+    """After `step`, press the digit of a tile that may not be played now."""
+    async def run(pilot: Pilot[None]) -> None:
+        await step(pilot)
+        app = app_of(pilot)
+        view = current_view(app)
+        assert view is not None
+        playable = {a.tile for a in view.legal}
+        barred = next(i for i, t in enumerate(view.hand) if t not in playable)
+        await pilot.press(str(barred + 1))
+        await wait_for(pilot, lambda: "✗" in str(app.screen.query_one("#prompt").render()),
+                       "the explanation")
+    return run
+
+
+def then_press(step: Step, *keys: str) -> Step:
+    async def run(pilot: Pilot[None]) -> None:
+        await step(pilot)
+        await pilot.press(*keys)
+        await pilot.pause(0.1)
+    return run
+
+
+async def spectating(pilot: Pilot[None]) -> None:
+    app = app_of(pilot)
+    await wait_for(pilot, lambda: app.handle is not None, "the session")
+    host = await app.lobby.connect("bob")
+    host.send(CreateTable("bob's table"))
+    while True:
+        event = await host.next_event()
+        if hasattr(event, "table") and event.table.table_id:
+            table_id = event.table.table_id
+            break
+    from moon_tui.lobby import AddBot, StartGame
+    host.send(AddBot(table_id, 1, "random"))
+    host.send(AddBot(table_id, 2, "random"))
+    host.send(StartGame(table_id))
+    host.send(SendChat("welcome, watchers", table_id))
+    await pilot.press("enter")
+    app.send(Spectate(table_id))
+    await wait_for(pilot, lambda: current_view(app) is not None and
+                   current_view(app).to_move == 0, "bob to move")  # type: ignore[union-attr]
+    assert all(isinstance(c, ChatLine) for c in app.model.chat_of(table_id))
+
+
+async def session_ended(pilot: Pilot[None]) -> None:
+    app = app_of(pilot)
+    await wait_for(pilot, lambda: app.handle is not None, "the session")
+    await app.lobby.kick("ann", "the club is closing for the night")
+    await wait_for(pilot, lambda: app.handle is not None and app.handle.closed, "the end")
+    await pilot.pause(0.1)
+
+
+CASES: dict[str, Case] = {
+    "welcome": Case(local(table=False), nothing),
+    "lobby": Case(local(table=False), in_lobby),
+    "create_table": Case(local(table=False), create_form),
+    "waiting_room": Case(local(table=False), waiting_room),
+    "keys": Case(local(table=False), keys_screen),
+    "help": Case(local(table=False), then_press(nothing, "question_mark")),
+    "bidding": Case(local(), until(phase_is(Phase.BID), "my bid")),
+    "discard": Case(local(), until(phase_is(Phase.DISCARD), "the discard")),
+    "trump": Case(local(), until(phase_is(Phase.TRUMP), "naming trump")),
+    "play_following": Case(local(), until(following, "a tile I may not play")),
+    "illegal_explained": Case(local(), press_barred_tile(until(following, "following"))),
+    "last_trick": Case(local(), then_press(until(following, "following"), "l")),
+    "hand_over": Case(local(config=HOLD), until(hand_over, "the end of the hand")),
+    "game_over": Case(local(rules=Rules.make(target=1)), until(game_over, "the end")),
+    "score_sheet": Case(local(rules=Rules.make(target=1)),
+                        then_press(until(game_over, "the end"), "s")),
+    "spectator": Case(local(table=False), spectating),
+    "session_ended": Case(local(table=False), session_ended),
+}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("name", list(CASES))
+def test_screen(name: str, size: tuple[int, int], snap_compare) -> None:  # type: ignore[no-untyped-def]
+    case = CASES[name]
+    assert snap_compare(case.app(), terminal_size=size, run_before=case.steps)
+
+
+def test_too_small_window_asks_for_a_bigger_one(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(local(table=False)(), terminal_size=(60, 20), run_before=nothing)
