@@ -31,11 +31,10 @@ def random_legal(rng: random.Random) -> Policy:
     return choose
 
 
-def _decision_point(view: SeatView) -> tuple[int, ...]:
-    """What identifies one decision of a seat: the same view coalesced twice is one turn."""
-    played = len(view.played_tiles())
-    return (view.hand_number, len(view.bids), int(view.widow_taken), view.trump or -1,
-            -1 if view.discard is None else view.discard.index, played)
+def _decision_point(view: SeatView) -> tuple[object, ...]:
+    """What identifies one decision of a seat: the same view sent twice is one turn."""
+    return (view.hand_number, view.phase, len(view.bids), view.trump, view.discard,
+            len(view.played_tiles()))
 
 
 class Client:
@@ -46,7 +45,7 @@ class Client:
         self.policy = policy
         self.events: list[Event] = []
         self._arrived = asyncio.Event()
-        self._acted: dict[str, tuple[int, ...]] = {}
+        self._acted: dict[str, tuple[object, ...]] = {}
 
     @property
     def name(self) -> str:

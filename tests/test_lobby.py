@@ -1,0 +1,662 @@
+"""The lobby and its tables, driven only through messages, as an interface would."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+
+from moon_tui.bots import make_bot
+from moon_tui.lobby import (
+    Act,
+    AddBot,
+    Ban,
+    Broadcast,
+    ChatPosted,
+    CloseTable,
+    CreateTable,
+    Event,
+    GameFinished,
+    JoinByCode,
+    JoinSeat,
+    Kick,
+    LeaveTable,
+    Lobby,
+    LobbyClosed,
+    LobbyConfig,
+    LobbyUpdate,
+    MemoryRecordStore,
+    Notice,
+    Rejected,
+    Rematch,
+    RemoveBot,
+    SendChat,
+    SessionEnded,
+    Spectate,
+    StartGame,
+    TableLeft,
+    TableUpdate,
+)
+from moon_tui.lobby.client import Client, Policy, first_legal
+from moon_tui.rules import Action, Phase, Rules, SeatView, Tile
+from moon_tui.rules.replay import replay
+
+FAST = LobbyConfig(bot_delay=0, hand_pause=0, grace_seconds=30, timer_scale=0.01,
+                   bot_time_budget=0.05)
+LONG_GAME = Rules.make(target=60, moon_wins_game=False)
+
+
+@asynccontextmanager
+async def running(config: LobbyConfig = FAST, store: MemoryRecordStore | None = None,
+                  **kwargs: Any) -> AsyncIterator[tuple[Lobby, asyncio.TaskGroup]]:
+    """A lobby and a task group for the clients; afterwards no task may be left."""
+    async with asyncio.TaskGroup() as tg:
+        async with Lobby(config, store, seed=7, **kwargs) as lobby:
+            yield lobby, tg
+    assert asyncio.all_tasks() == {asyncio.current_task()}
+
+
+async def join(lobby: Lobby, tg: asyncio.TaskGroup, name: str, policy: Policy | None = None,
+               *, operator: bool = False) -> Client:
+    client = Client(await lobby.connect(name, operator=operator), policy)
+    tg.create_task(client.run())
+    return client
+
+
+async def new_table(owner: Client, command: CreateTable) -> str:
+    known = {u.table.table_id for u in owner.of_type(TableUpdate)}
+    start = owner.mark()
+    owner.handle.send(command)
+    update = await owner.wait_type(TableUpdate, lambda u: u.table.table_id not in known,
+                                   start=start)
+    return update.table.table_id
+
+
+async def table_with_bots(owner: Client, rules: Rules = LONG_GAME, *, turn_seconds: int | None
+                          = None, humans: tuple[Client, ...] = (), start: bool = True,
+                          level: str = "easy") -> str:
+    """A table owned (and sat at, seat 0) by `owner`, `humans` in the next seats, bots in
+    the rest; started unless told otherwise."""
+    table_id = await new_table(owner, CreateTable("test", rules, turn_seconds))
+    for seat, human in enumerate(humans, start=1):
+        human.handle.send(JoinSeat(table_id, seat))
+        await owner.wait_type(TableUpdate, lambda u, s=seat, n=human.name:
+                              u.table.seats[s].name == n)
+    for seat in range(1 + len(humans), rules.players):
+        owner.handle.send(AddBot(table_id, seat, level))  # type: ignore[arg-type]
+    if start:
+        owner.handle.send(StartGame(table_id))
+        await owner.wait_type(TableUpdate, lambda u: u.table.status == "playing")
+    return table_id
+
+
+def playing_like(level: str, seed: int) -> Policy:
+    """A scripted human that plays as a computer of `level` would."""
+    bot = make_bot(level, time_budget=0.05)
+    rng = random.Random(seed)
+    return lambda view: bot.choose(view, rng)
+
+
+def bidding_first(view: SeatView) -> Action | None:
+    """Bid the highest (so this seat declares), then play the first legal tile."""
+    return view.legal[-1] if view.phase is Phase.BID else first_legal(view)
+
+
+# --- what a recipient may see -------------------------------------------------------------
+
+def tiles_in(value: object) -> Iterator[Tile]:
+    """Every tile anywhere inside an event."""
+    if isinstance(value, Tile):
+        yield value
+    elif isinstance(value, Action):
+        if value.tile is not None:
+            yield value.tile
+    elif isinstance(value, tuple | list):
+        for item in value:
+            yield from tiles_in(item)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            yield from tiles_in(getattr(value, f.name))
+
+
+def bids_signature(record: dict[str, Any]) -> tuple[tuple[object, ...], ...]:
+    last = record["hands"][-1]
+    return (*(tuple(hand["bids"]) for hand in record["hands"]), tuple(last.get("plays", ())))
+
+
+def view_signature(view: SeatView) -> tuple[tuple[object, ...], ...]:
+    return (*(tuple("pass" if a.bid is None else a.bid for _, a in r.bids)
+              for r in view.results), tuple(str(t) for t in view.played_tiles()))
+
+
+def record_for(records: list[dict[str, Any]], final: SeatView) -> dict[str, Any]:
+    """The record of the game that ended in view `final` (matched by every hand's bids and
+    the last hand's plays)."""
+    found = [r for r in records if bids_signature(r) == view_signature(final)]
+    assert len(found) == 1, "one record per finished game"
+    return found[0]
+
+
+def check_sees_only_its_own(events: list[Event], record: dict[str, Any]) -> int:
+    """Each tile in each event to one recipient at one table is its own, or played, or (for
+    the declarer) the widow and discard; every played tile is exactly the record's. Returns
+    how many table views were checked."""
+    checked = 0
+    for event in events:
+        if isinstance(event, Rejected):
+            continue  # echoes the recipient's own command
+        assert not isinstance(event, TableUpdate) or event.view is None \
+            or event.view.seat == event.seat
+        view = event.view if isinstance(event, TableUpdate) else None
+        if view is None:
+            assert not list(tiles_in(event)), event
+            continue
+        checked += 1
+        hand = record["hands"][view.hand_number]
+        plays = [Tile.parse(t) for t in hand.get("plays", ())]
+        played = list(view.played_tiles())
+        assert played == plays[:len(played)]
+        widow = Tile.parse(hand["widow"]) if hand.get("widow") else None
+        seen = set(played)
+        if view.seat is None:
+            assert view.hand == () and view.widow is None and view.discard is None
+        else:
+            own = {Tile.parse(t) for t in hand["deal"][view.seat]}
+            if view.seat == view.declarer and view.widow_taken and widow is not None:
+                own.add(widow)
+                assert view.widow == widow
+            else:
+                assert view.widow is None and view.discard is None
+            assert set(view.hand) <= own - seen
+            seen |= own
+        leaked = set(tiles_in(event)) - seen
+        assert not leaked, f"{view.seat} saw {leaked}"
+    return checked
+
+
+# --- tests --------------------------------------------------------------------------------
+
+async def test_a_session_sees_the_lobby_and_who_is_online() -> None:
+    async with running() as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        first = await ann.wait_type(LobbyUpdate)
+        assert first.online == ("ann",)
+        bob = await join(lobby, tg, "bob")
+        await ann.wait_type(LobbyUpdate, lambda u: u.online == ("ann", "bob"))
+        table_id = await new_table(bob, CreateTable("bob's", Rules.make(players=4)))
+        listed = await ann.wait_type(LobbyUpdate, lambda u: len(u.tables) == 1)
+        info = listed.tables[0]
+        assert (info.table_id, info.name, info.owner, info.status) == (table_id, "bob's", "bob",
+                                                                       "waiting")
+        assert info.rules.players == 4 and len(info.seats) == 4
+        assert info.seats[0].name == "bob" and info.invite_code is None
+        assert lobby.online() == ("ann", "bob")
+
+
+async def test_seats_bots_and_starting_follow_the_owner() -> None:
+    async with running() as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        bob = await join(lobby, tg, "bob")
+        table_id = await new_table(ann, CreateTable("t"))
+        mark = bob.mark()
+        bob.handle.send(JoinSeat(table_id, 0))
+        assert "seat 0 is taken by ann" in (await bob.wait_type(Rejected, start=mark)).reason
+        bob.handle.send(JoinSeat(table_id))
+        joined = await bob.wait_type(TableUpdate, start=mark)
+        assert joined.seat == 1 and joined.view is None
+        bob.handle.send(JoinSeat(table_id, 2))
+        moved = await bob.wait_type(TableUpdate, lambda u: u.seat == 2, start=mark)
+        assert moved.table.seats[1].is_free
+        mark = bob.mark()
+        bob.handle.send(AddBot(table_id, 1, "easy"))
+        assert "only the table's owner (ann)" in (
+            await bob.wait_type(Rejected, start=mark)).reason
+        ann.handle.send(StartGame(table_id))
+        assert "every seat must be filled" in (await ann.wait_type(Rejected)).reason
+        ann.handle.send(AddBot(table_id, 1, "easy"))
+        await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].bot_level == "easy")
+        ann.handle.send(RemoveBot(table_id, 1))
+        await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_free)
+        ann.handle.send(AddBot(table_id, 1, "expert"))
+        ann.handle.send(StartGame(table_id))
+        started = await bob.wait_type(TableUpdate, lambda u: u.view is not None)
+        assert started.table.status == "playing" and started.view is not None
+        assert started.view.seat == 2 and len(started.view.hand) == 7
+        mark = bob.mark()
+        bob.handle.send(JoinSeat(table_id))
+        assert "you already sit at seat 2" in (await bob.wait_type(Rejected, start=mark)).reason
+        mark = bob.mark()
+        bob.handle.send(JoinSeat(table_id, 0))
+        assert "the game has started" in (await bob.wait_type(Rejected, start=mark)).reason
+        ann.handle.send(RemoveBot(table_id, 1))
+        assert "the game has started" in (await ann.wait_type(
+            Rejected, lambda r: isinstance(r.command, RemoveBot))).reason
+
+
+async def test_humans_and_bots_play_a_whole_game_with_turn_timers() -> None:
+    store = MemoryRecordStore()
+    async with running(store=store) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", playing_like("easy", 1))
+        bob = await join(lobby, tg, "bob", playing_like("easy", 2))
+        table_id = await table_with_bots(ann, Rules.make(players=4, target=15),
+                                         turn_seconds=5, humans=(bob,))
+        finished = await ann.wait_type(GameFinished, timeout=60)
+        assert await bob.wait_type(GameFinished) == finished
+        assert finished.table_id == table_id
+        winners = {0: ("ann", "easy bot"), 1: ("bob", "easy bot")}[finished.outcome.winner]
+        assert finished.winners == winners
+        after = await ann.wait_type(TableUpdate, lambda u: u.table.status == "finished")
+        assert after.view is not None and after.view.outcome == finished.outcome
+    assert store.finished == [True]
+    record = store.records[0]
+    assert record["seats"] == ["ann", "bob", "easy bot", "easy bot"]
+    replayed = replay(record)
+    assert replayed["ok"] and replayed["complete"]
+    assert replayed["winner"] == finished.outcome.winner
+    assert tuple(replayed["scores"]) == finished.scores
+    for client in (ann, bob):
+        final = client.of_type(TableUpdate)[-1].view
+        assert final is not None and record_for(store.records, final) is record
+        assert check_sees_only_its_own(client.events, record) > 20
+
+
+async def test_an_illegal_command_gets_the_engines_reason_and_only_to_its_sender() -> None:
+    async with running() as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        carol = await join(lobby, tg, "carol")
+        table_id = await table_with_bots(ann, LONG_GAME)
+        carol.handle.send(Spectate(table_id))
+        mine = await ann.wait_type(TableUpdate, lambda u: u.view is not None and u.view.my_turn,
+                                   timeout=20)
+        assert mine.view is not None and mine.view.phase is Phase.BID
+        ann.handle.send(Act(table_id, Action.make_bid(3)))
+        refused = await ann.wait_type(Rejected)
+        assert refused.command == Act(table_id, Action.make_bid(3))
+        assert "the lowest bid is 4" in refused.reason
+        ann.policy = lambda v: None if v.phase is Phase.PLAY else bidding_first(v)
+        ann._maybe_play(mine)
+        playing = await ann.wait_type(TableUpdate, lambda u: u.view is not None
+                                      and u.view.my_turn and u.view.phase is Phase.PLAY,
+                                      timeout=20)
+        assert playing.view is not None
+        not_held = next(t for t in Tile.ALL if t not in playing.view.hand)
+        mark = ann.mark()
+        ann.handle.send(Act(table_id, Action.play(not_held)))
+        refused = await ann.wait_type(Rejected, start=mark)
+        assert f"seat 0 does not hold {not_held}" in refused.reason
+        carol.handle.send(Act(table_id, Action.pass_()))
+        assert "only a seated player" in (await carol.wait_type(Rejected)).reason
+        assert not [e for e in carol.events if isinstance(e, Rejected)
+                    and isinstance(e.command, Act) and e.command.action != Action.pass_()]
+        assert len(ann.of_type(Rejected)) == 2
+
+
+async def test_a_turn_timer_running_out_lets_the_computer_move_and_says_so() -> None:
+    async with running() as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        table_id = await table_with_bots(ann, LONG_GAME, turn_seconds=2)
+        told = await ann.wait_type(Notice, lambda n: "time ran out" in n.text, timeout=20)
+        assert "the computer" in told.text
+        moved = await ann.wait_type(TableUpdate, lambda u: u.view is not None and any(
+            seat == 0 for seat, _ in u.view.bids), timeout=20)
+        assert moved.table.table_id == table_id
+        assert moved.table.seats[0].name == "ann" and not moved.table.seats[0].away
+
+
+async def test_disconnect_and_reconnect_mid_hand_restores_the_seat_and_view() -> None:
+    store = MemoryRecordStore()
+    async with running(store=store) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", playing_like("easy", 3))
+        bob = await join(lobby, tg, "bob", playing_like("easy", 4))
+        table_id = await table_with_bots(ann, Rules.make(players=4, target=40,
+                                                         moon_wins_game=False), humans=(bob,))
+        mid = await bob.wait_type(TableUpdate, lambda u: u.view is not None
+                                  and len(u.view.played_tiles()) >= 5, timeout=20)
+        assert mid.view is not None
+        await bob.handle.close()
+        assert bob.handle.closed
+        with pytest.raises(LobbyClosed):
+            await bob.handle.next_event()
+        away = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].away)
+        assert away.table.seats[1].name == "bob" and away.table.seats[1].bot_level == "normal"
+        before = (mid.view.hand_number, len(mid.view.played_tiles()))
+
+        def bot_played_on(event: Event) -> bool:
+            return isinstance(event, TableUpdate) and event.view is not None and (
+                event.view.hand_number, len(event.view.played_tiles())) > before
+
+        await ann.wait_for(bot_played_on, timeout=20)
+        again = await join(lobby, tg, "bob", playing_like("easy", 5))
+        back = await again.wait_type(TableUpdate)
+        assert back.table.table_id == table_id and back.seat == 1
+        assert not back.table.seats[1].away
+        assert back.view is not None and back.view.seat == 1
+        assert back.view.outcome is not None or len(back.view.hand) == back.view.hand_sizes[1]
+        assert (back.view.hand_number, len(back.view.played_tiles())) > before
+        await ann.wait_type(TableUpdate, lambda u: not u.table.seats[1].away)
+        finished = await again.wait_type(GameFinished, timeout=60)
+        assert await ann.wait_type(GameFinished) == finished
+    record = store.records[0]
+    assert record["seats"] == ["ann", "bob", "easy bot", "easy bot"]
+    final = ann.of_type(TableUpdate)[-1].view
+    assert final is not None and record_for(store.records, final) is record
+    for client in (ann, bob, again):
+        assert check_sees_only_its_own(client.events, record) > 0
+
+
+async def test_after_the_grace_period_the_seat_goes_to_a_bot_and_an_empty_table_closes() -> None:
+    store = MemoryRecordStore()
+    config = dataclasses.replace(FAST, grace_seconds=0.05, bot_delay=0.01)
+    async with running(config, store) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", first_legal)
+        bob = await join(lobby, tg, "bob", first_legal)
+        watcher = await join(lobby, tg, "watcher")
+        table_id = await table_with_bots(ann, LONG_GAME, humans=(bob,))
+        await bob.handle.close()
+        replaced = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot,
+                                       timeout=10)
+        assert replaced.table.seats[1].bot_level == "normal"
+        assert replaced.table.status == "playing"
+        await ann.handle.close()
+        await watcher.wait_type(LobbyUpdate, lambda u: u.online == ("watcher",)
+                                and not u.tables, timeout=10)
+        assert table_id not in [t.table_id for t in lobby.tables()]
+        for _ in range(100):
+            if store.records:
+                break
+            await asyncio.sleep(0.01)
+    assert store.finished == [False]
+    assert store.records[0]["seats"] == ["ann", "bob", "easy bot"]
+    replayed = replay(store.records[0])
+    assert replayed["ok"] and not replayed["complete"]
+
+
+async def test_a_spectator_joining_mid_hand_sees_only_the_spectators_view() -> None:
+    store = MemoryRecordStore()
+    async with running(store=store) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", playing_like("easy", 6))
+        carol = await join(lobby, tg, "carol")
+        table_id = await table_with_bots(ann, Rules.make(target=10, moon_wins_game=False))
+        await ann.wait_type(TableUpdate, lambda u: u.view is not None
+                            and len(u.view.played_tiles()) >= 4, timeout=20)
+        carol.handle.send(Spectate(table_id))
+        watching = await carol.wait_type(TableUpdate)
+        assert watching.seat is None and watching.view is not None
+        assert watching.view.seat is None and watching.view.hand == ()
+        assert watching.table.spectators == ("carol",)
+        assert watching.table.invite_code is None
+        await ann.wait_type(TableUpdate, lambda u: u.table.spectators == ("carol",))
+        await carol.wait_type(GameFinished, timeout=60)
+        final = carol.of_type(TableUpdate)[-1].view
+    assert final is not None
+    record = record_for(store.records, final)
+    assert check_sees_only_its_own(carol.events, record) > 5
+    assert check_sees_only_its_own(ann.events, record) > 5
+
+
+async def test_a_table_without_spectators_refuses_them() -> None:
+    async with running() as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        carol = await join(lobby, tg, "carol")
+        table_id = await new_table(ann, CreateTable("quiet", spectators_allowed=False))
+        carol.handle.send(Spectate(table_id))
+        assert "does not allow spectators" in (await carol.wait_type(Rejected)).reason
+
+
+async def test_chat_is_limited_and_reaches_only_its_audience() -> None:
+    config = dataclasses.replace(FAST, chat_max_chars=20, chat_lines_per_10s=3)
+    async with running(config) as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        bob = await join(lobby, tg, "bob")
+        carol = await join(lobby, tg, "carol")
+        table_id = await new_table(ann, CreateTable("chat"))
+        bob.handle.send(JoinSeat(table_id))
+        await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].name == "bob")
+        ann.handle.send(SendChat("hello \x1b[31mall"))
+        for client in (ann, bob, carol):
+            line = (await client.wait_type(ChatPosted)).line
+            assert (line.sender, line.text, line.table_id) == ("ann", "hello [31mall", None)
+        ann.handle.send(SendChat("at the table", table_id))
+        for client in (ann, bob):
+            await client.wait_type(ChatPosted, lambda c: c.line.table_id == table_id)
+        ann.handle.send(SendChat("x" * 21, table_id))
+        assert "at most 20 characters" in (await ann.wait_type(Rejected)).reason
+        ann.handle.send(SendChat("third"))
+        ann.handle.send(SendChat("fourth"))
+        refused = await ann.wait_type(Rejected, lambda r: r.command == SendChat("fourth"))
+        assert "at most 3 chat lines every 10 seconds" in refused.reason
+        carol.handle.send(SendChat("not seated", table_id))
+        assert "you are not at table" in (await carol.wait_type(Rejected)).reason
+        bob.handle.send(SendChat("still fine"))
+        await carol.wait_type(ChatPosted, lambda c: c.line.sender == "bob")
+        assert not [e for e in carol.events if isinstance(e, ChatPosted)
+                    and e.line.table_id is not None]
+        assert not [e for e in bob.events if isinstance(e, ChatPosted)
+                    and e.line.text in ("x" * 21, "fourth")]
+
+
+async def test_ownership_passes_on_when_the_owner_leaves_and_the_last_human_closes_it() -> None:
+    async with running() as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        bob = await join(lobby, tg, "bob")
+        carol = await join(lobby, tg, "carol")
+        table_id = await new_table(ann, CreateTable("t"))
+        bob.handle.send(JoinSeat(table_id, 2))
+        carol.handle.send(Spectate(table_id))
+        await ann.wait_type(TableUpdate, lambda u: u.table.spectators == ("carol",)
+                            and u.table.seats[2].name == "bob")
+        ann.handle.send(LeaveTable(table_id))
+        left = await ann.wait_type(TableLeft)
+        assert (left.table_id, left.reason) == (table_id, "you left the table")
+        assert (await bob.wait_type(TableUpdate, lambda u: u.table.owner == "bob")).seat == 2
+        await bob.wait_type(Notice, lambda n: f"you now own table {table_id}" in n.text)
+        bob.handle.send(LeaveTable(table_id))
+        await carol.wait_type(TableUpdate, lambda u: u.table.owner == "carol")
+        carol.handle.send(AddBot(table_id, 0, "easy"))
+        await carol.wait_type(TableUpdate, lambda u: u.table.seats[0].is_bot)
+        carol.handle.send(LeaveTable(table_id))
+        await carol.wait_type(TableLeft)
+        await ann.wait_type(LobbyUpdate, lambda u: not u.tables)
+        bob.handle.send(JoinSeat(table_id))
+        assert f"there is no table {table_id}" in (await bob.wait_type(
+            Rejected, lambda r: isinstance(r.command, JoinSeat))).reason
+
+
+async def test_a_private_table_is_joined_by_its_code_only() -> None:
+    async with running() as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        bob = await join(lobby, tg, "bob")
+        carol = await join(lobby, tg, "carol")
+        created = ann.mark()
+        ann.handle.send(CreateTable("secret", Rules.make(players=4), private=True))
+        mine = await ann.wait_type(TableUpdate, start=created)
+        code = mine.table.invite_code
+        assert code is not None and len(code) == 6 and code.isalnum()
+        listed = await ann.wait_type(LobbyUpdate, lambda u: len(u.tables) == 1)
+        assert listed.tables[0].invite_code == code
+        bob.handle.send(JoinSeat(mine.table.table_id))
+        assert "private" in (await bob.wait_type(Rejected)).reason
+        assert all(not u.tables for u in bob.of_type(LobbyUpdate))
+        bob.handle.send(JoinByCode("nope12"))
+        await bob.wait_type(Rejected, lambda r: "no table has the invite code" in r.reason)
+        bob.handle.send(JoinByCode(code.lower()))
+        seated = await bob.wait_type(TableUpdate)
+        assert seated.seat == 1 and seated.table.invite_code == code
+        await bob.wait_type(LobbyUpdate, lambda u: len(u.tables) == 1)
+        for seat in (2, 3):
+            ann.handle.send(AddBot(mine.table.table_id, seat, "random"))
+        await ann.wait_type(TableUpdate, lambda u: u.table.seats[3].is_bot)
+        carol.handle.send(JoinByCode(code))
+        watching = await carol.wait_type(TableUpdate)
+        assert watching.seat is None and watching.table.invite_code is None
+
+
+async def test_operator_commands_need_an_operator() -> None:
+    banned: list[tuple[str, str]] = []
+
+    async def on_ban(name: str, reason: str) -> None:
+        banned.append((name, reason))
+
+    async with running(on_ban=on_ban) as (lobby, tg):
+        root = await join(lobby, tg, "root", operator=True)
+        ann = await join(lobby, tg, "ann")
+        bob = await join(lobby, tg, "bob")
+        dan = await join(lobby, tg, "dan")
+        ann.handle.send(Kick("bob"))
+        assert (await ann.wait_type(Rejected)).reason == "only an operator may do that"
+        root.handle.send(Broadcast("restart at noon"))
+        for client in (ann, bob, dan, root):
+            await client.wait_type(Notice, lambda n: n.text == "restart at noon")
+        root.handle.send(Kick("bob", "spam"))
+        assert (await bob.wait_type(SessionEnded)).reason == "kicked by root: spam"
+        root.handle.send(Ban("dan", "cheating"))
+        assert "banned by root: cheating" == (await dan.wait_type(SessionEnded)).reason
+        await root.wait_type(LobbyUpdate, lambda u: u.online == ("ann", "root"))
+        assert banned == [("dan", "cheating")]
+        table_id = await new_table(ann, CreateTable("t"))
+        root.handle.send(CloseTable(table_id, "maintenance"))
+        assert (await ann.wait_type(TableLeft)).reason == "closed by root: maintenance"
+        await lobby.kick("ann", "server says bye")
+        assert (await ann.wait_type(SessionEnded)).reason == "server says bye"
+        await lobby.broadcast("going down")
+        await root.wait_type(Notice, lambda n: n.text == "going down")
+
+
+async def test_a_second_connection_takes_the_seat_over() -> None:
+    async with running() as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        table_id = await table_with_bots(ann, LONG_GAME)
+        again = await join(lobby, tg, "ann", playing_like("easy", 9))
+        ended = await ann.wait_type(SessionEnded)
+        assert ended.reason == "you connected from somewhere else"
+        assert ann.handle.closed
+        assert isinstance(again.events[0] if again.events else await again.wait_type(
+            LobbyUpdate), LobbyUpdate)
+        back = await again.wait_type(TableUpdate)
+        assert back.table.table_id == table_id and back.seat == 0 and back.view is not None
+        assert lobby.online() == ("ann",)
+        await again.wait_type(TableUpdate, lambda u: u.view is not None and any(
+            s == 0 for s, _ in u.view.bids), timeout=20)
+
+
+async def test_a_session_that_stops_reading_is_dropped_and_the_table_plays_on() -> None:
+    config = dataclasses.replace(FAST, queue_size=8, chat_lines_per_10s=50)
+    async with running(config) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", playing_like("easy", 1))
+        stuck = await lobby.connect("stuck")
+        table_id = await new_table(ann, CreateTable("t", LONG_GAME))
+        stuck.send(JoinSeat(table_id, 1))
+        await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].name == "stuck")
+        for i in range(10):
+            ann.handle.send(SendChat(f"line {i}", table_id))
+            await ann.wait_type(ChatPosted, lambda c, i=i: c.line.text == f"line {i}")
+        await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].away, timeout=10)
+        ann.handle.send(AddBot(table_id, 2, "random"))
+        ann.handle.send(StartGame(table_id))
+        await ann.wait_type(TableUpdate, lambda u: u.view is not None
+                            and u.view.hand_number >= 1, timeout=30)
+        events = []
+        async for event in stuck:
+            events.append(event)
+        assert events[-1] == SessionEnded("your connection could not keep up")
+        assert len(events) <= config.queue_size + 1
+        with pytest.raises(LobbyClosed):
+            await stuck.next_event()
+
+
+async def test_shutdown_saves_unfinished_games_and_ends_everything() -> None:
+    store = MemoryRecordStore()
+    async with running(store=store) as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        bob = await join(lobby, tg, "bob")
+        await table_with_bots(ann, LONG_GAME, humans=(bob,), level="expert")
+        await ann.wait_type(TableUpdate, lambda u: u.view is not None and u.view.my_turn
+                            or u.view is not None and u.view.to_move == 1, timeout=20)
+    for client in (ann, bob):
+        left = client.of_type(TableLeft)
+        assert [t.reason for t in left] == ["the server is shutting down"]
+        assert client.events[-1] == SessionEnded("the server is shutting down")
+    assert store.finished == [False]
+    assert store.records[0]["seats"] == ["ann", "bob", "expert bot"]
+    assert replay(store.records[0])["ok"]
+    with pytest.raises(LobbyClosed):
+        await lobby.connect("late")
+
+
+async def test_everyone_agreeing_starts_a_rematch() -> None:
+    store = MemoryRecordStore()
+    async with running(store=store) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", playing_like("easy", 11))
+        bob = await join(lobby, tg, "bob", playing_like("easy", 12))
+        table_id = await table_with_bots(ann, Rules.make(target=5), humans=(bob,))
+        await ann.wait_type(GameFinished, timeout=60)
+        await bob.wait_type(TableUpdate, lambda u: u.table.status == "finished")
+        ann.handle.send(Rematch(table_id))
+        votes = await bob.wait_type(TableUpdate, lambda u: u.table.rematch_votes == ("ann",))
+        assert votes.table.status == "finished"
+        mark = ann.mark()
+        bob.handle.send(Rematch(table_id))
+        again = await ann.wait_type(TableUpdate, lambda u: u.table.status == "playing",
+                                    start=mark)
+        assert again.view is not None and again.view.results == ()
+        await ann.wait_type(GameFinished, start=mark, timeout=60)
+        await ann.wait_type(TableUpdate, lambda u: u.table.status == "finished", start=mark)
+    assert store.finished == [True, True]
+    assert store.records[0]["hands"] != store.records[1]["hands"]
+
+
+RULE_VARIETY = (
+    Rules.make(target=10),
+    Rules.make(players=4, target=10),
+    Rules.make(set="moon21", target=10),
+    Rules.make(all_pass="force_last", min_bid=5, target=10),
+    Rules.make(trump_before_widow=True, tie_break="declarer", target=10),
+    Rules.make(scoring="marks", target=3),
+    Rules.make(players=4, team_scoring="bid", all_pass="force_last", target=10),
+    Rules.make(min_bid=3, doubles_trump=False, no_trump=False, moon_wins_game=False, target=10),
+)
+"""Short games (the target is low): the point is many tables at once, with every option."""
+
+
+async def test_fifty_tables_of_bots_play_to_the_end_at_once() -> None:
+    store = MemoryRecordStore()
+    tables = 50
+    async with running(store=store) as (lobby, tg):
+        host = await join(lobby, tg, "host")
+        for i in range(tables):
+            rules = RULE_VARIETY[i % len(RULE_VARIETY)]
+            table_id = await new_table(host, CreateTable(f"bots {i}", rules))
+            host.handle.send(Spectate(table_id))
+            for seat in range(rules.players):
+                host.handle.send(AddBot(table_id, seat, "easy"))
+            host.handle.send(StartGame(table_id))
+        finished: set[str] = set()
+
+        def all_finished(event: Event) -> bool:
+            if isinstance(event, GameFinished):
+                finished.add(event.table_id)
+            return len(finished) == tables
+
+        await host.wait_for(all_finished, timeout=80)
+    assert store.finished == [True] * tables
+    for record in store.records:
+        replayed = replay(record)
+        assert replayed["ok"] and replayed["complete"], replayed
+    assert len(host.of_type(TableLeft)) == tables
+    by_table: dict[str, list[Event]] = {}
+    for event in host.events:
+        if isinstance(event, TableUpdate):
+            by_table.setdefault(event.table.table_id, []).append(event)
+    assert len(by_table) == tables
+    for updates in by_table.values():
+        last = updates[-1]
+        assert isinstance(last, TableUpdate) and last.view is not None
+        assert last.view.outcome is not None and last.seat is None
+        record = record_for(store.records, last.view)
+        assert record["rules"]["players"] == last.table.rules.players
+        assert check_sees_only_its_own(updates, record) > 0
