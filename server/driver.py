@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal, TextIO
 
 import asyncssh
-import textual.app as textual_app
 from textual import constants, events
 from textual.app import App
 from textual.driver import Driver
 from textual.message import Message
 
+from . import patches
 from .keyboard import InputDecoder, TokenBucket
 from .terminal import TerminalProfile
 
@@ -61,21 +61,6 @@ CURRENT_TERMINAL: ContextVar[SSHTerminal] = ContextVar("moon_ssh_terminal")
 """Set by the session before `app.run_async()`; `App._build_driver` passes no extra args."""
 
 
-def _no_redirect(_target: object) -> contextlib.nullcontext[None]:
-    return contextlib.nullcontext()
-
-
-def neutralise_stdout_redirect() -> None:
-    """Stop Textual swapping the process-wide `sys.stdout` for each app.
-
-    `App._process_messages` wraps every app in `redirect_stdout`/`redirect_stderr`; with
-    overlapping sessions the server's stdout was left pointing at a dead app and logs
-    vanished. The server prints nothing through stdout in app code, so nothing is lost.
-    """
-    setattr(textual_app, "redirect_stdout", _no_redirect)  # noqa: B010
-    setattr(textual_app, "redirect_stderr", _no_redirect)  # noqa: B010
-
-
 class SSHDriver(Driver):
     """Reads keys from and writes frames to one SSH channel."""
 
@@ -87,7 +72,7 @@ class SSHDriver(Driver):
         mouse: bool = True,
         size: tuple[int, int] | None = None,
     ) -> None:
-        neutralise_stdout_redirect()
+        patches.install()
         terminal = CURRENT_TERMINAL.get()
         super().__init__(
             app,

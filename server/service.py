@@ -22,6 +22,7 @@ from textual.app import App
 
 from moon_tui.lobby import Lobby, LobbyConfig
 
+from . import patches
 from .auth import AuthContext, MoonSSHServer
 from .config import ServerConfig
 from .driver import SSHDriver
@@ -107,6 +108,7 @@ class MoonServer:
         await self.stop()
 
     async def start(self) -> None:
+        patches.install()
         self.config.data.mkdir(parents=True, exist_ok=True)
         host_key = load_or_create_host_key(self.config.host_key_path)
         operators = _operator_fingerprints(self.config)

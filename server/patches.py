@@ -1,0 +1,90 @@
+"""Process-wide adjustments to Textual so that many apps can share one server process.
+
+Textual assumes one app per process. Two of its assumptions break over SSH, measured:
+
+1. `App._process_messages` wraps each app in `redirect_stdout`/`redirect_stderr`, which
+   swap the *process-wide* `sys.stdout`; with overlapping sessions the server's stdout was
+   left pointing at a dead app and logs vanished.
+2. Colour codes are cached on shared objects whatever the console's colour system:
+   `Strip.render_style` reuses `style._ansi` (styles are shared between apps through
+   class-level caches) and `Strip.render` keeps its string on the strip (`Strip.blank` is
+   shared too): a 16-colour `xterm` player got another player's 256-colour codes. Here
+   the codes come from `Strip.render_ansi(style, color_system)` (an lru_cache keyed on
+   both), the strip cache is tagged with the colour system, and `Strip.join` no longer
+   glues cached strings together (they would carry the tags).
+
+`install()` is idempotent; textual is pinned in pyproject because this touches internals.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable
+from typing import Any
+
+import textual.app as textual_app
+from rich.color import ColorSystem
+from rich.console import Console
+from rich.style import Style
+from textual.strip import Strip
+
+_installed = False
+_TAG = {system: chr(int(system)) for system in ColorSystem}
+
+
+def _no_redirect(_target: object) -> contextlib.nullcontext[None]:
+    return contextlib.nullcontext()
+
+
+def _render(self: Strip, console: Console) -> str:
+    color_system = console._color_system or ColorSystem.TRUECOLOR
+    tag = _TAG[color_system]
+    cached = self._render_cache
+    if cached is not None and cached[:1] == tag:
+        return cached[1:]
+    render = _render_style
+    text = "".join(
+        [
+            text if style is None else render(style, text, color_system=color_system)
+            for text, style, _ in self._segments
+        ]
+    )
+    self._render_cache = tag + text
+    return text
+
+
+def _render_style(style: Style, text: str, color_system: ColorSystem) -> str:
+    # Textual reuses `style._ansi`, computed for whichever colour system came first.
+    ansi = Strip.render_ansi(style, color_system)
+    output = f"\x1b[{ansi}m{text}\x1b[0m" if ansi else text
+    if style._link:
+        output = f"\x1b]8;id={style._link_id};{style._link}\x1b\\{output}\x1b]8;;\x1b\\"
+    return output
+
+
+def _render_style_method(
+    _cls: type[Strip], style: Style, text: str, color_system: ColorSystem
+) -> str:
+    return _render_style(style, text, color_system)
+
+
+_original_join: Any = Strip.join.__func__  # type: ignore[attr-defined]
+
+
+def _join(cls: type[Strip], strips: Iterable[Strip | None]) -> Strip:
+    joined: Strip = _original_join(cls, strips)
+    joined._render_cache = None
+    return joined
+
+
+def install() -> None:
+    """Apply both adjustments (once per process)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    setattr(textual_app, "redirect_stdout", _no_redirect)  # noqa: B010
+    setattr(textual_app, "redirect_stderr", _no_redirect)  # noqa: B010
+    setattr(Strip, "render", _render)  # noqa: B010
+    setattr(Strip, "render_style", classmethod(_render_style_method))  # noqa: B010
+    setattr(Strip, "join", classmethod(_join))  # noqa: B010
