@@ -660,3 +660,16 @@ async def test_fifty_tables_of_bots_play_to_the_end_at_once() -> None:
         record = record_for(store.records, last.view)
         assert record["rules"]["players"] == last.table.rules.players
         assert check_sees_only_its_own(updates, record) > 0
+
+
+async def test_the_lobby_starts_and_stops_from_different_tasks() -> None:
+    lobby = Lobby(FAST)
+    await asyncio.create_task(lobby.__aenter__())
+    ann = await lobby.connect("ann")
+    ann.send(CreateTable("mine"))
+    await asyncio.create_task(lobby.__aexit__(None, None, None))
+    events = [event async for event in ann]
+    assert isinstance(events[0], LobbyUpdate)
+    assert events[-2:] == [TableLeft("t1", "the server is shutting down"),
+                           SessionEnded("the server is shutting down")]
+    assert asyncio.all_tasks() == {asyncio.current_task()}

@@ -92,39 +92,44 @@ class Lobby:
         self._chat = ChatLimiter(config.chat_max_chars, config.chat_lines_per_10s)
         self._next_table = 1
         self._tg: asyncio.TaskGroup | None = None
-        self._loop_task: asyncio.Task[None] | None = None
+        self._main: asyncio.Task[None] | None = None
         self._running = False
         self._closing = False
         self._dirty = False
 
     # -- the lifetime ----------------------------------------------------------------------
     async def __aenter__(self) -> Lobby:
-        if self._tg is not None:
-            raise RuntimeError("this lobby is already running")
-        self._tg = asyncio.TaskGroup()
-        await self._tg.__aenter__()
+        """Start the lobby: one supervising task whose task group holds every other task.
+
+        The supervisor does not depend on the caller's task, so `__aenter__` and
+        `__aexit__` may be awaited from different tasks (a server's start and stop)."""
+        if self._main is not None:
+            raise RuntimeError("a lobby runs once")
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._main = asyncio.create_task(self._supervise(ready), name="lobby")
+        await ready
         self._running = True
-        self._loop_task = self._tg.create_task(self._run(), name="lobby")
         return self
 
     async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> bool | None:
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
         """Close every table (each saves its unfinished game), end every session, and wait
-        for every task."""
-        tg = self._tg
-        assert tg is not None
-        if self._loop_task is not None and not self._loop_task.done():
+        for every task. Cancelling this wait cancels the lobby outright."""
+        main = self._main
+        assert main is not None, "the lobby was never started"
+        if not main.done():
             self._inbox.put_nowait(Shutdown())
-            try:
-                await asyncio.shield(self._loop_task)
-            except BaseException:
-                log.debug("the lobby loop ended abnormally", exc_info=True)
-        self._running = False
         try:
-            await tg.__aexit__(exc_type, exc, tb)
+            await main
         finally:
-            self._tg = None
-        return None
+            self._running = False
+
+    async def _supervise(self, ready: asyncio.Future[None]) -> None:
+        async with asyncio.TaskGroup() as tg:
+            self._tg = tg
+            ready.set_result(None)
+            await self._run()
+        self._tg = None
 
     def _spawn(self, coro: Coroutine[Any, Any, None], name: str | None = None) -> None:
         assert self._tg is not None
