@@ -43,7 +43,8 @@ TRUMP_SHORTLIST = 3
 MIN_BID_SAMPLES = 6
 #: Tricks taken off the double-dummy count when judging a bid (measured: none needed).
 DD_OPTIMISM = 0.0
-GAME_WIN = 100.0
+#: A made moon that ends the game, in points: a little more than the moon itself.
+MOON_WIN_FACTOR = 1.25
 #: Early stop: at least this many samples, and a lead of this many standard errors.
 SETTLE_MIN = 12
 SETTLE_Z = 3.0
@@ -57,7 +58,10 @@ def utility(rules: Rules, bid: int, tricks: float) -> float:
     if rules.scoring == "marks":
         return 1.0 if made else -1.0
     if made and bid == MOON:
-        return GAME_WIN if rules.moon_wins_game else 2.0 * MOON
+        # Winning the game outright is worth more than the 21 points, but a failed moon
+        # costs 21 and nearly loses it: a moon is tried when it is likelier than not.
+        own_moon = MOON * MOON_WIN_FACTOR if rules.moon_wins_game else float(MOON)
+        return own_moon - (7.0 - tricks)
     if not made:
         own = -float(bid)
     elif rules.players == 4 and rules.team_scoring == "tricks":
@@ -105,9 +109,12 @@ class ExpertBot:
 
     name = "expert"
 
-    def __init__(self, time_budget: float | None = None, max_samples: int = MAX_SAMPLES) -> None:
+    def __init__(self, time_budget: float | None = None, max_samples: int = MAX_SAMPLES,
+                 fixed_samples: bool = False) -> None:
         self.time_budget = DEFAULT_BUDGET if time_budget is None else time_budget
         self.max_samples = max_samples
+        self.fixed_samples = fixed_samples
+        """Take `max_samples` samples whatever the time: reproducible, for tests and arenas."""
         self._solvers: dict[tuple[int, tuple[bool, ...]], Solver] = {}
 
     def choose(self, view: SeatView, rng: random.Random) -> Action:
@@ -115,7 +122,8 @@ class ExpertBot:
             raise ValueError(f"seat {view.seat} has nothing to do: it is not its turn")
         if len(view.legal) == 1:
             return view.legal[0]
-        deadline = time.perf_counter() + self.time_budget * BUDGET_SHARE
+        deadline = math.inf if self.fixed_samples else \
+            time.perf_counter() + self.time_budget * BUDGET_SHARE
         phase = view.phase
         try:
             if phase is Phase.PLAY:
@@ -136,7 +144,7 @@ class ExpertBot:
             if len(self._solvers) > 24:
                 self._solvers.clear()
             solver = self._solvers[(trump, side)] = Solver(trump, len(side), side)
-        solver.deadline = deadline
+        solver.deadline = None if math.isinf(deadline) else deadline
         return solver
 
     @staticmethod
