@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..rules import Rules, RulesError, parse_options
+from ..rules.record import dumps_record
 from .base import Bot
 from .expert import ExpertBot
 from .match import SeatStats, play_game
@@ -165,7 +166,7 @@ def tally(setup: Setup, games: int, jobs: int = 1,
             totals[kind].games += 1
             totals[kind].wins += kind in won
         if records is not None and record is not None:
-            (records / f"game-{game:05d}.json").write_text(json.dumps(record, indent=1) + "\n")
+            (records / f"game-{game:05d}.json").write_text(dumps_record(record))
     return {kind: t.summary() for kind, t in totals.items()}
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..rules import GameState, Phase, Rules
-from ..rules.tiles import TRUMP_NAMES
+from ..rules.record import record_of
 from .base import Bot
 
 
@@ -81,26 +81,3 @@ def play_game(rules: Rules, bots: Sequence[Bot], deal_seed: int, bot_seed: int,
         stats[seat].won = rules.side_of(seat) == outcome.winner
     seat_names = list(names) if names is not None else [f"seat{s}" for s in range(n)]
     return GameReport(stats, outcome.winner, record_of(state, seat_names))
-
-
-def record_of(state: GameState, seats: Sequence[str]) -> dict[str, Any]:
-    """The game as a `moon/1` record (RECORD.md): the rules, the seats and every decision."""
-    hands = []
-    for log in state.logs:
-        hand: dict[str, Any] = {"deal": [[str(t) for t in tiles] for tiles in log.deal]}
-        if log.widow is not None:
-            hand["widow"] = str(log.widow)
-        hand["bids"] = list(log.bids)
-        if log.discard is not None:
-            hand["discard"] = str(log.discard)
-        if log.trump is not None:
-            hand["trump"] = TRUMP_NAMES[log.trump]
-            hand["plays"] = [str(t) for t in log.played_tiles()]
-        hands.append(hand)
-    return {
-        "format": "moon/1",
-        "rules": state.rules.to_dict(),
-        "seats": list(seats),
-        "first_bidder": state.game_first_bidder,
-        "hands": hands,
-    }
