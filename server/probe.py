@@ -212,7 +212,7 @@ def lines(screen: str) -> Sequence[str]:
 
 # --- driving the Moon interface by what the screen says ---------------------------------
 
-_BID_LINE = re.compile(r"(Pass \(p\)|Moon \(m\))")
+_BID_LINE = re.compile(r"(Pass \(p\)|Moon \(m\)|p pass|m moon)")
 _KEY_IN_PARENS = re.compile(r"\((\w)\)")
 _LEGAL_TILE = re.compile(r"[╭┏][─━]{2}(\d)")
 
