@@ -31,5 +31,8 @@ class LobbyConfig:
     """The computer that plays for an away player or when a turn timer runs out."""
     timer_scale: float = 1.0
     """Real seconds per unit of a table's `turn_seconds` (tests shrink it)."""
+    lobby_update_interval: float = 0.1
+    """At most one round of LobbyUpdates this often: a burst of table changes is sent as
+    one (the first change after a quiet spell goes out at once)."""
     max_commands_pending: int = 64
     """Commands a session may have waiting in the lobby; more are rejected."""

@@ -13,7 +13,7 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -35,6 +35,7 @@ from .internal import (
     TableChanged,
     TableClosed,
 )
+from .listing import Listing
 from .messages import (
     Ban,
     Broadcast,
@@ -69,7 +70,6 @@ TAKEN_OVER = "you connected from somewhere else"
 @dataclass
 class _TableEntry:
     table: Table
-    info: TableInfo | None = None
 
 
 class Lobby:
@@ -96,6 +96,8 @@ class Lobby:
         self._running = False
         self._closing = False
         self._dirty = False
+        self._published_at = 0.0
+        self._listing = Listing()
 
     # -- the lifetime ----------------------------------------------------------------------
     async def __aenter__(self) -> Lobby:
@@ -168,20 +170,28 @@ class Lobby:
 
     def tables(self) -> tuple[TableInfo, ...]:
         """Every table's latest lobby entry (for the server's status and for tests)."""
-        return tuple(e.info for e in self._tables.values() if e.info is not None)
+        return self._listing.tables()
 
     # -- the actor's loop ----------------------------------------------------------------
     async def _run(self) -> None:
         inbox = self._inbox
+        interval = self.config.lobby_update_interval
         while True:
-            message = await inbox.get()
-            self._handle_safely(message)
-            while not inbox.empty():
-                self._handle_safely(inbox.get_nowait())
+            wait = None
+            if self._dirty:
+                wait = max(0.0, self._published_at + interval - time.monotonic())
+            try:
+                async with asyncio.timeout(wait):
+                    message = await inbox.get()
+            except TimeoutError:
+                pass
+            else:
+                self._handle_safely(message)
+                while not inbox.empty():
+                    self._handle_safely(inbox.get_nowait())
             if self._closing and not self._tables:
                 break
-            if self._dirty:
-                self._dirty = False
+            if self._dirty and time.monotonic() >= self._published_at + interval:
                 self._publish()
         for handle in self._sessions.values():
             handle.end(SHUTDOWN)
@@ -210,12 +220,12 @@ class Lobby:
             if self._sessions.get(handle.name) is handle:
                 self._command(handle, message.command)
         elif isinstance(message, TableChanged):
-            entry = self._tables.get(message.info.table_id)
-            if entry is not None:
-                entry.info = message.info
+            if message.info.table_id in self._tables:
+                self._listing.update(message.info)
                 self._dirty = True
         elif isinstance(message, TableClosed):
             self._tables.pop(message.table_id, None)
+            self._listing.remove(message.table_id)
             self._codes.pop(message.invite_code, None)
             self._dirty = True
         elif isinstance(message, SessionClosed):
@@ -280,23 +290,14 @@ class Lobby:
 
     # -- what everyone sees --------------------------------------------------------------
     def _lobby_update(self, name: str) -> LobbyUpdate:
-        shown = []
-        for entry in self._tables.values():
-            info = entry.info
-            if info is None:
-                continue
-            seated = any(s.name == name for s in info.seats)
-            member = seated or name == info.owner or name in info.spectators
-            if info.private and not member:
-                continue
-            if info.invite_code is not None and not (seated or name == info.owner):
-                info = _without_code(info)
-            shown.append(info)
-        return LobbyUpdate(tuple(shown), self.online())
+        return LobbyUpdate(self._listing.for_player(name), self.online())
 
     def _publish(self) -> None:
+        self._dirty = False
+        self._published_at = time.monotonic()
+        online = self.online()
         for name, handle in list(self._sessions.items()):
-            handle.deliver(self._lobby_update(name))
+            handle.deliver(LobbyUpdate(self._listing.for_player(name), online))
 
     # -- commands ----------------------------------------------------------------------------
     def _command(self, handle: PlayerHandle, command: Command) -> None:
@@ -411,5 +412,3 @@ class Lobby:
             log.exception("the ban hook failed for %s", name)
 
 
-def _without_code(info: TableInfo) -> TableInfo:
-    return replace(info, invite_code=None)

@@ -232,7 +232,8 @@ class Table:
         for name, handle in list(self.handles.items()):
             seat = self.seat_of(name)
             if seat not in views:
-                views[seat] = None if state is None else state.view(seat)
+                views[seat] = None if state is None else (
+                    state.spectator_view() if seat is None else state.view(seat))
             info = players if seat is not None or name == self.owner else public
             handle.deliver(TableUpdate(info, seat, views[seat]))
         self._stats.fanout_seconds.append(time.perf_counter() - started)
@@ -507,7 +508,7 @@ class Table:
         player = self.seats[seat].name
         if stand_in and player is not None and self.seats[seat].away_since is None:
             self._tell(player, Notice(
-                f"your time ran out: the computer played {action} for you", "warning"))
+                f"your time ran out: the computer chose {action} for you", "warning"))
         self._changed()
 
     def _deal(self) -> None:

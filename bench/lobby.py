@@ -1,0 +1,163 @@
+"""Benchmark: many tables of fast computer players in one lobby, driven through messages.
+
+Prints
+- hands per second for the whole lobby (and games finished),
+- the fan-out delay: from a table's state change to the event being on every subscriber's
+  queue (p50/p99/max), as the tables measure it,
+- the command round trip for scripted humans: from `send(Act)` to reading the update that
+  shows the move (lobby routing, the table's inbox, the fan-out and the reader's wake-up),
+- whether any task is left once the lobby has shut down.
+
+    .venv/bin/python bench/lobby.py --tables 100 --seconds 10 --spectators 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+from collections.abc import Callable
+
+from moon_tui.lobby import (
+    Act,
+    AddBot,
+    CreateTable,
+    Lobby,
+    LobbyConfig,
+    PlayerHandle,
+    Rematch,
+    Spectate,
+    StartGame,
+    TableUpdate,
+)
+from moon_tui.lobby.messages import GameFinished
+from moon_tui.rules import Rules, SeatView
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def drain(handle: PlayerHandle) -> None:
+    """A subscriber that reads as fast as it can and does nothing else."""
+    async for _ in handle:
+        pass
+
+
+async def host(handle: PlayerHandle, table_id: str, stop: Callable[[], bool]) -> None:
+    """A watching owner: reads everything, starts the next game when one ends."""
+    async for event in handle:
+        if isinstance(event, GameFinished) and not stop():
+            handle.send(StartGame(table_id))
+
+
+async def human(handle: PlayerHandle, table_id: str, rtts: list[float],
+                stop: Callable[[], bool]) -> None:
+    """Plays seat 0 (first legal action) and times each move from send to seeing it done."""
+    sent_at: float | None = None
+    sent_view: tuple[int, int, int] | None = None
+    async for event in handle:
+        if isinstance(event, GameFinished):
+            handle.send(Rematch(table_id))
+            continue
+        if not isinstance(event, TableUpdate) or event.view is None:
+            continue
+        view = event.view
+        mark = progress(view)
+        if sent_at is not None and sent_view is not None and mark != sent_view:
+            rtts.append(time.perf_counter() - sent_at)
+            sent_at = None
+        if view.my_turn and view.legal and sent_at is None and not stop():
+            sent_view = mark
+            sent_at = time.perf_counter()
+            handle.send(Act(table_id, view.legal[0]))
+
+
+def progress(view: SeatView) -> tuple[int, int, int]:
+    return (view.hand_number, len(view.bids) + (view.trump is not None)
+            + (view.discard is not None), len(view.played_tiles()))
+
+
+async def run(tables: int, seconds: float, spectators: int, humans: int, level: str) -> None:
+    config = LobbyConfig(bot_delay=0, hand_pause=0, bot_time_budget=0.05,
+                         queue_size=max(256, 4 * tables))
+    rtts: list[float] = []
+    subscribers = 0
+    stopping = False
+    async with asyncio.TaskGroup() as tg:
+        lobby = Lobby(config, seed=1)
+        async with lobby:
+            owners = []
+            for i in range(tables):
+                owner = await lobby.connect(f"owner{i}")
+                owners.append(owner)
+                owner.send(CreateTable(f"bench {i}", Rules.make(target=21)))
+            await asyncio.sleep(0.2)
+            table_ids = [t.table_id for t in sorted(lobby.tables(),
+                                                    key=lambda t: int(t.table_id[1:]))]
+            assert len(table_ids) == tables, "every table was created"
+            for i, (owner, table_id) in enumerate(zip(owners, table_ids, strict=True)):
+                plays = i < humans
+                if plays:
+                    tg.create_task(human(owner, table_id, rtts, lambda: stopping))
+                else:
+                    owner.send(Spectate(table_id))
+                    tg.create_task(host(owner, table_id, lambda: stopping))
+                subscribers += 1
+                for seat in range(1 if plays else 0, 3):
+                    owner.send(AddBot(table_id, seat, level))  # type: ignore[arg-type]
+                for k in range(spectators - 1):
+                    subscribers += 1
+                    watcher = await lobby.connect(f"watch{i}.{k}")
+                    watcher.send(Spectate(table_id))
+                    tg.create_task(drain(watcher))
+            await asyncio.sleep(0.2)
+            lobby.stats.fanout_seconds.clear()
+            for owner, table_id in zip(owners, table_ids, strict=True):
+                owner.send(StartGame(table_id))
+            start_hands, start_games = lobby.stats.hands, lobby.stats.games
+            started = time.perf_counter()
+            await asyncio.sleep(seconds)
+            elapsed = time.perf_counter() - started
+            hands = lobby.stats.hands - start_hands
+            games = lobby.stats.games - start_games
+            fanout = list(lobby.stats.fanout_seconds)
+            stopping = True
+    left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    print(f"tables {tables}, subscribers {subscribers}, bots {level}, {elapsed:.1f} s")
+    print(f"hands/s (whole lobby): {hands / elapsed:.1f}  ({hands} hands, {games} games)")
+    print(f"fan-out, state change -> on every subscriber's queue ({len(fanout)} changes): "
+          f"p50 {percentile(fanout, 0.5) * 1e6:.0f} us, p99 {percentile(fanout, 0.99) * 1e6:.0f}"
+          f" us, max {max(fanout, default=0) * 1e6:.0f} us")
+    if rtts:
+        print(f"human move round trip ({len(rtts)} moves): p50 "
+              f"{percentile(rtts, 0.5) * 1e3:.2f} ms, p99 {percentile(rtts, 0.99) * 1e3:.2f} ms, "
+              f"mean {statistics.fmean(rtts) * 1e3:.2f} ms")
+    print(f"tasks left after shutdown: {len(left)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--spectators", type=int, default=1,
+                        help="subscribers per table, the owner included")
+    parser.add_argument("--humans", type=int, default=10,
+                        help="tables where a scripted human plays seat 0")
+    parser.add_argument("--level", default="random", choices=("random", "easy", "normal"))
+    parser.add_argument("--uvloop", action="store_true", help="run on uvloop")
+    args = parser.parse_args()
+    coro = run(args.tables, args.seconds, args.spectators, args.humans, args.level)
+    if args.uvloop:
+        import uvloop
+        uvloop.run(coro)
+    else:
+        asyncio.run(coro)
+
+
+if __name__ == "__main__":
+    main()

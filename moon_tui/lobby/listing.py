@@ -1,0 +1,73 @@
+"""The list of tables each player sees in the lobby, cheap to hand out to everyone.
+
+Most players see the same list: the public tables, without invite codes. Only a player
+involved with a table (seated, owning or watching it) sees it differently: a private table
+only shows to them, and its players see the invite code. So the shared list is built once
+per change, and a personal one only for the few players involved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .messages import TableInfo
+
+
+def _involved(info: TableInfo) -> set[str]:
+    names = {s.name for s in info.seats if s.name is not None}
+    return names | {info.owner} | set(info.spectators)
+
+
+class Listing:
+    """Every table's latest entry, and for each player the tables they are involved with."""
+
+    def __init__(self) -> None:
+        self._full: dict[str, TableInfo] = {}
+        self._public: dict[str, TableInfo] = {}
+        self._involved: dict[str, set[str]] = {}
+        self._by_name: dict[str, set[str]] = {}
+        self._shared: tuple[TableInfo, ...] | None = None
+
+    def update(self, info: TableInfo) -> None:
+        """A table's new entry (with its invite code, as the table reports it)."""
+        table_id = info.table_id
+        self.remove(table_id)
+        self._full[table_id] = info
+        self._public[table_id] = replace(info, invite_code=None) \
+            if info.invite_code is not None else info
+        names = _involved(info)
+        self._involved[table_id] = names
+        for name in names:
+            self._by_name.setdefault(name, set()).add(table_id)
+        self._shared = None
+
+    def remove(self, table_id: str) -> None:
+        if self._full.pop(table_id, None) is None:
+            return
+        self._public.pop(table_id)
+        for name in self._involved.pop(table_id):
+            ids = self._by_name[name]
+            ids.discard(table_id)
+            if not ids:
+                del self._by_name[name]
+        self._shared = None
+
+    def tables(self) -> tuple[TableInfo, ...]:
+        return tuple(self._full.values())
+
+    def for_player(self, name: str) -> tuple[TableInfo, ...]:
+        """The tables `name` may see, in creation order, with codes only where they play."""
+        mine = self._by_name.get(name)
+        if not mine:
+            if self._shared is None:
+                self._shared = tuple(i for i in self._public.values() if not i.private)
+            return self._shared
+        shown = []
+        for table_id, public in self._public.items():
+            if table_id in mine:
+                full = self._full[table_id]
+                plays = name == full.owner or any(s.name == name for s in full.seats)
+                shown.append(full if plays else public)
+            elif not public.private:
+                shown.append(public)
+        return tuple(shown)
