@@ -23,6 +23,7 @@ from .actions import (
     DISCARD_BASE,
     DISCARDS,
     PASS,
+    PASS_CODE,
     PLAY_BASE,
     PLAYS,
     TRUMP_BASE,
@@ -30,6 +31,7 @@ from .actions import (
     Action,
 )
 from .options import MOON, Rules
+from .scoring import score_hand
 from .tiles import (
     FOLLOW,
     LEAD_SUIT,
@@ -113,7 +115,7 @@ def _bid_actions(low: int, may_pass: bool) -> tuple[Action, ...]:
 
 def plays_of(mask: int) -> list[Action]:
     """The `play` actions for the tiles of a bitmask, sorted by code."""
-    return list(_PLAY_LO[mask & _LOW14] + _PLAY_HI[mask >> 14])
+    return [*_PLAY_LO[mask & _LOW14], *_PLAY_HI[mask >> 14]]
 
 
 @functools.cache
@@ -176,6 +178,13 @@ class GameState:
         self._next = tuple((s + 1) % n for s in range(n))
         self._set = _set_indexes(self.rules.set)
         self._has_widow = self.rules.has_widow
+        min_bid = self.rules.min_bid
+        self._force_last = self.rules.all_pass == "force_last"
+        #: The legal bids by the highest bid so far (0 = none), and when passing is barred.
+        self._bid_choices = tuple(_bid_actions(max(min_bid, high + 1), True)
+                                  for high in range(8))
+        self._bid_codes = tuple(frozenset(a.code for a in bids) for bids in self._bid_choices)
+        self._forced_bids = _bid_actions(min_bid, False)
         self._scores = [0] * self.rules.sides
         self._results: list[HandResult] = []
         self.logs: list[HandLog] = []
@@ -204,8 +213,8 @@ class GameState:
         self._high = 0
         self._declarer = -1
         self._trump = -1
-        self._trick: list[int] = []
         self._plays: list[int] = []
+        self._count = 0
         self._leader = -1
         self._led = -1
         self._allowed = 0
@@ -213,7 +222,8 @@ class GameState:
         self._best_seat = -1
         self._best_rank = -1
         self._ranks: tuple[int, ...] = ()
-        self._tricks: list[tuple[int, tuple[int, ...], int]] = []
+        self._winners: list[int] = []
+        """The winner of each completed trick; the tiles are `_plays` in runs of n."""
         self._tricks_won = [0] * n
 
     # -- reading the state ---------------------------------------------------------------
@@ -269,13 +279,21 @@ class GameState:
     @property
     def tricks(self) -> tuple[Trick, ...]:
         """The completed tricks of the hand in play (or of the hand just ended)."""
-        return tuple(self._make_trick(*t) for t in self._tricks)
+        n = self.players
+        plays = self._plays
+        leader = self._declarer
+        out = []
+        for i, winner in enumerate(self._winners):
+            out.append(self._make_trick(leader, plays[i * n:(i + 1) * n], winner))
+            leader = winner
+        return tuple(out)
 
     @property
     def current_trick(self) -> Trick | None:
         """The open trick (possibly empty during play), None outside of play."""
-        if self._trick or self._phase is _PLAY:
-            return self._make_trick(self._leader, self._trick, None)
+        if self._phase is _PLAY:
+            return self._make_trick(self._leader, self._plays[len(self._plays) - self._count:],
+                                    None)
         return None
 
     def outcome(self) -> Outcome | None:
@@ -358,13 +376,14 @@ class GameState:
         phase = self._phase
         if phase is _PLAY:
             m = self._allowed
-            return list(_PLAY_LO[m & _LOW14] + _PLAY_HI[m >> 14])
+            return [*_PLAY_LO[m & _LOW14], *_PLAY_HI[m >> 14]]
         if phase is _BID:
-            return list(_bid_actions(max(self.rules.min_bid, self._high + 1),
-                                     not self._must_bid()))
+            if self._force_last and self._must_bid():
+                return list(self._forced_bids)
+            return list(self._bid_choices[self._high])
         if phase is _DISCARD:
             m = self._hands[self._to_move]
-            return list(_DISCARD_LO[m & _LOW14] + _DISCARD_HI[m >> 14])
+            return [*_DISCARD_LO[m & _LOW14], *_DISCARD_HI[m >> 14]]
         if phase is _TRUMP:
             actions = list(TRUMPS[:7])
             if self.rules.doubles_trump:
@@ -443,17 +462,45 @@ class GameState:
         code = action.code
         if code >= PLAY_BASE and self._phase is _PLAY and \
                 self._allowed >> (code - PLAY_BASE) & 1:
-            # The inner loop of every bot: a legal play, checked by one bit test.
-            self._play(code - PLAY_BASE)
+            # The inner loop of every bot: a legal play, checked by one bit test and
+            # applied inline (this is `_play`, unrolled for speed).
+            index = code - PLAY_BASE
+            seat = self._to_move
+            hands = self._hands
+            hands[seat] ^= 1 << index
+            self._plays.append(index)
+            count = self._count + 1
+            if count == 1:
+                led = self._led = self._lead_table[index]
+                ranks = self._ranks = self._rank_table[led]
+                self._follow = self._follow_table[led]
+                self._best_rank = ranks[index]
+                self._best_seat = seat
+            else:
+                rank = self._ranks[index]
+                if rank > self._best_rank:
+                    self._best_rank = rank
+                    self._best_seat = seat
+                if count == self.players:
+                    self._end_trick()
+                    return
+            self._count = count
+            nxt = self._to_move = self._next[seat]
+            hand = hands[nxt]
+            self._allowed = (hand & self._follow) or hand
+            return
+        if self._phase is _BID and code in self._bid_codes[self._high] and \
+                (code != PASS_CODE or not self._must_bid()):
+            self._bid(self._to_move, action)
             return
         reason = self._illegal_reason(action)
+        if reason is None and code >= PLAY_BASE:  # every legal play took the path above
+            reason = "no tile may be played now"
         if reason is not None:
-            seat = self._to_move if self._to_move >= 0 else None
-            raise IllegalActionError(f"illegal {action}: {reason}", seat=seat, action=action,
-                                     reason=reason)
-        if code >= PLAY_BASE:
-            self._play(code - PLAY_BASE)
-        elif code >= TRUMP_BASE:
+            raise IllegalActionError(f"illegal {action}: {reason}",
+                                     seat=self._to_move if self._to_move >= 0 else None,
+                                     action=action, reason=reason)
+        if code >= TRUMP_BASE:
             self._name_trump(code - TRUMP_BASE)
         elif code >= DISCARD_BASE:
             self._discard_tile(code - DISCARD_BASE)
@@ -511,39 +558,13 @@ class GameState:
         self._rank_table = WIN_RANK[self._trump]
         self._follow_table = FOLLOW[self._trump]
 
-    def _play(self, index: int) -> None:
-        seat = self._to_move
-        hands = self._hands
-        hands[seat] ^= 1 << index
-        self._plays.append(index)
-        trick = self._trick
-        trick.append(index)
-        if len(trick) == 1:
-            led = self._led = self._lead_table[index]
-            ranks = self._ranks = self._rank_table[led]
-            self._follow = self._follow_table[led]
-            self._best_rank = ranks[index]
-            self._best_seat = seat
-        else:
-            rank = self._ranks[index]
-            if rank > self._best_rank:
-                self._best_rank = rank
-                self._best_seat = seat
-            if len(trick) == self.players:
-                self._end_trick()
-                return
-        nxt = self._to_move = self._next[seat]
-        hand = hands[nxt]
-        self._allowed = (hand & self._follow) or hand
-
     def _end_trick(self) -> None:
         winner = self._best_seat
+        self._count = 0
         self._tricks_won[winner] += 1
-        self._tricks.append((self._leader, tuple(self._trick), winner))
-        self._trick = []
+        self._winners.append(winner)
         self._leader = self._to_move = winner
-        self._follow = 0
-        if len(self._tricks) == HAND_SIZE:
+        if len(self._winners) == HAND_SIZE:
             self._allowed = 0
             self._finish_hand()
         else:
@@ -557,29 +578,7 @@ class GameState:
         declarer = self.declarer
         made: bool | None = None
         if declarer is not None:
-            dside = rules.side_of(declarer)
-            side_tricks = [0] * sides
-            for seat, won in enumerate(self._tricks_won):
-                side_tricks[rules.side_of(seat)] += won
-            taken = side_tricks[dside]
-            need = HAND_SIZE if self._high == MOON else self._high
-            made = taken >= need
-            if rules.scoring == "marks":
-                for side in range(sides):
-                    if (side == dside) == made:
-                        points[side] = 1
-            else:
-                for side in range(sides):
-                    if side != dside:
-                        points[side] = side_tricks[side]
-                if not made:
-                    points[dside] = -self._high
-                elif self._high == MOON:
-                    points[dside] = MOON
-                elif rules.players == 4 and rules.team_scoring == "tricks":
-                    points[dside] = taken
-                else:
-                    points[dside] = self._high
+            made, points = score_hand(rules, declarer, self._high, self._tricks_won)
             for side in range(sides):
                 self._scores[side] += points[side]
         self._results.append(HandResult(
