@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from moon_tui.rules import Action, GameState, Rules, Tile
 from moon_tui.rules.cli import main, random_game, replay_command
@@ -313,3 +315,54 @@ def test_random_is_reproducible_and_rejects_bad_options(capsys: pytest.CaptureFi
     assert main(["random", "--rule", "min_bid=9"]) == 2
     assert "min_bid must be one of 3, 4, 5" in capsys.readouterr().err
     assert main(["random", "--players", "4", "--names", "a,b,c"]) == 2
+
+
+# -- fuzzing: any damage gives a located answer, never another exception --------------------
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-30, 30) | st.floats(allow_nan=False)
+    | st.sampled_from(["pass", "6-4", "4-6", "7-7", "0-0", "doubles", "none", "moon/1", "",
+                       "5", "1-1", "x"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner,
+                                                                 max_size=3),
+    max_leaves=8)
+
+
+def _paths(value: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [here]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out += _paths(item, (*here, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            out += _paths(item, (*here, i))
+    return out
+
+
+BASE_RECORD = sample_record(seed=21, hands=3)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_damaged_records_give_a_verdict_or_a_located_format_error(data: st.DataObject) -> None:
+    record = copy.deepcopy(BASE_RECORD)
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(_paths(record)))
+        value = data.draw(JSON_VALUES)
+        if not path:
+            record = value
+            break
+        parent = record
+        for key in path[:-1]:
+            parent = parent[key]
+        parent[path[-1]] = value
+    text = json.dumps(record)
+    try:
+        out = replay(parse_record(text))
+    except RecordFormatError as exc:
+        assert str(exc)
+        return
+    assert out["ok"] in (True, False)
+    if not out["ok"]:
+        assert set(out["error"]) == {"hand", "play", "seat", "reason"}
+        assert out["error"]["reason"]

@@ -5,6 +5,16 @@ Pure Python with no I/O and no asyncio; imports neither textual nor asyncssh.
 
 from .actions import Action, ActionError
 from .options import MOON, Rules, RulesError, parse_option, parse_options
+from .record import (
+    IllegalRecordError,
+    Record,
+    RecordFormatError,
+    dumps_record,
+    game_from_record,
+    parse_record,
+    record_of,
+)
+from .replay import replay
 from .state import CHANCE, TERMINAL, GameState, HandLog, IllegalActionError
 from .tiles import (
     SUIT_TRUMP,
@@ -23,7 +33,8 @@ from .view import HandResult, Outcome, Phase, SeatView, Trick
 __all__ = [
     "CHANCE", "MOON", "SUIT_TRUMP", "TERMINAL", "TILES", "TRUMP_DOUBLES", "TRUMP_NAMES",
     "TRUMP_NONE", "Action", "ActionError", "GameState", "HandLog", "HandResult",
-    "IllegalActionError", "Outcome", "Phase", "Rules", "RulesError", "SeatView", "Tile",
-    "TileError", "Trick", "parse_option", "parse_options", "parse_trump", "tile_set",
-    "trump_name",
+    "IllegalActionError", "IllegalRecordError", "Outcome", "Phase", "Record",
+    "RecordFormatError", "Rules", "RulesError", "SeatView", "Tile", "TileError", "Trick",
+    "dumps_record", "game_from_record", "parse_option", "parse_options", "parse_record",
+    "parse_trump", "record_of", "replay", "tile_set", "trump_name",
 ]
