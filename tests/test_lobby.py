@@ -673,3 +673,43 @@ async def test_the_lobby_starts_and_stops_from_different_tasks() -> None:
     assert events[-2:] == [TableLeft("t1", "the server is shutting down"),
                            SessionEnded("the server is shutting down")]
     assert asyncio.all_tasks() == {asyncio.current_task()}
+
+
+async def test_a_flood_of_commands_is_refused_beyond_the_limit() -> None:
+    config = dataclasses.replace(FAST, max_commands_pending=8)
+    async with running(config) as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        for _ in range(20):
+            ann.handle.send(JoinSeat("t99"))
+        await ann.wait_type(Rejected, lambda r: r.reason == "there is no table t99")
+        await ann.wait_for(lambda e: len(ann.of_type(Rejected)) == 20)
+        reasons = [r.reason for r in ann.of_type(Rejected)]
+        assert reasons.count("too many commands at once: wait for the answers") == 12
+        assert reasons.count("there is no table t99") == 8
+
+
+async def test_malformed_commands_are_refused_and_break_nothing() -> None:
+    async with running() as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        table_id = await new_table(ann, CreateTable("t"))
+        bad: list[Any] = [
+            JoinSeat(table_id, "x"),  # type: ignore[arg-type]
+            AddBot(table_id, 7, "easy"),
+            AddBot(table_id, 1, "genius"),  # type: ignore[arg-type]
+            Act(table_id, "pass"),  # type: ignore[arg-type]
+            SendChat(None),  # type: ignore[arg-type]
+            CreateTable("x", rules=None),  # type: ignore[arg-type]
+            CreateTable("x", turn_seconds=0),
+            "not a command",
+        ]
+        for command in bad:
+            ann.handle.send(command)
+        await ann.wait_for(lambda e: len(ann.of_type(Rejected)) == len(bad))
+        reasons = {repr(r.command): r.reason for r in ann.of_type(Rejected)}
+        assert reasons.keys() == {repr(c) for c in bad}
+        assert "there is no seat 'x'" in reasons[repr(bad[0])]
+        assert "no computer level 'genius'" in reasons[repr(bad[2])]
+        assert "the turn timer is 1 to 3600 seconds" in reasons[repr(bad[6])]
+        ann.handle.send(AddBot(table_id, 1, "easy"))
+        await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot)
+        assert [t.table_id for t in lobby.tables()] == [table_id]

@@ -268,6 +268,7 @@ class Lobby:
         if self._sessions.get(handle.name) is not handle:
             return
         del self._sessions[handle.name]
+        self._chat.forget_idle()
         for entry in self._tables.values():
             entry.table.post(Detach(handle))
         self._dirty = True

@@ -181,6 +181,10 @@ class Table:
                 self._command(message.handle, message.command, message.by_code)
             except Refused as exc:
                 message.handle.deliver(Rejected(message.command, str(exc)))
+            except Exception:
+                log.exception("table %s could not do %r", self.table_id, message.command)
+                message.handle.deliver(Rejected(message.command,
+                                                "the table could not do that command"))
         elif isinstance(message, BotMoved):
             if message.generation == self._generation:
                 self._computer_moved(message.seat, message.action, message.stand_in)
@@ -317,8 +321,7 @@ class Table:
                     return
                 raise Refused(f"table {self.table_id} has no free seat")
             wanted = free[0]
-        if not 0 <= wanted < len(self.seats):
-            raise Refused(f"there is no seat {wanted}: seats are 0 to {len(self.seats) - 1}")
+        self._check_seat(wanted)
         seat = self.seats[wanted]
         if not seat.free:
             who = seat.name if seat.name is not None else bot_name(str(seat.bot_level))
@@ -349,13 +352,17 @@ class Table:
         self.handles[name] = handle
         self._publish()
 
+    def _check_seat(self, seat: object) -> None:
+        last = len(self.seats) - 1
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= last:
+            raise Refused(f"there is no seat {seat!r}: seats are 0 to {last}")
+
     def _add_bot(self, name: str, seat: int, level: str) -> None:
         self._owner_only(name, "add computer players")
         self._not_playing("change the seats")
         if level not in BOT_LEVELS:
             raise Refused(f"no computer level {level!r}: one of {', '.join(BOT_LEVELS)}")
-        if not 0 <= seat < len(self.seats):
-            raise Refused(f"there is no seat {seat}: seats are 0 to {len(self.seats) - 1}")
+        self._check_seat(seat)
         if not self.seats[seat].free:
             raise Refused(f"seat {seat} is not free")
         self.seats[seat] = Seat(bot_level=level)
@@ -365,8 +372,8 @@ class Table:
     def _remove_bot(self, name: str, seat: int) -> None:
         self._owner_only(name, "remove computer players")
         self._not_playing("change the seats")
-        if not 0 <= seat < len(self.seats) or self.seats[seat].name is not None \
-                or self.seats[seat].bot_level is None:
+        self._check_seat(seat)
+        if self.seats[seat].name is not None or self.seats[seat].bot_level is None:
             raise Refused(f"no computer player sits at seat {seat}")
         self.seats[seat] = Seat()
         self.rematch_votes.clear()
