@@ -1,0 +1,184 @@
+"""Benchmark the interface under Textual's test pilot.
+
+- key -> screen: the time from pressing the digit of a tile (playing it) to the first
+  frame rendered to terminal output after the lobby's new view arrived; p50 / p99.
+- memory: what one running app (at a table, mid-game) holds, measured with tracemalloc
+  and as the process RSS growth, the lobby excluded.
+
+Run: .venv/bin/python bench/ui.py [--plays 300] [--size 80x24]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import resource
+import statistics
+import time
+import tracemalloc
+from typing import Any
+
+from textual import events
+from textual._compositor import CompositorUpdate
+
+from moon_tui.app import MoonApp
+from moon_tui.lobby import AddBot, CreateTable, Lobby, LobbyConfig, StartGame
+from moon_tui.lobby.messages import Event, TableUpdate
+from moon_tui.rules import Phase, Rules, SeatView
+
+CONFIG = LobbyConfig(bot_delay=0.0, hand_pause=0.0)
+
+
+def rss_kib() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+class Clock:
+    """Timestamps of the app's screen writes and of the table views it takes in."""
+
+    def __init__(self, app: MoonApp) -> None:
+        self.writes: list[float] = []
+        self.views: list[float] = []
+        take = app.model.apply
+
+        def apply(event: Event) -> None:
+            if isinstance(event, TableUpdate) and event.view is not None:
+                self.views.append(time.perf_counter())
+            take(event)
+
+        app.model.apply = apply  # type: ignore[method-assign]
+
+    def watch_frames(self, app: MoonApp) -> None:
+        """Headless apps skip the output step: do it here (render the update to the
+        terminal bytes a real driver would write) and note when each frame is ready."""
+        display = app._display
+
+        def timed_display(screen: Any, renderable: Any) -> None:
+            display(screen, renderable)
+            if isinstance(renderable, CompositorUpdate):
+                renderable.render_segments(app.console)
+                self.writes.append(time.perf_counter())
+
+        app._display = timed_display  # type: ignore[method-assign]
+
+
+def press(app: MoonApp, key: str) -> None:
+    event = events.Key(key, key)
+    event.set_sender(app)
+    assert app._driver is not None
+    app._driver.send_message(event)
+
+
+def view_of(app: MoonApp) -> SeatView | None:
+    if app.current_table is None:
+        return None
+    update = app.model.tables.get(app.current_table)
+    return None if update is None else update.view
+
+
+async def until(check: Any, limit: float = 30.0) -> None:
+    deadline = time.perf_counter() + limit
+    while not check():
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"the game did not move on: {check}")
+        await asyncio.sleep(0.001)
+
+
+async def measure(plays: int, size: tuple[int, int], *, trace: bool) -> tuple[
+        list[float], tuple[int, int] | None]:
+    """Play `plays` tiles by key; with `trace`, also measure memory (slower: tracemalloc)."""
+    if trace:
+        tracemalloc.start()
+    async with Lobby(CONFIG, seed=1) as lobby:
+        gc.collect()
+        base_traced = tracemalloc.get_traced_memory()[0]
+        base_rss = rss_kib()
+        app = MoonApp(lobby, "ann")
+        app.start_in_lobby = True
+        clock = Clock(app)
+        latencies: list[float] = []
+        lost: list[int] = []
+        memory: tuple[int, int] | None = None
+        async with app.run_test(size=size) as pilot:
+            clock.watch_frames(app)
+            await until(lambda: app.handle is not None)
+            app.send(CreateTable("bench", Rules.make(target=1000)))
+            await until(lambda: app.current_table is not None)
+            table_id = app.current_table
+            assert table_id is not None
+            app.send(AddBot(table_id, 1, "random"))
+            app.send(AddBot(table_id, 2, "random"))
+            await until(lambda: all(not s.is_free for s in app.model.tables[table_id]
+                                    .table.seats))
+            app.send(StartGame(table_id))
+            while len(latencies) < plays:
+                await until(lambda: (v := view_of(app)) is not None and v.my_turn)
+                view = view_of(app)
+                assert view is not None
+                if view.phase is not Phase.PLAY:
+                    # bids, discards and trump through the same keys, not timed
+                    key = {Phase.BID: "p", Phase.DISCARD: "1", Phase.TRUMP: "n"}.get(
+                        view.phase, "p")
+                    if view.phase is Phase.BID and "pass" not in map(str, view.legal):
+                        key = str(min(a.bid for a in view.legal if a.bid is not None))
+                    seen = len(clock.views)
+                    await pilot.press(key)
+                    await until(lambda s=seen: len(clock.views) > s)
+                    continue
+                playable = {a.tile for a in view.legal}
+                index = next(i for i, t in enumerate(view.hand) if t in playable)
+                seen_views = len(clock.views)
+                started = time.perf_counter()
+                # What a driver does with a key read from the terminal (pilot.press would
+                # add its own waits for the process to go idle).
+                press(app, str(index + 1))
+                try:
+                    await until(lambda s=seen_views: len(clock.views) > s, limit=10.0)
+                except TimeoutError:
+                    lost.append(index)
+                    continue
+                arrived = clock.views[seen_views]
+                await until(lambda a=arrived: bool(clock.writes) and clock.writes[-1] > a)
+                frame = next(w for w in clock.writes if w > arrived)
+                latencies.append(frame - started)
+                if trace and memory is None and len(latencies) == 20:
+                    gc.collect()
+                    memory = (tracemalloc.get_traced_memory()[0] - base_traced,
+                              rss_kib() - base_rss)
+    if trace:
+        tracemalloc.stop()
+    if lost:
+        print(f"{len(lost)} key presses got no answer within 10 s")
+    return latencies, memory
+
+
+async def run(plays: int, size: tuple[int, int]) -> None:
+    latencies, _ = await measure(plays, size, trace=False)
+    _, memory = await measure(20, size, trace=True)
+    latencies.sort()
+    p50 = statistics.median(latencies) * 1000
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
+    print(f"screen {size[0]}x{size[1]}, {len(latencies)} tiles played by key")
+    print(f"key -> screen updated: p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
+          f"max {latencies[-1] * 1000:.1f} ms")
+    if memory is not None:
+        print(f"one running app at a table: {memory[0] / 1e6:.2f} MB allocated (tracemalloc), "
+              f"RSS +{memory[1] / 1024:.1f} MiB (with tracemalloc's own overhead)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--plays", type=int, default=300)
+    parser.add_argument("--size", default="80x24")
+    args = parser.parse_args()
+    width, height = (int(x) for x in args.size.split("x"))
+    asyncio.run(run(args.plays, (width, height)))
+
+
+if __name__ == "__main__":
+    main()
