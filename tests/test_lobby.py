@@ -713,3 +713,26 @@ async def test_malformed_commands_are_refused_and_break_nothing() -> None:
         ann.handle.send(AddBot(table_id, 1, "easy"))
         await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot)
         assert [t.table_id for t in lobby.tables()] == [table_id]
+
+
+async def test_no_event_shows_a_tile_its_recipient_may_not_see() -> None:
+    store = MemoryRecordStore()
+    async with running(store=store) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", bidding_first)
+        bob = await join(lobby, tg, "bob", playing_like("easy", 21))
+        carol = await join(lobby, tg, "carol")
+        table_id = await table_with_bots(ann, LONG_GAME, humans=(bob,))
+        carol.handle.send(Spectate(table_id))
+        await carol.wait_type(TableUpdate, lambda u: u.view is not None
+                              and u.view.hand_number >= 3, timeout=30)
+    assert store.finished == [False]
+    record = store.records[0]
+    assert replay(record)["ok"]
+    for client in (ann, bob, carol):
+        assert check_sees_only_its_own(client.events, record) > 10
+    declared = [u.view for u in ann.of_type(TableUpdate)
+                if u.view is not None and u.view.widow is not None]
+    assert declared and all(v.declarer == 0 for v in declared)
+    for client in (bob, carol):
+        assert all(u.view is None or u.view.widow is None and u.view.discard is None
+                   or u.view.declarer == u.seat for u in client.of_type(TableUpdate))
