@@ -15,7 +15,7 @@ import json
 import random
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
 from .account import render_account
 from .options import Rules, RulesError, parse_options
@@ -64,34 +64,39 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _read(path: str) -> str:
-    """The text of a file (or stdin); `RecordFormatError` when it cannot be read as text."""
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as f:
-                data = f.read()
-    except OSError as exc:
-        raise RecordFormatError(f"cannot read {path}: {exc.strerror or exc}") from None
+    """The text of a file (or stdin). `OSError` when it cannot be read, `RecordFormatError`
+    when it is not UTF-8 text."""
+    if path == "-":
+        if sys.stdin is None:
+            raise OSError("no standard input")
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RecordFormatError(f"not UTF-8 text (byte {exc.start})") from None
 
 
+def _refuse(reason: str, hand: int | None, as_json: bool, out: TextIO, err: TextIO) -> int:
+    err.write(f"moon-rules: {reason}\n")
+    if as_json:
+        payload = {"ok": False, "error": {"hand": hand, "play": None, "seat": None,
+                                          "reason": reason}}
+        out.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    return EXIT_NOT_A_RECORD
+
+
 def replay_command(path: str, as_json: bool, out: TextIO, err: TextIO) -> int:
     """`moon-rules replay`: print the account (or JSON) and return the exit status."""
+    shown = "standard input" if path == "-" else path
     try:
         game = replay_game(parse_record(_read(path)))
+    except OSError as exc:
+        return _refuse(f"cannot read {shown}: {exc.strerror or exc}", None, as_json, out, err)
     except RecordFormatError as exc:
-        shown = "standard input" if path == "-" else path
-        err.write(f"moon-rules: {shown} is not a moon/1 record: {exc}\n")
-        if as_json:
-            payload: dict[str, Any] = {"ok": False, "error": {
-                "hand": exc.hand, "play": None, "seat": None,
-                "reason": f"not a moon/1 record: {exc}"}}
-            out.write(json.dumps(payload) + "\n")
-        return EXIT_NOT_A_RECORD
+        return _refuse(f"{shown}: {exc}", exc.hand, as_json, out, err)
     if as_json:
         out.write(json.dumps(game.to_json(), ensure_ascii=False) + "\n")
     else:

@@ -34,7 +34,8 @@ class RecordFormatError(ValueError):
     """The text is not a `moon/1` record; `where` locates the fault (`""` for the whole)."""
 
     def __init__(self, message: str, where: str = "") -> None:
-        super().__init__(f"{where}: {message}" if where else message)
+        super().__init__(f"not a moon/1 record: {where + ': ' if where else ''}{message}")
+        self.detail = message
         self.where = where
         self.hand = _hand_of_path(where)
 
@@ -167,7 +168,7 @@ def parse_record(text: str) -> Record:
         raise RecordFormatError(f"a record is text, not {type(text).__name__}")
     text = text.removeprefix("\ufeff")
     if not text.strip():
-        raise RecordFormatError("not a moon/1 record: the file is empty")
+        raise RecordFormatError("the file is empty")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -221,13 +222,11 @@ def _whole(value: object) -> bool:
 def record_from_dict(data: object) -> Record:
     """Check the shape of a decoded record and build a `Record` (rules not yet checked)."""
     if not isinstance(data, dict):
-        raise RecordFormatError(f"not a moon/1 record: the document is {_kind(data)}, "
-                                "not an object")
+        raise RecordFormatError(f"the document is {_kind(data)}, not an object")
     fmt = data.get("format")
     if fmt != FORMAT:
         shown = "missing" if "format" not in data else _kind(fmt)
-        raise RecordFormatError(f"not a moon/1 record: \"format\" is {shown}, "
-                                f"not \"{FORMAT}\"", "format")
+        raise RecordFormatError(f"\"format\" is {shown}, not \"{FORMAT}\"", "format")
     raw_rules = data.get("rules", {})
     if not isinstance(raw_rules, dict):
         raise RecordFormatError(f"must be an object, not {_kind(raw_rules)}", "rules")
