@@ -169,3 +169,38 @@ def test_tiles_and_actions_print_and_parse_back(index: int) -> None:
     for text in ("pass", "bid 4", "bid 21", "trump 0", "trump doubles", "trump none"):
         assert str(Action.parse(text)) == text
     assert str(Action.parse("bid moon")) == "bid 21"
+
+
+@settings(max_examples=30, deadline=None)
+@given(rules=rules_strategy(), seed=st.integers(0, 2**32), cut=st.integers(0, 120))
+def test_a_clone_is_independent_and_plays_on_the_same(rules: Rules, seed: int,
+                                                      cut: int) -> None:
+    rng = random.Random(seed)
+    state = GameState(rules, rng.randrange(rules.players))
+    for _ in range(cut):
+        if state.is_terminal():
+            break
+        if state.current_player() == CHANCE:
+            state.deal(rng)
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    names = [f"p{i}" for i in range(rules.players)]
+    before = record_of(state, names)
+    twin = state.clone()
+    for one in (state, twin):
+        moves = random.Random(seed + 1)
+        for _ in range(60):
+            if one.is_terminal():
+                break
+            if one.current_player() == CHANCE:
+                one.deal(moves)
+            else:
+                one.apply_action(moves.choice(one.legal_actions()))
+    assert record_of(twin, names) == record_of(state, names)
+    assert twin.view(None) == state.view(None)
+    fresh = state.clone()
+    if fresh.legal_actions():
+        fresh.apply_action(fresh.legal_actions()[0])
+        assert record_of(fresh, names) != record_of(state, names)
+    done = max(len(before["hands"]) - 1, 0)  # hands complete before the clone
+    assert record_of(state, names)["hands"][:done] == before["hands"][:done]

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from moon_tui.rules import Action, GameState, Rules, Tile
+from moon_tui.rules.account import render_account
 from moon_tui.rules.cli import main, random_game, replay_command
 from moon_tui.rules.record import (
     IllegalRecordError,
@@ -25,7 +26,7 @@ from moon_tui.rules.record import (
     parse_record,
     record_of,
 )
-from moon_tui.rules.replay import replay
+from moon_tui.rules.replay import replay, replay_game
 
 NAMES = ["alice", "bob", "carol"]
 
@@ -366,3 +367,25 @@ def test_damaged_records_give_a_verdict_or_a_located_format_error(data: st.DataO
     if not out["ok"]:
         assert set(out["error"]) == {"hand", "play", "seat", "reason"}
         assert out["error"]["reason"]
+
+
+def test_the_readable_account_tells_the_hand() -> None:
+    text = render_account(replay_game(scripted_record()))
+    lines = text.splitlines()
+    assert lines[0] == "Moon · 3 players: alice (seat 0), bob (seat 1), carol (seat 2)"
+    assert lines[1] == "Table: moon22 · min bid 4 · points to 50"
+    expected = [
+        "Hand 1 · alice bids first",
+        "  alice  6-6 6-5 6-4 6-3 6-2 6-1 5-5",
+        "  bob    5-4 5-3 5-2 5-1 4-4 4-3 0-0",
+        "  carol  4-2 4-1 3-3 3-2 3-1 2-2 2-1",
+        "  widow  1-1",
+        "  Bidding: alice bids 4, bob passes, carol passes.",
+        "  alice declares 4; takes the widow 1-1 and discards 1-1; trump: 6s.",
+        "   1. alice 6-6  bob 5-4  carol 4-2  → alice",
+    ]
+    assert lines[3:3 + len(expected)] == expected
+    assert "  Tricks: alice 7, bob 0, carol 0." in lines
+    assert "  alice needed 4 and took 7: made." in lines
+    assert "  Points: alice +4, bob 0, carol 0.  Score: alice 4, bob 0, carol 0." in lines
+    assert lines[-1] == "Game in progress after 1 hand. Score: alice 4, bob 0, carol 0."

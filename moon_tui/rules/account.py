@@ -128,8 +128,8 @@ def _render_hand(hand: HandReplay, names: _Names, game: GameReplay) -> list[str]
         side = names.side_of_seat(hand.declarer)
         taken = sum(n for s, n in enumerate(hand.tricks_won) if names.side_of_seat(s) == side)
         need = 7 if hand.bid == MOON else hand.bid
-        verdict = "made it" if hand.made else "set"
-        lines.append(f"  {names.sides[side]} took {taken} of the {need} needed: {verdict}.")
+        verdict = "made" if hand.made else "set"
+        lines.append(f"  {names.sides[side]} needed {need} and took {taken}: {verdict}.")
         lines.append(f"  Points: {names.score_line(hand.points, signed=True)}.  "
                      f"Score: {names.score_line(hand.scores)}.")
     elif not hand.finished and hand.to_move is not None and game.error is None:

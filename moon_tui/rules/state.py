@@ -12,6 +12,8 @@ seat to move may play (`_allowed`), so `legal_actions` and `apply_action` are on
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import functools
 import random
 from collections.abc import Sequence
@@ -202,6 +204,22 @@ class GameState:
         state = cls(rules, rng.randrange(rules.players))
         state.deal(rng)
         return state
+
+    def clone(self) -> GameState:
+        """An independent copy (for search): actions applied to it leave this state alone."""
+        other = copy.copy(self)
+        other._hands = list(self._hands)
+        other._bids = list(self._bids)
+        other._plays = list(self._plays)
+        other._winners = list(self._winners)
+        other._tricks_won = list(self._tricks_won)
+        other._scores = list(self._scores)
+        other._results = list(self._results)
+        other.logs = [dataclasses.replace(log, bids=list(log.bids), plays=list(log.plays))
+                      for log in self.logs]
+        if other.logs:
+            other.logs[-1].plays = other._plays
+        return other
 
     def _reset_hand(self) -> None:
         n = self.players
