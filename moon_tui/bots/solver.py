@@ -212,6 +212,12 @@ class Solver:
         n = self.n
         k = len(trick)
         side = self.side
+        if k == n:  # only from `move_values`, when its move ends the trick
+            ranks = self.win_rank[self.lead_suit[trick[0]]]
+            best_i = max(range(n), key=lambda i: ranks[trick[i]])
+            winner = (leader + best_i) % n
+            won = 1 if side[winner] else 0
+            return won + self._start(hands, winner, alpha - won, beta - won)
         mover = (leader + k) % n
         maximise = side[mover]
         hand = hands[mover]
