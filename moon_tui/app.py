@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 
 from textual.app import App
+from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.widgets import Static
 
@@ -100,7 +101,12 @@ class MoonApp(App[None]):
             return
         self.on_session_start()
         async for event in self.handle:
-            self.take(event)
+            try:
+                self.take(event)
+            except Exception:
+                # A drawing bug must not stop the session: the model is up to date and
+                # the next event redraws.
+                log.exception("could not show %s", type(event).__name__)
 
     def on_session_start(self) -> None:
         """Hook for a local game: the handle is ready."""
@@ -137,7 +143,11 @@ class MoonApp(App[None]):
             self.end_session(event.reason)
         for screen in list(self.screen_stack):
             if isinstance(screen, EventSink) and screen.is_mounted:
-                screen.moon_event(event)
+                try:
+                    screen.moon_event(event)
+                except NoMatches:
+                    # Still composing (or being removed): it draws from the model on mount.
+                    log.debug("%s not ready for %s", screen, type(event).__name__)
 
     def _screen_explains(self, event: Rejected) -> bool:
         from .ui.game import GameScreen

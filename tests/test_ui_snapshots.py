@@ -227,3 +227,12 @@ def test_screen(name: str, size: tuple[int, int], snap_compare) -> None:  # type
 
 def test_too_small_window_asks_for_a_bigger_one(snap_compare) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(local(table=False)(), terminal_size=(60, 20), run_before=nothing)
+
+
+def test_table_without_colour(snap_compare, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """NO_COLOR: turn, declarer, playable and barred tiles still read (▶ ★, borders)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    case = CASES["play_following"]
+    app = case.app()
+    assert app.no_color
+    assert snap_compare(app, terminal_size=(80, 24), run_before=case.steps)

@@ -1,0 +1,110 @@
+"""`moon` (local play), the mouse, the end of a session, and a window too small."""
+
+from __future__ import annotations
+
+import pytest
+from ui_helpers import FAST, current_view, my_turn, screen_text, wait_for
+
+from moon_tui.app import MoonApp, SessionOver
+from moon_tui.lobby import Lobby
+from moon_tui.local import LocalMoonApp, main, parse_args
+from moon_tui.rules import Phase, Rules
+from moon_tui.ui.bars import ClickBar
+from moon_tui.ui.game import GameScreen
+from moon_tui.ui.hand import HandView
+
+
+def test_command_line_builds_the_rules() -> None:
+    args = parse_args(["--players", "4", "--level", "expert", "--rule", "min_bid=3",
+                       "--rule", "no_trump=false", "--name", "ann"])
+    assert (args.players, args.level, args.name) == (4, "expert", "ann")
+    assert args.rule == ["min_bid=3", "no_trump=false"]
+
+
+def test_a_bad_rule_option_is_refused_before_anything_starts(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--rule", "min_bid=9"]) == 2
+    assert "min_bid must be one of 3, 4, 5" in capsys.readouterr().err
+
+
+async def test_local_game_opens_a_table_with_computer_players_and_mouse_plays() -> None:
+    app = LocalMoonApp("ann", Rules.make(players=4, min_bid=3), level="random",
+                       config=FAST, seed=9)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
+        table_id = app.current_table
+        assert table_id is not None
+        info = app.model.tables[table_id].table
+        assert [s.bot_level for s in info.seats] == [None, "random", "random", "random"]
+        # Bid by clicking the choice bar, then play tiles by clicking them.
+        clicked_bid = clicked_tile = False
+        for _ in range(80):
+            await wait_for(pilot, lambda: my_turn(app), "my turn")
+            view = current_view(app)
+            assert view is not None
+            seen = app.model.views_received
+            if view.phase is Phase.BID:
+                bar = app.screen.query_one("#actions", ClickBar)
+                assert bar.items[0].label == "pass" or bar.items[0].key.isdigit()
+                await pilot.click(ClickBar, offset=(2, 0))
+                clicked_bid = True
+            elif view.phase is Phase.PLAY:
+                playable = {a.tile for a in view.legal}
+                index = next(i for i, t in enumerate(view.hand) if t in playable)
+                await pilot.click(HandView, offset=(index * 8 + 3, 4))
+                clicked_tile = True
+            else:
+                await pilot.press("1" if view.phase is Phase.DISCARD else "n")
+            await wait_for(pilot, lambda s=seen: app.model.views_received > s,  # type: ignore[misc]
+                           "the click's answer")
+            if clicked_bid and clicked_tile:
+                break
+        assert clicked_bid and clicked_tile
+
+
+async def test_a_session_ended_by_the_lobby_says_why_and_exits() -> None:
+    async with Lobby(FAST) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: app.handle is not None, "the session")
+            await lobby.kick("ann", "the club is closing")
+            await wait_for(pilot, lambda: isinstance(app.screen, SessionOver), "the notice")
+            assert "the club is closing" in screen_text(app)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+        assert app.handle is not None and app.handle.closed
+
+
+async def test_too_small_a_window_asks_for_a_bigger_one() -> None:
+    async with Lobby(FAST) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(70, 20)) as pilot:
+            await pilot.pause()
+            assert "too small" in screen_text(app)
+            await pilot.resize_terminal(80, 24)
+            await pilot.pause()
+            assert "too small" not in screen_text(app)
+            assert "Welcome, ann" in screen_text(app)
+
+
+async def test_game_over_then_rematch_starts_a_new_game() -> None:
+    from ui_helpers import take_turn
+
+    app = LocalMoonApp("ann", Rules.make(target=1), level="random", config=FAST, seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        def over() -> bool:
+            view = current_view(app)
+            return view is not None and view.outcome is not None
+
+        for _ in range(100):
+            await wait_for(pilot, lambda: my_turn(app) or over(), "my turn or the end")
+            if over():
+                break
+            await take_turn(pilot, app)
+        assert over()
+        assert "Game over" in screen_text(app) and "Final scores" in screen_text(app)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: not over() and current_view(app) is not None,
+                       "the rematch")
+        view = current_view(app)
+        assert view is not None and view.results == () and view.scores == (0, 0, 0)
