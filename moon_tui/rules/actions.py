@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Final, Literal
 
 from .options import MOON
-from .tiles import TILES, TRUMP_NAMES, Tile, TileError, parse_trump
+from .tiles import TILES, TRUMP_NAMES, Tile, parse_trump
 
 ActionKind = Literal["pass", "bid", "discard", "trump", "play"]
 
@@ -66,11 +66,16 @@ class Action:
     def parse(cls, text: str) -> Action:
         """Parse `pass`, `bid 5`, `bid moon`, `discard 2-1`, `trump 3`, `trump doubles`,
         `play 5-3` (a bare tile such as `5-3` means `play 5-3`)."""
+        hint = "pass, bid 5, discard 2-1, trump 3, play 5-3"
+        if not isinstance(text, str):
+            raise ActionError(f"not an action: {text!r} ({hint})")
         words = text.strip().lower().split()
         try:
             if words == ["pass"]:
                 return PASS
             if len(words) == 2 and words[0] == "bid":
+                if words[1] != "moon" and not (words[1].isdecimal() and words[1].isascii()):
+                    raise ActionError(f"not an action: {text!r} (a bid is a number, or moon)")
                 amount = MOON if words[1] == "moon" else int(words[1])
                 return cls.make_bid(amount)
             if len(words) == 2 and words[0] == "discard":
@@ -79,13 +84,13 @@ class Action:
                 return cls.name_trump(parse_trump(words[1]))
             if len(words) == 2 and words[0] == "play":
                 return cls.play(Tile.parse(words[1]))
-            if len(words) == 1:
+            if len(words) == 1 and any(c.isdigit() for c in words[0]):
                 return cls.play(Tile.parse(words[0]))
-        except (TileError, ValueError) as exc:
+        except ActionError:
+            raise
+        except ValueError as exc:  # TileError, or a trump that is not one
             raise ActionError(f"not an action: {text!r} ({exc})") from None
-        raise ActionError(
-            f"not an action: {text!r} (pass, bid 5, discard 2-1, trump 3, play 5-3)"
-        )
+        raise ActionError(f"not an action: {text!r} ({hint})")
 
     @classmethod
     def from_code(cls, code: int) -> Action:
