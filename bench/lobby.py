@@ -4,6 +4,7 @@ Prints
 - hands per second for the whole lobby (and games finished),
 - the fan-out delay: from a table's state change to the event being on every subscriber's
   queue (p50/p99/max), as the tables measure it,
+- the CPU time per hand (the figure that does not depend on what else the machine runs),
 - the command round trip for scripted humans: from `send(Act)` to reading the update that
   shows the move (lobby routing, the table's inbox, the fan-out and the reader's wake-up),
 - whether any task is left once the lobby has shut down.
@@ -121,8 +122,10 @@ async def run(tables: int, seconds: float, spectators: int, humans: int, level: 
                 owner.send(StartGame(table_id))
             start_hands, start_games = lobby.stats.hands, lobby.stats.games
             started = time.perf_counter()
+            cpu_started = time.process_time()
             await asyncio.sleep(seconds)
             elapsed = time.perf_counter() - started
+            cpu = time.process_time() - cpu_started
             hands = lobby.stats.hands - start_hands
             games = lobby.stats.games - start_games
             fanout = list(lobby.stats.fanout_seconds)
@@ -130,6 +133,8 @@ async def run(tables: int, seconds: float, spectators: int, humans: int, level: 
     left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
     print(f"tables {tables}, subscribers {subscribers}, bots {level}, {elapsed:.1f} s")
     print(f"hands/s (whole lobby): {hands / elapsed:.1f}  ({hands} hands, {games} games)")
+    print(f"CPU: {cpu / elapsed:.0%} of one core; {cpu / max(hands, 1) * 1e3:.1f} ms of CPU "
+          f"per hand, so about {hands / cpu if cpu else 0:.0f} hands/s per busy core")
     print(f"fan-out, state change -> on every subscriber's queue ({len(fanout)} changes): "
           f"p50 {percentile(fanout, 0.5) * 1e6:.0f} us, p99 {percentile(fanout, 0.99) * 1e6:.0f}"
           f" us, max {max(fanout, default=0) * 1e6:.0f} us")

@@ -17,7 +17,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..bots import Bot, RandomBot, make_bot
@@ -136,7 +136,8 @@ class Table:
         self._reported: TableInfo | None = None
         self._closing: str | None = None
         self._saved = False
-        self._stand_in_turn: int | None = None
+        self._info_key: tuple[object, ...] | None = None
+        self._infos: tuple[TableInfo, TableInfo] | None = None
 
     def post(self, message: TableMessage) -> None:
         self._inbox.put_nowait(message)
@@ -204,20 +205,25 @@ class Table:
             self._close(message.reason)
 
     # -- what members see ----------------------------------------------------------------
-    def info(self, *, with_code: bool) -> TableInfo:
-        stand_in = self.config.stand_in_level
-        seats = tuple(
-            SeatInfo(s.name, s.bot_level if s.name is None else
-                     (stand_in if s.away_since is not None else None),
-                     s.away_since is not None)
-            for s in self.seats)
-        return TableInfo(
-            table_id=self.table_id, name=self.name, owner=self.owner, rules=self.rules,
-            seats=seats, status=self.status, private=self.private,
-            spectators_allowed=self.spectators_allowed, spectators=tuple(self.spectators),
-            turn_seconds=self.turn_seconds,
-            invite_code=self.invite_code if with_code else None,
-            rematch_votes=tuple(self.rematch_votes))
+    def infos(self) -> tuple[TableInfo, TableInfo]:
+        """The table's entry without and with the invite code; rebuilt only when the seats,
+        status, spectators, owner or votes changed (not on every move)."""
+        key = (self.status, self.owner, tuple(self.spectators), tuple(self.rematch_votes),
+               tuple((s.name, s.bot_level, s.away_since is not None) for s in self.seats))
+        if key != self._info_key:
+            stand_in = self.config.stand_in_level
+            seats = tuple(
+                SeatInfo(name, level if name is None else (stand_in if away else None), away)
+                for name, level, away in key[4])
+            public = TableInfo(
+                table_id=self.table_id, name=self.name, owner=self.owner, rules=self.rules,
+                seats=seats, status=self.status, private=self.private,
+                spectators_allowed=self.spectators_allowed, spectators=key[2],
+                turn_seconds=self.turn_seconds, invite_code=None, rematch_votes=key[3])
+            self._infos = (public, replace(public, invite_code=self.invite_code))
+            self._info_key = key
+        assert self._infos is not None
+        return self._infos
 
     def seat_of(self, name: str) -> int | None:
         for i, seat in enumerate(self.seats):
@@ -229,8 +235,7 @@ class Table:
         """Send every connected member its own TableUpdate; tell the lobby if its entry
         changed. Called after every change."""
         started = time.perf_counter()
-        public = self.info(with_code=False)
-        players = self.info(with_code=True)
+        public, players = self.infos()
         state = self.state
         views: dict[int | None, SeatView | None] = {}
         for name, handle in list(self.handles.items()):
