@@ -176,6 +176,12 @@ def _apply_hand(game: GameState, hand: dict[str, Any], deal: bool = True) -> Non
      r["rules"].__setitem__("doubles_trump", False), (0, None, 0), "doubles_trump = false"),
     (lambda r: r["hands"][0]["plays"].append("6-6"), (0, 21, None), "one too many"),
     (lambda r: r["hands"][0].pop("discard"), (0, None, 0), "but no discard"),
+    (lambda r: r["hands"][0].__setitem__("bids", ["pass", "pass", "pass"]),
+     (0, None, None), "everyone passed, so the hand has no discard"),
+    (lambda r: r["hands"][0].__setitem__("bids", [4, 5]) or r["hands"][0].pop("discard"),
+     (0, None, 2), "the hand has a trump but the auction is not over (seat 2 to bid)"),
+    (lambda r: r["hands"][0].__setitem__("bids", [21, "pass"]),
+     (0, None, None), "the auction ended with the moon"),
     (lambda r: r["hands"][0]["plays"].pop() and r["hands"].append(r["hands"][0]),
      (0, None, 2), "only the last hand may be unfinished"),
 ])
@@ -203,6 +209,16 @@ def scripted_record() -> dict[str, Any]:
         state.apply_action(state.legal_actions()[-1])
     assert state.scores == (4, 0, 0)
     return record_of(state, NAMES)
+
+
+def test_an_all_pass_hand_may_list_empty_plays() -> None:
+    record = scripted_record()
+    hand = record["hands"][0]
+    hand["bids"] = ["pass", "pass", "pass"]
+    del hand["discard"], hand["trump"]
+    hand["plays"] = []
+    out = replay(record)
+    assert out["ok"] is True and out["hands"][0]["declarer"] is None
 
 
 def test_a_hand_after_the_end_of_the_game_is_illegal() -> None:

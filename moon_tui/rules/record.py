@@ -389,8 +389,9 @@ def _replay_hand(state: GameState, number: int, hand: RecordHand) -> None:
                                      f"seat {seat} bid {bid}: a bid is a whole number from "
                                      f"{rules.min_bid} to 7, or 21 (the moon)")
 
+    # An empty `plays` list decides nothing, so it is no fault anywhere.
     later = {"discard": hand.discard is not None, "trump": hand.trump is not None,
-             "plays": hand.has_plays or bool(hand.plays)}
+             "plays": bool(hand.plays)}
     if state.phase is Phase.BID:
         if any(later.values()):
             seat = state.current_player()
