@@ -240,6 +240,10 @@ class GameState:
         self._best_seat = -1
         self._best_rank = -1
         self._ranks: tuple[int, ...] = ()
+        # The tables of the trump in play (set when the play starts).
+        self._lead_table: tuple[int, ...] = ()
+        self._rank_table: tuple[tuple[int, ...], ...] = ()
+        self._follow_table: tuple[int, ...] = ()
         self._winners: list[int] = []
         """The winner of each completed trick; the tiles are `_plays` in runs of n."""
         self._tricks_won = [0] * n
