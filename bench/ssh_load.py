@@ -5,8 +5,9 @@
 The server runs in a child process (the real MoonServer, uvloop, gc as `moon-server`
 does) with a small control line protocol on stdin/stdout for its own figures. This
 process is the players: asyncssh clients with a PTY of 80x24, screens read through pyte,
-connecting 5 per second, each then pressing a key every second (toggling the help
-dialog in the lobby, a full-screen change). Reported per run:
+connecting 5 per second, each then pressing a key every second (typing into the
+lobby's chat line: 'x', then backspace...; every tenth key the screen is checked).
+Reported per run:
 
   RSS per session, connect -> first full screen p50/p99, key -> screen change p50/p99,
   server CPU while everyone types, the longest event-loop stall, live Apps after all
@@ -51,6 +52,19 @@ async def _serve(data: Path) -> None:
     loop = asyncio.get_running_loop()
     worst_stall = 0.0
 
+    gc_pauses: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
+    gc_started = [0.0]
+
+    def time_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            gc_started[0] = time.perf_counter()
+        else:
+            generation = info["generation"]
+            pause = time.perf_counter() - gc_started[0]
+            gc_pauses[generation] = max(gc_pauses[generation], pause)
+
+    gc.callbacks.append(time_gc)
+
     async def watch_stalls() -> None:
         nonlocal worst_stall
         while True:
@@ -65,9 +79,7 @@ async def _serve(data: Path) -> None:
                     return int(line.split()[1])
         return 0
 
-    async with MoonServer(config) as server:
-        gc.collect()
-        gc.freeze()
+    async with MoonServer(config, freeze_memory=not os.environ.get("MOON_NO_FREEZE")) as server:
         watcher = asyncio.create_task(watch_stalls())
         print(json.dumps({"port": server.port}), flush=True)
         while True:
@@ -77,17 +89,22 @@ async def _serve(data: Path) -> None:
                 break
             if command == "reset":
                 worst_stall = 0.0
+                gc_pauses.update({0: 0.0, 1: 0.0, 2: 0.0})
             reply: dict[str, Any] = {
                 "rss_kb": rss_kb(),
                 "cpu": sum(os.times()[:2]),
                 "stall": worst_stall,
                 "sessions": server.session_count,
+                "gc_ms": {g: round(p * 1000, 1) for g, p in gc_pauses.items()},
             }
             if command == "apps":
                 gc.unfreeze()
                 gc.collect()
                 reply["apps"] = sum(1 for o in gc.get_objects() if isinstance(o, App))
                 gc.freeze()
+            if server.memory is not None:
+                reply["reclaims"] = server.memory.reclaims
+                reply["longest_reclaim"] = server.memory.longest_reclaim
             print(json.dumps(reply), flush=True)
         watcher.cancel()
 
@@ -143,13 +160,16 @@ async def player(
         first.append(time.perf_counter() - started)
         await client.press("enter")
         await client.wait_for("new table", timeout=120)
+        await client.press("c")  # into the lobby chat line: then type, a key a second
+        await client.wait_for(lambda s: "n new table" not in s, timeout=120)
+        presses = 0
         while not stop.is_set():
             await asyncio.sleep(KEY_INTERVAL)
             if stop.is_set():
                 break
             seen = client.updates
             sent = time.perf_counter()
-            await client.press("?")
+            await client.press("x" if presses % 2 == 0 else "backspace")
             deadline = sent + 10
             while client.updates == seen and time.perf_counter() < deadline:
                 client._changed.clear()
@@ -157,6 +177,11 @@ async def player(
                     await asyncio.wait_for(client._changed.wait(), 1)
             if client.updates != seen:
                 keys.append(client.last_update - sent)
+            presses += 1
+            if presses % 10 == 1:  # now and then, check the screen really is what we think
+                await client.wait_for(
+                    lambda s: any(line.strip() == "x" for line in s.splitlines()), timeout=30
+                )
     except Exception as error:  # noqa: BLE001 - counted and reported
         errors.append(f"{type(error).__name__}: {str(error)[:80]}")
     finally:
@@ -188,7 +213,9 @@ async def run(sessions: int, typing_seconds: float) -> dict[str, Any]:
     keys.clear()
     steady_from = await server.ask("reset")
     wall = time.perf_counter()
+    client_cpu = sum(os.times()[:2])
     await asyncio.sleep(typing_seconds)
+    client_cpu = sum(os.times()[:2]) - client_cpu
     steady = await server.ask("status")
     wall = time.perf_counter() - wall
     stop.set()
@@ -213,8 +240,12 @@ async def run(sessions: int, typing_seconds: float) -> dict[str, Any]:
         "key_p99_ms": percentile(keys, 0.99) * 1000,
         "keys_measured": len(keys),
         "server_cpu_percent": 100 * (steady["cpu"] - steady_from["cpu"]) / wall,
+        "client_cpu_percent": 100 * client_cpu / wall,
         "worst_stall_ms": steady["stall"] * 1000,
+        "worst_gc_ms_by_generation": steady["gc_ms"],
         "live_apps_after": after["apps"],
+        "gc_reclaims": after.get("reclaims"),
+        "longest_reclaim_ms": after.get("longest_reclaim", 0.0) * 1000,
         "mean_key_ms": statistics.fmean(keys) * 1000 if keys else float("nan"),
     }
 

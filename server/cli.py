@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import logging
 import signal
 import sys
@@ -51,11 +50,7 @@ async def serve(config: ServerConfig) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signum, stop.set)
-    async with MoonServer(config):
-        # Everything imported and built so far lives as long as the server: keep it out
-        # of the collector's full passes, which otherwise pause every player at once.
-        gc.collect()
-        gc.freeze()
+    async with MoonServer(config, freeze_memory=True):
         await stop.wait()
         log.info("signal received: stopping")
 

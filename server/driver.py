@@ -12,7 +12,7 @@ import codecs
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +55,7 @@ class SSHTerminal:
     frames: int = 0
     last_input: float = field(default_factory=time.monotonic)
     first_frame: asyncio.Event = field(default_factory=asyncio.Event)
+    on_first_frame: Callable[[], None] | None = None
 
 
 CURRENT_TERMINAL: ContextVar[SSHTerminal] = ContextVar("moon_ssh_terminal")
@@ -115,6 +116,8 @@ class SSHDriver(Driver):
         channel.write(encoded)
         if not self._terminal.first_frame.is_set():
             self._terminal.first_frame.set()
+            if self._terminal.on_first_frame is not None:
+                self._loop.call_soon(self._terminal.on_first_frame)
 
     def _mark_stale(self) -> None:
         self._stale = True

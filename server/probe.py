@@ -79,6 +79,7 @@ class ScreenClient:
         self.process: asyncssh.SSHClientProcess[bytes] | None = None
         self.raw = bytearray()
         self.keep_raw = False
+        self._unparsed: list[bytes] = []
         self.updates = 0
         self.last_update = 0.0
         self.closed = asyncio.Event()
@@ -121,7 +122,9 @@ class ScreenClient:
                     break
                 if self.keep_raw:
                     self.raw.extend(data)
-                self.stream.feed(data)
+                # pyte is fed when the screen is read, so a client only measuring
+                # how fast output arrives does not spend its CPU on terminal emulation.
+                self._unparsed.append(data)
                 self.updates += 1
                 self.last_update = time.perf_counter()
                 self._changed.set()
@@ -133,11 +136,19 @@ class ScreenClient:
 
     # --- reading --------------------------------------------------------------------
 
+    def _parse(self) -> None:
+        if self._unparsed:
+            data = b"".join(self._unparsed)
+            self._unparsed.clear()
+            self.stream.feed(data)
+
     def text(self) -> str:
+        self._parse()
         return "\n".join(line.rstrip() for line in self.screen.display)
 
     def row(self, index: int) -> str:
         """One screen row (negative counts from the bottom)."""
+        self._parse()
         return str(self.screen.display[index])
 
     async def wait_for(
@@ -174,6 +185,7 @@ class ScreenClient:
 
     def resize(self, width: int, height: int) -> None:
         assert self.process is not None
+        self._parse()
         self.width, self.height = width, height
         self.screen.resize(height, width)
         self.process.change_terminal_size(width, height)

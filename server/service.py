@@ -28,6 +28,7 @@ from .config import ServerConfig
 from .driver import SSHDriver
 from .identity import AccountKeys, Player, fingerprint, name_problem
 from .limits import Gate
+from .memory import FreezePolicy
 from .session import AppFactory, LiveSession, refusal_for, run_game, write_line
 from .store import Database, SQLiteRecordStore
 
@@ -73,8 +74,13 @@ class MoonServer:
         *,
         app_factory: AppFactory | None = None,
         lobby_config: LobbyConfig | None = None,
+        freeze_memory: bool = False,
     ) -> None:
-        """`lobby_config` replaces the one built from `config` (tests make bots instant)."""
+        """`lobby_config` replaces the one built from `config` (tests make bots instant).
+
+        `freeze_memory` turns on the garbage-collector policy of `memory.py` (the CLI and
+        the benchmark do; it is process-wide, so embedding code chooses).
+        """
         self.config = config
         self._lobby_config = lobby_config
         self.db = Database(config.database_path)
@@ -88,6 +94,7 @@ class MoonServer:
         self._idle_task: asyncio.Task[None] | None = None
         self._stopping = False
         self.port = config.port
+        self.memory = FreezePolicy() if freeze_memory else None
 
     @property
     def lobby(self) -> Lobby:
@@ -152,6 +159,8 @@ class MoonServer:
         if sockets:
             self.port = sockets[0].getsockname()[1]
         self._idle_task = asyncio.create_task(self._watch_idle(), name="moon-idle")
+        if self.memory is not None:
+            self.memory.start()
         log.info(
             "moon-server listening on %s port %d (data in %s, guests %s)",
             self.config.host, self.port, self.config.data,
@@ -249,6 +258,7 @@ class MoonServer:
                 await run_game(
                     process, player, self.make_app,
                     on_start=self._session_started, on_end=self._session_ended,
+                    on_first_frame=self.memory.session_ready if self.memory else None,
                 )
             finally:
                 self.gate.sessions -= 1
@@ -270,6 +280,8 @@ class MoonServer:
                  session.terminal.profile.height)
 
     def _session_ended(self, session: LiveSession) -> None:
+        if self.memory is not None:
+            self.memory.session_ended(was_ready=session.terminal.first_frame.is_set())
         group = self.sessions.get(session.player.name)
         if group is not None:
             with contextlib.suppress(ValueError):

@@ -103,13 +103,14 @@ async def run_game(
     *,
     on_start: Callable[[LiveSession], None],
     on_end: Callable[[LiveSession], None],
+    on_first_frame: Callable[[], None] | None = None,
 ) -> None:
     """Run one app for `player` over `process` until it ends, whatever the reason."""
     width, height = process.get_terminal_size()[:2]
     profile = TerminalProfile.from_client(
         process.get_terminal_type(), (width or 80, height or 24), _env(process)
     )
-    terminal = SSHTerminal(process, profile)
+    terminal = SSHTerminal(process, profile, on_first_frame=on_first_frame)
     app = make_app(player)
     # Whatever the factory did, this app draws on the SSH channel, never on the
     # server's own terminal (the default would be LinuxDriver on the server's stdin).
