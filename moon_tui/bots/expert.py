@@ -43,33 +43,53 @@ TRUMP_SHORTLIST = 3
 MIN_BID_SAMPLES = 6
 #: Tricks taken off the double-dummy count when judging a bid (measured: none needed).
 DD_OPTIMISM = 0.0
-#: A made moon that ends the game, in points: a little more than the moon itself.
-MOON_WIN_FACTOR = 1.25
+#: Winning (or losing) the game with this hand, on the points scale of `utility`.
+GAME_END = 10.0
 #: Early stop: at least this many samples, and a lead of this many standard errors.
 SETTLE_MIN = 12
 SETTLE_Z = 3.0
 
 
-def utility(rules: Rules, bid: int, tricks: float) -> float:
-    """The declarer side's gain from taking `tricks` of 7 with this bid (its score minus
-    its opponents' score), as the table scores it."""
+def hand_points(rules: Rules, bid: int, tricks: float) -> tuple[float, float]:
+    """(the declarer side's points, each other side's points) for `tricks` of 7; with
+    three players the defenders are taken to share their tricks evenly."""
     need = 7 if bid == MOON else bid
     made = tricks >= need
-    if rules.scoring == "marks":
-        return 1.0 if made else -1.0
-    if made and bid == MOON:
-        # Winning the game outright is worth more than the 21 points, but a failed moon
-        # costs 21 and nearly loses it: a moon is tried when it is likelier than not.
-        own_moon = MOON * MOON_WIN_FACTOR if rules.moon_wins_game else float(MOON)
-        return own_moon - (7.0 - tricks)
-    if not made:
-        own = -float(bid)
-    elif rules.players == 4 and rules.team_scoring == "tricks":
-        own = float(tricks)
-    else:
-        own = float(bid)
     others = 7.0 - tricks
-    return own - (others / 2.0 if rules.players == 3 else others)
+    if rules.players == 3:
+        others /= 2.0
+    if rules.scoring == "marks":
+        return (1.0, 0.0) if made else (0.0, 1.0)
+    if not made:
+        return -float(bid), others
+    if bid == MOON:
+        return float(MOON), others
+    if rules.players == 4 and rules.team_scoring == "tricks":
+        return float(tricks), others
+    return float(bid), others
+
+
+def utility(rules: Rules, bid: int, tricks: float,
+            scores: Sequence[int] | None = None, declarer: int | None = None) -> float:
+    """The declarer side's gain from taking `tricks` of 7 with this bid: its points minus
+    an opponent's. Given the scores before the hand, a hand that ends the game adds
+    `GAME_END` for a win of the declarer's side, or takes it away for another side's."""
+    own, other = hand_points(rules, bid, tricks)
+    value = own - other
+    made = tricks >= (7 if bid == MOON else bid)
+    if made and bid == MOON:
+        # A failed moon costs 21 and nearly loses the game: try it when likelier than not.
+        return value + (GAME_END if rules.moon_wins_game else 0.0)
+    if scores is None or declarer is None:
+        return value
+    dside = rules.side_of(declarer)
+    after = [sc + (own if side == dside else other) for side, sc in enumerate(scores)]
+    if made and rules.tie_break == "declarer" and after[dside] >= rules.target:
+        return value + GAME_END
+    top = max(after)
+    if top >= rules.target and after.count(top) == 1:
+        return value + (GAME_END if after.index(top) == dside else -GAME_END)
+    return value
 
 
 def settled(scores: dict[int, list[float]], samples: int) -> bool:
@@ -176,7 +196,8 @@ class ExpertBot:
                 break
             samples += 1
             for tile, v in values.items():
-                scores[tile].append(sign * utility(rules, view.bid, taken + v))
+                scores[tile].append(sign * utility(rules, view.bid, taken + v, view.scores,
+                                                           view.declarer))
                 tricks[tile] += sign * v
             if time.perf_counter() > deadline or settled(scores, samples):
                 break
@@ -228,7 +249,8 @@ class ExpertBot:
         best_value = pass_value(view) if PASS in view.legal else float("-inf")
         for action in legal_bids:
             assert action.bid is not None
-            value = sum(utility(rules, action.bid, t - DD_OPTIMISM) for t in tricks) / len(tricks)
+            value = sum(utility(rules, action.bid, t - DD_OPTIMISM, view.scores, view.seat)
+                        for t in tricks) / len(tricks)
             if value > best_value:
                 best_action, best_value = action, value
         return best_action
@@ -283,7 +305,8 @@ class ExpertBot:
         if samples == 0:
             return Action.name_trump(ranked[0])
         bid = view.bid
-        scores = [sum(utility(rules, bid, t) for t in r) / len(r) for r in results]
+        scores = [sum(utility(rules, bid, t, view.scores, view.declarer) for t in r) / len(r)
+                  for r in results]
         best = max(range(len(ranked)), key=lambda i: (scores[i], -i))
         return Action.name_trump(ranked[best])
 
@@ -305,7 +328,8 @@ class ExpertBot:
         if samples == 0:
             return DISCARDS[shortlist[0][3]]
         bid = view.bid
-        scores = [sum(utility(rules, bid, t) for t in r) / len(r) for r in results]
+        scores = [sum(utility(rules, bid, t, view.scores, view.declarer) for t in r) / len(r)
+                  for r in results]
         best = max(range(len(shortlist)), key=lambda i: (scores[i], -i))
         return DISCARDS[shortlist[best][3]]
 

@@ -73,7 +73,7 @@ class HelpScreen(MoonModal):
         super().__init__(classes="dialog")
 
     def compose_body(self) -> ComposeResult:
-        with Vertical(classes="box wide"):
+        with Vertical(classes="box wide tall"):
             yield Static("Help", classes="title")
             with VerticalScroll(id="help-scroll"):
                 yield Static(Text("The rules in short\n", style="bold") + Text(RULES))

@@ -107,7 +107,11 @@ class LobbyScreen(MoonScreen):
         if lobby is None:
             set_text(self.query_one("#header", Static), header)
             return
-        header.append(f" · {len(lobby.tables)} table{'s' if len(lobby.tables) != 1 else ''}")
+        if lobby.tables:
+            count = len(lobby.tables)
+            header.append(f" · {count} table{'s' if count != 1 else ''}: ↑↓ choose, j join")
+        else:
+            header.append(" · no table yet: press n to open one")
         set_text(self.query_one("#header", Static), header)
         online = Text("Online\n", style="bold")
         for name in lobby.online:

@@ -39,7 +39,9 @@ def header(view: SeatView | None, table: TableInfo) -> Text:
     if words:
         text.append(" · ")
         text.append(words, style="bold")
-    unit = "marks" if view.rules.scoring == "marks" else "points"
+    unit = "mark" if view.rules.scoring == "marks" else "point"
+    if view.rules.target != 1:
+        unit += "s"
     text.append(f" · to {view.rules.target} {unit}")
     return text
 
