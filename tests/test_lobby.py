@@ -733,3 +733,23 @@ async def test_no_event_shows_a_tile_its_recipient_may_not_see() -> None:
     for client in (bob, carol):
         assert all(u.view is None or u.view.widow is None and u.view.discard is None
                    or u.view.declarer == u.seat for u in client.of_type(TableUpdate))
+
+
+async def test_a_player_leaving_mid_game_is_replaced_by_a_computer() -> None:
+    store = MemoryRecordStore()
+    async with running(store=store) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", playing_like("easy", 31))
+        bob = await join(lobby, tg, "bob", playing_like("easy", 32))
+        table_id = await table_with_bots(ann, Rules.make(target=15), humans=(bob,))
+        await bob.wait_type(TableUpdate, lambda u: u.view is not None
+                            and len(u.view.played_tiles()) >= 2, timeout=20)
+        bob.handle.send(LeaveTable(table_id))
+        assert (await bob.wait_type(TableLeft)).reason == "you left the table"
+        told = await ann.wait_type(Notice, lambda n: "bob left" in n.text)
+        assert told.text == f"bob left table {table_id}: a computer plays seat 1"
+        replaced = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot)
+        assert replaced.table.seats[1].bot_level == "normal"
+        await ann.wait_type(GameFinished, timeout=60)
+    assert store.finished == [True]
+    assert store.records[0]["seats"] == ["ann", "bob", "easy bot"]
+    assert not bob.of_type(GameFinished)
