@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ui_helpers import FAST, current_view, my_turn, screen_text, take_turn, wait_for
+from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn, wait_for
 
 from moon_tui.app import MoonApp
 from moon_tui.lobby import Lobby, SendChat

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ui_helpers import FAST, current_view, my_turn, screen_text, wait_for
+from test_ui_support import FAST, current_view, my_turn, screen_text, wait_for
 
 from moon_tui.app import MoonApp, SessionOver
 from moon_tui.lobby import Lobby
@@ -88,7 +88,7 @@ async def test_too_small_a_window_asks_for_a_bigger_one() -> None:
 
 
 async def test_game_over_then_rematch_starts_a_new_game() -> None:
-    from ui_helpers import take_turn
+    from test_ui_support import take_turn
 
     app = LocalMoonApp("ann", Rules.make(target=1), level="random", config=FAST, seed=3)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import pytest
+from test_ui_support import current_view, my_turn, take_turn, wait_for
 from textual.pilot import Pilot
-from ui_helpers import current_view, my_turn, take_turn, wait_for
 
 from moon_tui.lobby import ChatLine, CreateTable, LobbyConfig, SendChat, Spectate
 from moon_tui.local import LocalMoonApp
