@@ -77,9 +77,9 @@ def utility(rules: Rules, bid: int, tricks: float,
     own, other = hand_points(rules, bid, tricks)
     value = own - other
     made = tricks >= (7 if bid == MOON else bid)
-    if made and bid == MOON:
-        # A failed moon costs 21 and nearly loses the game: try it when likelier than not.
-        return value + (GAME_END if rules.moon_wins_game else 0.0)
+    if bid == MOON and rules.moon_wins_game:
+        # A made moon wins; a failed one costs 21 and nearly loses: tried at about even odds.
+        return value + (GAME_END if made else -GAME_END / 2)
     if scores is None or declarer is None:
         return value
     dside = rules.side_of(declarer)
