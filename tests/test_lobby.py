@@ -479,6 +479,14 @@ async def test_a_private_table_is_joined_by_its_code_only() -> None:
         bob.handle.send(JoinSeat(mine.table.table_id))
         assert "private" in (await bob.wait_type(Rejected)).reason
         assert all(not u.tables for u in bob.of_type(LobbyUpdate))
+        guesser = await join(lobby, tg, "guesser")
+        for _ in range(10):
+            guesser.handle.send(JoinByCode("nope12"))
+        guesser.handle.send(JoinByCode(code))
+        await guesser.wait_for(lambda e: len(guesser.of_type(Rejected)) == 11)
+        assert [r.reason for r in guesser.of_type(Rejected)] == [
+            "no table has the invite code 'nope12'"] * 10 + [
+            "too many wrong invite codes: wait a minute"]
         bob.handle.send(JoinByCode("nope12"))
         await bob.wait_type(Rejected, lambda r: "no table has the invite code" in r.reason)
         bob.handle.send(JoinByCode(code.lower()))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from moon_tui.lobby import LobbyUpdate, Notice, SessionEnded, TableInfo, TableUpdate
-from moon_tui.lobby.chat import ChatLimiter, clean_text
+from moon_tui.lobby.chat import ChatLimiter, RateLimit, clean_text
 from moon_tui.lobby.queue import EventQueue
 from moon_tui.rules import Rules
 
@@ -78,3 +78,14 @@ def test_chat_lines_are_limited_in_length_and_rate_per_player() -> None:
     assert refused is not None and "at most 2 chat lines every 10 seconds" in refused
     assert chat.check("bob", "mine", now=2.0) == ("mine", None)
     assert chat.check("ann", "later", now=10.5) == ("later", None)
+
+
+def test_a_rate_limit_counts_only_what_it_allows_and_forgets_old_events() -> None:
+    limit = RateLimit(2, 60.0)
+    assert not limit.full("ann", now=0.0)
+    assert limit.allow("ann", now=0.0) and limit.allow("ann", now=1.0)
+    assert limit.full("ann", now=2.0) and not limit.allow("ann", now=2.0)
+    assert not limit.full("bob", now=2.0)
+    assert limit.allow("ann", now=60.5)
+    limit.forget_idle(now=200.0)
+    assert not limit.full("ann", now=200.0)

@@ -1,4 +1,5 @@
-"""Chat limits and clean text: what a player types is shown on other people's terminals."""
+"""Chat limits, clean text and guess limits: what a player types is shown on other people's
+terminals, and an invite code must not be found by trying them all."""
 
 from __future__ import annotations
 
@@ -21,13 +22,46 @@ def clean_text(text: str) -> str:
     return " ".join("".join(kept).split())
 
 
+class RateLimit:
+    """Per player: at most `count` events in any `window` seconds."""
+
+    def __init__(self, count: int, window: float) -> None:
+        self.count = count
+        self.window = window
+        self._seen: dict[str, deque[float]] = {}
+
+    def full(self, name: str, now: float | None = None) -> bool:
+        """True when `name` has used up the limit (counts nothing)."""
+        now = time.monotonic() if now is None else now
+        seen = self._seen.get(name)
+        if seen is None:
+            return False
+        while seen and seen[0] <= now - self.window:
+            seen.popleft()
+        return len(seen) >= self.count
+
+    def allow(self, name: str, now: float | None = None) -> bool:
+        """Count one event for `name` unless it is over the limit (then count nothing)."""
+        now = time.monotonic() if now is None else now
+        if self.full(name, now):
+            return False
+        self._seen.setdefault(name, deque()).append(now)
+        return True
+
+    def forget_idle(self, now: float | None = None) -> None:
+        """Drop players with nothing in the window (keeps the map small)."""
+        now = time.monotonic() if now is None else now
+        for name in [n for n, s in self._seen.items() if not s or s[-1] <= now - self.window]:
+            del self._seen[name]
+
+
 class ChatLimiter:
     """Per player: at most `lines` lines in any 10 seconds, each at most `max_chars` long."""
 
     def __init__(self, max_chars: int, lines_per_10s: int) -> None:
         self.max_chars = max_chars
         self.lines = lines_per_10s
-        self._sent: dict[str, deque[float]] = {}
+        self._rate = RateLimit(lines_per_10s, WINDOW)
 
     def check(self, name: str, text: str, now: float | None = None) -> tuple[str, str | None]:
         """The cleaned line and None, or the reason it is refused (and nothing is counted)."""
@@ -36,17 +70,9 @@ class ChatLimiter:
             return line, "an empty chat line"
         if len(line) > self.max_chars:
             return line, f"a chat line is at most {self.max_chars} characters, not {len(line)}"
-        now = time.monotonic() if now is None else now
-        sent = self._sent.setdefault(name, deque())
-        while sent and sent[0] <= now - WINDOW:
-            sent.popleft()
-        if len(sent) >= self.lines:
+        if not self._rate.allow(name, now):
             return line, f"at most {self.lines} chat lines every {WINDOW:g} seconds: wait a moment"
-        sent.append(now)
         return line, None
 
     def forget_idle(self, now: float | None = None) -> None:
-        """Drop players with no line in the window (keeps the map small)."""
-        now = time.monotonic() if now is None else now
-        for name in [n for n, s in self._sent.items() if not s or s[-1] <= now - WINDOW]:
-            del self._sent[name]
+        self._rate.forget_idle(now)

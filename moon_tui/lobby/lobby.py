@@ -13,12 +13,11 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
 from ..rules import Rules
-from .chat import ChatLimiter, clean_text
+from .chat import ChatLimiter, RateLimit, clean_text
 from .config import LobbyConfig
 from .internal import (
     Attach,
@@ -62,14 +61,11 @@ log = logging.getLogger(__name__)
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Invite code letters: no 0/O or 1/I to misread."""
 TABLE_NAME_MAX = 40
+CODE_GUESSES = 10
+"""Wrong invite codes a player may try per minute (32**6 codes: guessing stays hopeless)."""
 DEFAULT_CONFIG = LobbyConfig()
 SHUTDOWN = "the server is shutting down"
 TAKEN_OVER = "you connected from somewhere else"
-
-
-@dataclass
-class _TableEntry:
-    table: Table
 
 
 class Lobby:
@@ -87,9 +83,10 @@ class Lobby:
         self._on_ban = on_ban
         self._inbox: asyncio.Queue[LobbyMessage] = asyncio.Queue()
         self._sessions: dict[str, PlayerHandle] = {}
-        self._tables: dict[str, _TableEntry] = {}
+        self._tables: dict[str, Table] = {}
         self._codes: dict[str, str] = {}
         self._chat = ChatLimiter(config.chat_max_chars, config.chat_lines_per_10s)
+        self._wrong_codes = RateLimit(CODE_GUESSES, 60.0)
         self._next_table = 1
         self._tg: asyncio.TaskGroup | None = None
         self._main: asyncio.Task[None] | None = None
@@ -240,8 +237,8 @@ class Lobby:
             message.reply.set_result(None)
         elif isinstance(message, Shutdown):
             self._closing = True
-            for entry in self._tables.values():
-                entry.table.post(CloseNow(SHUTDOWN))
+            for table in self._tables.values():
+                table.post(CloseNow(SHUTDOWN))
 
     # -- sessions --------------------------------------------------------------------------
     def _connect(self, message: Connect) -> None:
@@ -259,8 +256,8 @@ class Lobby:
         handle.deliver(self._lobby_update(name))
         if self.config.motd:
             handle.deliver(Notice(self.config.motd))
-        for entry in self._tables.values():
-            entry.table.post(Attach(handle))
+        for table in self._tables.values():
+            table.post(Attach(handle))
         self._dirty = True
         message.reply.set_result(handle)
 
@@ -269,8 +266,9 @@ class Lobby:
             return
         del self._sessions[handle.name]
         self._chat.forget_idle()
-        for entry in self._tables.values():
-            entry.table.post(Detach(handle))
+        self._wrong_codes.forget_idle()
+        for table in self._tables.values():
+            table.post(Detach(handle))
         self._dirty = True
 
     def _end_session(self, name: str, reason: str) -> bool:
@@ -308,11 +306,14 @@ class Lobby:
         if isinstance(command, CreateTable):
             self._create_table(handle, command, reject)
         elif isinstance(command, JoinByCode):
-            table_id = self._codes.get(command.code.strip().upper())
-            if table_id is None:
-                reject(f"no table has the invite code {clean_text(command.code)!r}")
+            table_id = self._codes.get(str(command.code).strip().upper())
+            if self._wrong_codes.full(handle.name):
+                reject("too many wrong invite codes: wait a minute")
+            elif table_id is None:
+                self._wrong_codes.allow(handle.name)
+                reject(f"no table has the invite code {clean_text(str(command.code))!r}")
             else:
-                self._tables[table_id].table.post(FromPlayer(handle, command, by_code=True))
+                self._tables[table_id].post(FromPlayer(handle, command, by_code=True))
         elif isinstance(command, SendChat):
             text, refused = self._chat.check(handle.name, command.text)
             if refused is not None:
@@ -338,11 +339,11 @@ class Lobby:
 
     def _to_table(self, handle: PlayerHandle, table_id: str, command: Command,
                   reject: Callable[[str], None]) -> None:
-        entry = self._tables.get(table_id)
-        if entry is None:
+        table = self._tables.get(table_id)
+        if table is None:
             reject(f"there is no table {table_id}")
         else:
-            entry.table.post(FromPlayer(handle, command))
+            table.post(FromPlayer(handle, command))
 
     def _create_table(self, handle: PlayerHandle, command: CreateTable,
                       reject: Callable[[str], None]) -> None:
@@ -372,7 +373,7 @@ class Lobby:
                       invite_code=code, config=self.config, store=self.store,
                       seed=self._seeds.getrandbits(64), lobby_post=self._post,
                       stats=self.stats)
-        self._tables[table_id] = _TableEntry(table)
+        self._tables[table_id] = table
         self._codes[code] = table_id
         self._spawn(table.run(), name=f"table {table_id}")
 
@@ -397,13 +398,13 @@ class Lobby:
             self._kick(command.name, reason)
             handle.deliver(Notice(f"{command.name} is banned"))
         else:
-            entry = self._tables.get(command.table_id)
-            if entry is None:
+            table = self._tables.get(command.table_id)
+            if table is None:
                 reject(f"there is no table {command.table_id}")
             else:
                 reason = f"closed by {handle.name}" + \
                     (f": {command.reason}" if command.reason else "")
-                entry.table.post(CloseNow(reason))
+                table.post(CloseNow(reason))
 
     async def _ban(self, name: str, reason: str) -> None:
         assert self._on_ban is not None
