@@ -310,6 +310,8 @@ class Table:
         wanted = command.seat if isinstance(command, JoinSeat) else None
         if current is not None and (wanted is None or wanted == current):
             if isinstance(command, JoinByCode):
+                self.handles[name] = handle
+                self._publish()
                 return
             raise Refused(f"you already sit at seat {current}")
         if self.status == "playing":
