@@ -108,3 +108,27 @@ async def test_game_over_then_rematch_starts_a_new_game() -> None:
                        "the rematch")
         view = current_view(app)
         assert view is not None and view.results == () and view.scores == (0, 0, 0)
+
+
+async def test_join_a_private_table_by_its_invite_code() -> None:
+    from moon_tui.lobby import CreateTable
+    from moon_tui.ui.waiting import WaitingScreen
+
+    async with Lobby(FAST, seed=2) as lobby:
+        ann = await lobby.connect("ann")
+        ann.send(CreateTable("friends only", private=True))
+        code = None
+        while code is None:
+            event = await ann.next_event()
+            table = getattr(event, "table", None)
+            code = getattr(table, "invite_code", None)
+        app = MoonApp(lobby, "bob")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.model.lobby is not None, "the lobby")
+            assert "friends only" not in screen_text(app)  # private: not listed
+            await pilot.press("i", *code.lower(), "enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the seat")
+            text = screen_text(app)
+            assert "friends only" in text and "bob (you)" in text
+        await ann.close()

@@ -77,6 +77,7 @@ class ClickBar(Widget):
             text.append(" ")
             if item.key:
                 text.append(item.key, style="bold reverse")
+            if item.key and item.label:
                 text.append(" ")
             text.append(item.label)
             text.append(" ")

@@ -18,7 +18,7 @@ MIN_HEIGHT = 24
 
 #: Breakpoints add `-small` below 80 columns or 24 rows; the stylesheet then hides the
 #: screen's content and shows only the `TooSmall` notice.
-HORIZONTAL = [(0, "-narrow"), (MIN_WIDTH, "-wide")]
+HORIZONTAL = [(0, "-narrow"), (MIN_WIDTH, "-wide"), (120, "-xwide")]
 VERTICAL = [(0, "-short"), (MIN_HEIGHT, "-tall")]
 
 

@@ -187,6 +187,9 @@ class GameScreen(MoonScreen):
                 label = f"{label} W".strip()
             tiles.append(HandTile(tile, mark, label))
         hand.set_tiles(tuple(tiles), show_cursor=choosing)
+        cursor = hand.cursor
+        if choosing and cursor is not None and tiles[cursor].mark is Mark.ILLEGAL:
+            hand.place_cursor(next(i for i, t in enumerate(tiles) if t.mark is Mark.LEGAL))
 
     def _table(self) -> TableInfo:
         assert self._update is not None

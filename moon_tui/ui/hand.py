@@ -61,6 +61,13 @@ class HandView(Widget, can_focus=True):
         self._text = None
         self.refresh(layout=width_changed)
 
+    def place_cursor(self, index: int) -> None:
+        """Put the cursor on tile `index` without choosing it."""
+        if 0 <= index < len(self._tiles) and index != self._cursor:
+            self._cursor = index
+            self._text = None
+            self.refresh()
+
     def move(self, step: int) -> None:
         if not self._tiles:
             return

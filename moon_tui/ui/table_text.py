@@ -80,7 +80,8 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None) -> T
             if view.phase is Phase.PLAY or view.tricks:
                 won = view.tricks_won[seat]
                 parts.append(f"{won} trick{'s' if won != 1 else ''}")
-            if turn and seconds_left is not None:
+            timed = table.seats[seat].name is not None and not table.seats[seat].away
+            if turn and timed and seconds_left is not None:
                 parts.append(f"{seconds_left}s left")
         if rules.players == 3:
             parts.append(f"{view.scores[seat]} pts")
