@@ -5,9 +5,11 @@ full pass froze the whole server for about a second (measured). Objects in `gc.f
 permanent generation are skipped by every pass, but are then only freed by reference
 counting: an ended session's cyclic garbage stays until the next `gc.unfreeze()`.
 
-The policy here: freeze after each session's first screen (its long-lived widgets stop
-costing scan time), and reclaim (unfreeze, one full collection, freeze again) only when
-ended sessions make up about half of what is frozen. The pause of a reclaim is as long
+The policy here: freeze after each session's first screen and every few seconds (the
+live sessions' widgets stop costing scan time), and reclaim (unfreeze, one full
+collection, freeze again) only when ended sessions make up about half of what is frozen,
+or when the frozen set has grown by half since the last reclaim (garbage made between
+two freezes that only a full pass can free). The pause of a reclaim is as long
 as before, but it happens once per that many session ends instead of every few seconds,
 and its duration is logged. Short-lived garbage is still collected by the cheap young
 generations as usual.
@@ -26,8 +28,12 @@ log = logging.getLogger(__name__)
 class FreezePolicy:
     """Call `session_ready()` after a first screen and `session_ended()` at each end."""
 
+    INTERVAL = 5.0
+    """Seconds between two periodic freezes (`tick()`)."""
+
     def __init__(self, *, min_dead: int = 50) -> None:
         self.min_dead = min_dead
+        self.frozen_after_reclaim = 0
         self.live = 0
         self.dead_frozen = 0
         self.reclaims = 0
@@ -37,6 +43,13 @@ class FreezePolicy:
         """Freeze what the server built at start (imports, lobby, caches) for good."""
         gc.collect()
         gc.freeze()
+        self.frozen_after_reclaim = gc.get_freeze_count()
+
+    def tick(self) -> None:
+        """Called every `INTERVAL` seconds."""
+        gc.freeze()
+        if gc.get_freeze_count() > 1.5 * self.frozen_after_reclaim + 200_000:
+            self.reclaim()
 
     def session_ready(self) -> None:
         self.live += 1
