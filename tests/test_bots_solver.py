@@ -6,9 +6,10 @@ import random
 
 import pytest
 
+from moon_tui.bots.inference import plausibility
 from moon_tui.bots.knowledge import Knowledge
 from moon_tui.bots.solver import Solver, describe
-from moon_tui.rules import GameState, Phase, Rules
+from moon_tui.rules import Action, GameState, Phase, Rules, Tile
 from moon_tui.rules.tiles import FOLLOW, LEAD_SUIT, WIN_RANK, mask_of, tile_set
 
 
@@ -112,3 +113,20 @@ def test_samples_fit_what_the_seat_has_seen() -> None:
             checked += 1
             state.apply_action(rng.choice(state.legal_actions()))
     assert checked == 400
+
+
+def test_the_auction_makes_hands_more_or_less_plausible() -> None:
+    """After a pass from seat 0 and a bid of 7 from seat 1, seat 2 finds the deal where
+    seat 1 holds the strong hand far likelier than the one where seat 0 does."""
+    strong = [Tile.parse(t) for t in ("6-6", "6-5", "6-4", "6-3", "6-2", "6-1", "5-5")]
+    weak = [Tile.parse(t) for t in ("2-1", "3-1", "3-2", "4-1", "4-2", "4-3", "1-1")]
+    rest = [t for t in tile_set("moon22") if t not in strong and t not in weak]
+    state = GameState(Rules.make(), first_bidder=0)
+    state.deal_tiles([weak, strong, rest[:7]], rest[7])
+    state.apply_action(Action.parse("pass"))
+    state.apply_action(Action.parse("bid 7"))
+    weight = plausibility(state.view(2))
+    true_hands = [mask_of(weak), mask_of(strong), mask_of(rest[:7])]
+    swapped = [mask_of(strong), mask_of(weak), mask_of(rest[:7])]
+    assert weight(true_hands) == 1.0
+    assert weight(swapped) < 0.1

@@ -20,12 +20,13 @@ import logging
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..rules import MOON, Action, Phase, Rules, SeatView
 from ..rules.actions import DISCARDS, PASS, PLAYS
 from ..rules.tiles import mask_of
 from . import heuristic
+from .inference import plausibility, sample_consistent
 from .knowledge import Knowledge, SampleError
 from .solver import SearchTimeout, Solver
 from .strength import _bits, discard_for, expected_tricks
@@ -92,6 +93,10 @@ def utility(rules: Rules, bid: int, tricks: float,
     return value
 
 
+def _uniform(hands: list[int]) -> float:
+    return 1.0
+
+
 def settled(scores: dict[int, list[float]], samples: int) -> bool:
     """True when more samples would hardly change the choice: the leading move beats the
     runner-up on the same deals by a clear margin (or they have been equal every time)."""
@@ -130,11 +135,13 @@ class ExpertBot:
     name = "expert"
 
     def __init__(self, time_budget: float | None = None, max_samples: int = MAX_SAMPLES,
-                 fixed_samples: bool = False) -> None:
+                 fixed_samples: bool = False, infer: bool = True) -> None:
         self.time_budget = DEFAULT_BUDGET if time_budget is None else time_budget
         self.max_samples = max_samples
         self.fixed_samples = fixed_samples
         """Take `max_samples` samples whatever the time: reproducible, for tests and arenas."""
+        self.infer = infer
+        """Read the auction into the samples (`inference`); off only to measure its worth."""
         self._solvers: dict[tuple[int, tuple[bool, ...]], Solver] = {}
 
     def choose(self, view: SeatView, rng: random.Random) -> Action:
@@ -158,6 +165,9 @@ class ExpertBot:
             return heuristic.HeuristicBot().choose(view, rng)
 
     # -- shared ---------------------------------------------------------------------------
+    def _plausibility(self, view: SeatView) -> Callable[[list[int]], float]:
+        return plausibility(view) if self.infer else _uniform
+
     def _solver(self, trump: int, side: tuple[bool, ...], deadline: float) -> Solver:
         solver = self._solvers.get((trump, side))
         if solver is None:
@@ -177,6 +187,7 @@ class ExpertBot:
         assert view.bid is not None
         rules = view.rules
         know = Knowledge.of(view)
+        weight = self._plausibility(view)
         side = self._side(rules, view.declarer)
         solver = self._solver(view.trump, side, deadline)
         trick = view.current_trick
@@ -189,7 +200,7 @@ class ExpertBot:
         tricks = dict.fromkeys(legal, 0.0)
         samples = 0
         while samples < self.max_samples:
-            hands, _ = know.sample(rng)
+            hands, _ = sample_consistent(know, rng, weight)
             try:
                 values = solver.move_values(hands, leader, plays)
             except SearchTimeout:
@@ -217,12 +228,13 @@ class ExpertBot:
         assert view.seat is not None
         rules = view.rules
         know = Knowledge.of(view)
+        weight = self._plausibility(view)
         side = self._side(rules, view.seat)
         unseen = heuristic.unseen_mask(view)
         results: list[list[float]] = [[] for _ in options]
         samples = 0
         while samples < self.max_samples and time.perf_counter() < deadline:
-            hands, out = know.sample(rng)
+            hands, out = sample_consistent(know, rng, weight)
             row = []
             try:
                 for hand, trump in options:
@@ -266,6 +278,7 @@ class ExpertBot:
         assert view.seat is not None
         rules = view.rules
         know = Knowledge.of(view)
+        weight = self._plausibility(view)
         side = self._side(rules, view.seat)
         hand = mask_of(view.hand)
         unseen = heuristic.unseen_mask(view)
@@ -273,7 +286,7 @@ class ExpertBot:
         tricks: list[int] = []
         plain_trump: int | None = None
         while len(tricks) < self.max_samples and time.perf_counter() < deadline:
-            hands, out = know.sample(rng)
+            hands, out = sample_consistent(know, rng, weight)
             mine = hand
             if out and rules.has_widow:
                 full = hand | out
