@@ -2,6 +2,19 @@
 
 Sessions talk to the lobby only through messages (`messages.py`): a `PlayerHandle` sends
 commands and reads events. No textual, no asyncssh here.
+
+Rulings the interface can rely on:
+- Creating a table seats its creator at seat 0 and makes them the owner. The owner may
+  `Spectate` their own table before the start (leaving the seat) to host a table of bots.
+- Seats change only while no game is on (waiting, or finished). After a game the owner may
+  `StartGame` again, or every seated human votes `Rematch`.
+- `LeaveTable` during a game hands the seat to a computer (`stand_in_level`) for good. When
+  the owner leaves, the first seated human (else the first spectator) owns the table; when
+  no human is left the table closes (an unfinished game is saved with `finished=False`).
+- A dropped player's seat shows `away=True` with the stand-in's `bot_level` for
+  `grace_seconds`, then goes to that computer. A spectator who drops simply stops watching.
+- `JoinByCode` takes the first free seat, or watches when none is free (or the game is on).
+- Chat and table names lose control characters (they reach other people's terminals).
 """
 
 from .config import LobbyConfig
