@@ -319,6 +319,8 @@ class Table:
                                                     or name == self.owner):
                 self._spectate(handle, by_code)
                 return
+            if not self.spectators_allowed:
+                raise Refused("the game has started and this table does not allow spectators")
             raise Refused("the game has started: you can only watch it")
         if wanted is None:
             free = [i for i, s in enumerate(self.seats) if s.free]
