@@ -68,6 +68,7 @@ class FreezePolicy:
         gc.unfreeze()
         found = gc.collect()
         gc.freeze()
+        self.frozen_after_reclaim = gc.get_freeze_count()
         pause = time.perf_counter() - started
         self.reclaims += 1
         self.longest_reclaim = max(self.longest_reclaim, pause)

@@ -95,6 +95,7 @@ class MoonServer:
         self._stopping = False
         self.port = config.port
         self.memory = FreezePolicy() if freeze_memory else None
+        self._memory_task: asyncio.Task[None] | None = None
 
     @property
     def lobby(self) -> Lobby:
@@ -161,6 +162,7 @@ class MoonServer:
         self._idle_task = asyncio.create_task(self._watch_idle(), name="moon-idle")
         if self.memory is not None:
             self.memory.start()
+            self._memory_task = asyncio.create_task(self._tick_memory(), name="moon-gc")
         log.info(
             "moon-server listening on %s port %d (data in %s, guests %s)",
             self.config.host, self.port, self.config.data,
@@ -190,10 +192,11 @@ class MoonServer:
             await asyncio.wait(list(self._handlers), timeout=10)
         for conn in list(self._connections):
             conn.close()
-        if self._idle_task is not None:
-            self._idle_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._idle_task
+        for task in (self._idle_task, self._memory_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self._listener is not None:
             with contextlib.suppress(Exception):
                 await self._listener.wait_closed()
@@ -293,6 +296,12 @@ class MoonServer:
             session.player.name, session.terminal.frames, session.terminal.bytes_out // 1024,
             session.terminal.skipped_frames,
         )
+
+    async def _tick_memory(self) -> None:
+        assert self.memory is not None
+        while True:
+            await asyncio.sleep(self.memory.INTERVAL)
+            self.memory.tick()
 
     async def _watch_idle(self) -> None:
         limit = self.config.limits.idle_minutes * 60
