@@ -7,9 +7,11 @@ many in one process, so it touches nothing process-wide and redraws only what ch
 
 from __future__ import annotations
 
+import io
 import logging
+import sys
 
-from textual.app import App
+from textual.app import App, ComposeResult
 from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.widgets import Static
@@ -43,7 +45,7 @@ class SessionOver(MoonModal):
         super().__init__(classes="dialog")
         self.reason = reason
 
-    def compose_body(self):  # type: ignore[no-untyped-def]
+    def compose_body(self) -> ComposeResult:
         yield Static(f"Your session has ended:\n\n{self.reason}\n\n(any key closes)",
                      id="ended")
 
@@ -66,6 +68,11 @@ class MoonApp(App[None]):
                  keys: KeyManager | None = None,
                  driver_class: type[Driver] | None = None) -> None:
         super().__init__(driver_class=driver_class)
+        # While an app runs, Textual points the process-wide sys.stdout/stderr at objects
+        # holding that app. With many apps in one server that hides the server's output
+        # and leaks apps (a thread started meanwhile keeps sys.stderr). Keep the real ones.
+        self._capture_stdout = sys.__stdout__ or io.StringIO()  # type: ignore[assignment]
+        self._capture_stderr = sys.__stderr__ or io.StringIO()  # type: ignore[assignment]
         self.lobby = lobby
         self.player_name = name
         self.motd = motd

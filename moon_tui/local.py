@@ -99,6 +99,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--name", default=None, help="your name at the table")
     parser.add_argument("--seed", type=int, default=None, help="shuffle seed, to replay a game")
     parser.add_argument("--fast", action="store_true", help="computer players do not pause")
+    parser.add_argument("--log", default=None, metavar="FILE",
+                        help="write the game's log to FILE (nothing is logged otherwise)")
     return parser.parse_args(argv)
 
 
@@ -116,6 +118,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception:  # noqa: BLE001 - no user name in this environment
         name = "you"
     name = name.strip()[:20] or "you"
+    # Anything written to the terminal would tear the screen: log to a file or nowhere.
+    if args.log:
+        logging.basicConfig(filename=args.log, level=logging.INFO,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    else:
+        logging.getLogger().addHandler(logging.NullHandler())
     config = LobbyConfig(bot_delay=0.0 if args.fast else 0.6,
                          hand_pause=0.5 if args.fast else 2.0)
     app = LocalMoonApp(name, rules, level=args.level, config=config, seed=args.seed,

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import weakref
+
 import pytest
 from test_ui_support import FAST, current_view, my_turn, screen_text, wait_for
 
@@ -132,3 +136,28 @@ async def test_join_a_private_table_by_its_invite_code() -> None:
             text = screen_text(app)
             assert "friends only" in text and "bob (you)" in text
         await ann.close()
+
+
+async def _play_a_little(lobby: Lobby) -> weakref.ref[MoonApp]:
+    from test_ui_support import take_turn
+
+    app = MoonApp(lobby, "ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter", "n", "ctrl+s")
+        await wait_for(pilot, lambda: app.current_table is not None, "a table")
+        await pilot.press("b", "b")
+        await wait_for(pilot, lambda: all(not s.is_free for s in app.model.tables[
+            app.current_table or ""].table.seats), "the bots")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: my_turn(app), "my turn")
+        await take_turn(pilot, app)  # a computer player has thought in a thread by now
+    return weakref.ref(app)
+
+
+async def test_an_ended_app_is_freed() -> None:
+    """Nothing process-wide keeps a finished session's app alive (many run in one server)."""
+    async with Lobby(FAST, seed=4) as lobby:
+        ref = await _play_a_little(lobby)
+    await asyncio.sleep(0.05)  # let cancelled timers and tasks finish
+    gc.collect()
+    assert ref() is None
