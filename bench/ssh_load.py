@@ -103,7 +103,13 @@ async def _serve(data: Path) -> None:
             if command == "apps":
                 gc.unfreeze()
                 gc.collect()
-                reply["apps"] = sum(1 for o in gc.get_objects() if isinstance(o, App))
+                apps = [o for o in gc.get_objects() if isinstance(o, App)]
+                reply["apps"] = len(apps)
+                reply["app_holders"] = [
+                    type(r).__name__ + ":" + repr(r)[:120]
+                    for app in apps[:1] for r in gc.get_referrers(app) if r is not apps
+                ][:8]
+                del apps
                 gc.freeze()
             if server.memory is not None:
                 reply["reclaims"] = server.memory.reclaims
@@ -251,6 +257,7 @@ async def run(sessions: int, typing_seconds: float) -> dict[str, Any]:
         "worst_stall_ms": steady["stall"] * 1000,
         "worst_gc_ms_by_generation": steady["gc_ms"],
         "live_apps_after": after["apps"],
+        "app_holders": after.get("app_holders"),
         "gc_reclaims": after.get("reclaims"),
         "longest_reclaim_ms": after.get("longest_reclaim", 0.0) * 1000,
         "mean_key_ms": statistics.fmean(keys) * 1000 if keys else float("nan"),
