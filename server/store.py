@@ -242,6 +242,13 @@ class SQLiteRecordStore:
 
     async def save(self, record: dict[str, Any], *, finished: bool) -> None:
         record_id = await self._db.save_record(record, finished=finished)
+        seats = record.get("seats")
+        who = ", ".join(str(s) for s in seats) if isinstance(seats, list) else "?"
+        hands = record.get("hands")
         log.info(
-            "record %d saved (%s)", record_id, "finished game" if finished else "unfinished game"
+            "%s: %s, %d hands (record %d)",
+            "game finished" if finished else "unfinished game saved",
+            who,
+            len(hands) if isinstance(hands, list) else 0,
+            record_id,
         )

@@ -1,0 +1,66 @@
+"""The accounts database on a real SQLite file: keys, bans, and the in-game key manager."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from server.identity import AccountKeys, Player, fingerprint, openssh_line
+from server.store import Database
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = Database(tmp_path / "moon.sqlite3")
+    await database.open()
+    yield database
+    await database.close()
+
+
+def new_key() -> asyncssh.SSHKey:
+    return asyncssh.generate_private_key("ssh-ed25519")
+
+
+async def test_a_name_is_claimed_once(db: Database) -> None:
+    first, second = new_key(), new_key()
+    assert await db.claim("ann", fingerprint(first), openssh_line(first))
+    assert not await db.claim("ann", fingerprint(second), openssh_line(second))
+    account = await db.account("ann")
+    assert account is not None and account.fingerprints == (fingerprint(first),)
+    assert await db.key_owner(fingerprint(first)) == "ann"
+
+
+async def test_a_player_adds_a_key_from_inside_the_game(db: Database) -> None:
+    first, second = new_key(), new_key()
+    await db.claim("ann", fingerprint(first), openssh_line(first))
+    keys = AccountKeys(db, Player("ann", fingerprint=fingerprint(first)))
+    message = await keys.add_key(openssh_line(second) + " ann@laptop")
+    assert "added" in message and fingerprint(second) in message
+    assert await keys.list_keys() == [fingerprint(first), fingerprint(second)]
+    assert "already" in await keys.add_key(openssh_line(second))
+    with pytest.raises(ValueError, match="not an SSH public key"):
+        await keys.add_key("hello there")
+
+
+async def test_nobody_adds_someone_elses_key_and_guests_have_none(db: Database) -> None:
+    ann, bob = new_key(), new_key()
+    await db.claim("ann", fingerprint(ann), openssh_line(ann))
+    await db.claim("bob", fingerprint(bob), openssh_line(bob))
+    with pytest.raises(ValueError, match="another player"):
+        await AccountKeys(db, Player("bob")).add_key(openssh_line(ann))
+    guest = AccountKeys(db, Player("guest-0001", guest=True))
+    assert await guest.list_keys() == []
+    with pytest.raises(ValueError, match="guests"):
+        await guest.add_key(openssh_line(new_key()))
+
+
+async def test_bans_by_account_and_by_key(db: Database) -> None:
+    assert await db.ban_reason("account", "ann") is None
+    await db.ban("account", "ann", "rude")
+    await db.ban("key", "SHA256:abc", "rude")
+    assert await db.ban_reason("account", "ann") == "rude"
+    assert await db.ban_reason("key", "SHA256:abc") == "rude"
+    assert await db.ban_reason("key", "SHA256:other") is None
