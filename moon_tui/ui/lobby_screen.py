@@ -74,6 +74,7 @@ class LobbyScreen(MoonScreen):
     def __init__(self) -> None:
         super().__init__(classes="lobby")
         self._rows: tuple[tuple[str, ...], ...] = ()
+        self._stale = False
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
@@ -93,9 +94,19 @@ class LobbyScreen(MoonScreen):
         self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
 
     def moon_event(self, event: Event) -> None:
+        if not self.is_current:
+            # Every session gets every lobby change: a hidden lobby redraws when shown.
+            self._stale = True
+            return
         if isinstance(event, LobbyUpdate):
             self.redraw()
         elif isinstance(event, ChatPosted) and event.line.table_id is None:
+            self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
+
+    def on_screen_resume(self) -> None:
+        if self._stale:
+            self._stale = False
+            self.redraw()
             self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
 
     def redraw(self) -> None:
