@@ -29,7 +29,7 @@ from .driver import SSHDriver
 from .identity import AccountKeys, Player, fingerprint, name_problem
 from .limits import Gate
 from .memory import FreezePolicy
-from .session import AppFactory, LiveSession, refusal_for, run_game, write_line
+from .session import AppFactory, LiveSession, is_help, refusal_for, run_game, write_line
 from .store import Database, SQLiteRecordStore
 
 log = logging.getLogger(__name__)
@@ -253,7 +253,7 @@ class MoonServer:
                 refusal = self.gate.session_refusal()
             if refusal is not None or player is None:
                 write_line(process, refusal or "")
-                process.exit(1 if process.command not in ("help",) else 0)
+                process.exit(0 if is_help(process.command) else 1)
                 return
             conn.set_extra_info(moon_playing=True)
             self.gate.sessions += 1

@@ -78,11 +78,15 @@ def write_line(process: asyncssh.SSHServerProcess[bytes], text: str) -> None:
         channel.write(text.replace("\r\n", "\n").replace("\n", "\r\n").encode())
 
 
+def is_help(command: str | None) -> bool:
+    return command is not None and command.strip() in ("help", "--help", "-h")
+
+
 def refusal_for(process: asyncssh.SSHServerProcess[bytes], port: int) -> str | None:
     """The message for a channel that is not an interactive game session, or None."""
     command = process.command
     if command is not None:
-        if command.strip() in ("help", "--help", "-h"):
+        if is_help(command):
             return HELP.format(port=port, host="this-host")
         log.info("refused exec request %r", command[:80])
         return (

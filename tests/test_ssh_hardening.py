@@ -10,11 +10,12 @@ from typing import Any
 import asyncssh
 import pytest
 from textual.app import App, ComposeResult
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from moon_tui.lobby import LobbyConfig
+from server.config import Limits
 from server.identity import Player
-from server.probe import ScreenClient, enter_lobby, open_connection, running_server
+from server.probe import ScreenClient, click, enter_lobby, open_connection, running_server
 
 pytestmark = pytest.mark.ssh
 
@@ -148,3 +149,37 @@ async def test_a_client_that_stops_reading_costs_bounded_memory(tmp_path: Path) 
         # Once it reads again it gets a whole, correct screen.
         await client.wait_for(lambda s: "new table" in client.row(23), timeout=15)
         await client.close()
+
+
+class Clicker(App[None]):
+    """A small real app with one button, to click through the SSH driver."""
+
+    clicks = 0
+
+    def compose(self) -> ComposeResult:
+        yield Button("Press me", id="press")
+        yield Static("clicked 0 times", id="count")
+
+    def on_button_pressed(self) -> None:
+        self.clicks += 1
+        self.query_one("#count", Static).update(f"clicked {self.clicks} times")
+
+
+async def test_mouse_clicks_reach_the_app_and_motion_reports_do_no_harm(tmp_path: Path) -> None:
+    async with running_server(tmp_path, app_factory=lambda player: Clicker()) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=new_key())
+        screen = await client.wait_for("Press me")
+        row = next(i for i, line in enumerate(screen.splitlines()) if "Press me" in line)
+        column = screen.splitlines()[row].index("Press me")
+        client.send(f"\x1b[<35;{column + 2};{row + 1}M" * 50)  # motion reports: dropped
+        client.send(click(column + 1, row))
+        await client.wait_for("clicked 1 times")
+        await client.close()
+
+
+async def test_an_idle_session_is_closed_with_a_message(tmp_path: Path) -> None:
+    limits = Limits(idle_minutes=0.01)  # 0.6 s
+    async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=new_key())
+        await client.wait_closed(timeout=15)
+        assert "without a key press" in client.text()
