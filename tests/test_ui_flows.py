@@ -27,6 +27,12 @@ async def open_table_with_two_bots(pilot, app: MoonApp) -> None:  # type: ignore
     assert table_id is not None
     await wait_for(pilot, lambda: all(not s.is_free for s in app.model.tables[table_id]
                                       .table.seats), "two computer players")
+    await pilot.press("x")  # the owner takes one away again, and puts it back
+    await wait_for(pilot, lambda: app.model.tables[table_id].table.seats[2].is_free,
+                   "a free seat")
+    await pilot.press("b")
+    await wait_for(pilot, lambda: all(not s.is_free for s in app.model.tables[table_id]
+                                      .table.seats), "two computer players")
     await pilot.press("s")
     await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
 
@@ -69,7 +75,10 @@ async def test_create_table_bid_discard_trump_play_a_hand_and_the_next() -> None
             await pilot.press("s")
             sheet = screen_text(app)
             assert "Score sheet" in sheet and ("made" in sheet or "set" in sheet)
-            await pilot.press("escape")
+            await pilot.press("escape", "q")
+            assert "Press q again" in screen_text(app)  # leaving mid-game asks first
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
 
 
 def _after(app: MoonApp, hand: int | None) -> bool:

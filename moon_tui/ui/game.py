@@ -33,6 +33,7 @@ from .hand import HandView
 from .table_text import centre_panel, header, seats_panel, summary
 from .words import explain, seat_name, trump_counts
 
+LEAVE_CONFIRM_SECONDS = 3.0
 PICK = Binding.Group("choose tile", compact=True)
 BID = Binding.Group("bid", compact=True)
 TRUMP = Binding.Group("trump", compact=True)
@@ -81,6 +82,7 @@ class GameScreen(MoonScreen):
         self._turn_started = time.monotonic()
         self._timer: Timer | None = None
         self._keys_state: tuple[object, ...] = ()
+        self._leave_armed_until = 0.0
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
@@ -361,4 +363,14 @@ class GameScreen(MoonScreen):
         self.query_one(HandView).focus()
 
     def action_leave(self) -> None:
+        """Leave the table; mid-game a seated player presses q twice (a computer takes
+        the seat), so a stray key does not abandon a game."""
+        view = self._view
+        playing = view is not None and view.seat is not None and view.outcome is None
+        now = time.monotonic()
+        if playing and now > self._leave_armed_until:
+            self._leave_armed_until = now + LEAVE_CONFIRM_SECONDS
+            self._problem = "Leave this game? A computer takes your seat. Press q again."
+            self._draw_prompt()
+            return
         self.moon.send(LeaveTable(self.table_id))
