@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import weakref
+from collections.abc import Callable
 
 import pytest
 from test_ui_support import FAST, current_view, my_turn, screen_text, wait_for
@@ -161,3 +162,21 @@ async def test_an_ended_app_is_freed() -> None:
     await asyncio.sleep(0.05)  # let cancelled timers and tasks finish
     gc.collect()
     assert ref() is None
+
+
+async def test_quitting_closes_the_players_handle() -> None:
+    async with Lobby(FAST) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "ann" in lobby.online(), "ann online")
+            await pilot.press("ctrl+q")
+        assert app.handle is not None and app.handle.closed
+        await wait_for_lobby(lambda: "ann" not in lobby.online())
+
+
+async def wait_for_lobby(check: Callable[[], bool]) -> None:
+    for _ in range(500):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the lobby never saw it")
