@@ -77,7 +77,7 @@ class HelpScreen(MoonModal):
             yield Static("Help", classes="title")
             with VerticalScroll(id="help-scroll"):
                 yield Static(Text("The rules in short\n", style="bold") + Text(RULES))
-                yield Static(Text("Keys\n", style="bold") + keys_text())
+                yield Static(Text("\nKeys\n", style="bold") + keys_text())
             yield Static("↑↓ scroll · Esc closes", classes="hint")
 
     def on_mount(self) -> None:

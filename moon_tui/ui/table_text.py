@@ -131,6 +131,14 @@ def centre_panel(view: SeatView, table: TableInfo) -> Text:
         else:
             text.append(f"\n{who} is naming trump.")
         return text
+    text = trick_panel(view, table)
+    if view.discard is not None and view.phase is Phase.PLAY:
+        # Only the declarer's own view holds its discard.
+        text.append(f"\n\nYour discard: {small_tile(view.discard)}")
+    return text
+
+
+def trick_panel(view: SeatView, table: TableInfo) -> Text:
     current = view.current_trick
     if current is not None and current.plays:
         title = f"Trick {len(view.tricks) + 1}: {suit_led(current, view.trump)}"
