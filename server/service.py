@@ -307,14 +307,19 @@ class MoonServer:
         limit = self.config.limits.idle_minutes * 60
         while True:
             await asyncio.sleep(min(IDLE_CHECK_SECONDS, limit / 4))
-            now = time.monotonic()
-            for session in self.all_sessions():
-                if now - session.terminal.last_input > limit:
-                    log.info("idle timeout %s", session.player.name)
-                    session.end(
-                        f"Closed after {self.config.limits.idle_minutes:g} minutes "
-                        "without a key press. Come back any time!"
-                    )
+            # In a function of its own: a loop variable left in this coroutine's frame
+            # kept the last session (and its whole App) alive (measured).
+            self._end_idle_sessions(limit)
+
+    def _end_idle_sessions(self, limit: float) -> None:
+        now = time.monotonic()
+        for session in self.all_sessions():
+            if now - session.terminal.last_input > limit:
+                log.info("idle timeout %s", session.player.name)
+                session.end(
+                    f"Closed after {self.config.limits.idle_minutes:g} minutes "
+                    "without a key press. Come back any time!"
+                )
 
     # --- operators ------------------------------------------------------------------
 
