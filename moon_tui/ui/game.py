@@ -142,7 +142,7 @@ class GameScreen(MoonScreen):
         keys = (view.phase, view.my_turn, view.legal, view.outcome is None, bool(view.tricks),
                 len(view.hand))
         if keys != self._keys_state:
-            # The footer rebuilds itself on every refresh: only when the keys changed.
+            # Working out the active keys runs every check_action: only when they may change.
             self._keys_state = keys
             self.refresh_bindings()
 
@@ -170,7 +170,8 @@ class GameScreen(MoonScreen):
             no_hand.display = True
             sizes = "  ".join(f"{seat_name(self._table(), s)}: {n} tiles"
                               for s, n in enumerate(view.hand_sizes))
-            set_text(no_hand, f"You are watching this table: the hands stay hidden.\n{sizes}")
+            set_text(no_hand, f"You are watching this table: the hands stay hidden.\n{sizes}",
+                     layout=True)
             return
         hand.display = bool(view.hand)
         no_hand.display = not view.hand
