@@ -5,6 +5,8 @@ Every deal seed is played once per rotation of the seats (3 times with 3 players
 cancels out. A game depends only on `--seed` and its number, so a run is deterministic for
 a seed, except that an `expert` stopped by its time budget depends on the machine's speed:
 give `--samples N` for a fixed number of samples per decision (then no time limit).
+`--cpu-clock` measures the budget and the decision times in CPU time of the process: the
+fair measure on a machine shared with other work, where wall time starves the search.
 
 Per seat type it reports the games won by a seat of that type (with a 95% Wilson interval;
 "parity" is what equal players would win: the type's sides over all sides), points per
@@ -18,6 +20,7 @@ import json
 import math
 import multiprocessing
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +44,7 @@ class Setup:
     budget: float | None
     samples: int | None
     keep_record: bool
+    cpu_clock: bool = False
 
 
 @dataclass(slots=True)
@@ -109,18 +113,22 @@ def deal_seed(seed: int, game: int, players: int) -> int:
     return seed * 1_000_003 + game // players
 
 
-def build_bot(kind: str, budget: float | None, samples: int | None) -> Bot:
-    if ALIASES.get(kind, kind) == "expert" and samples is not None:
-        return ExpertBot(time_budget=budget, max_samples=samples, fixed_samples=True)
-    return make_bot(kind, time_budget=budget)
+def build_bot(kind: str, setup: Setup) -> Bot:
+    if ALIASES.get(kind, kind) == "expert":
+        if setup.samples is not None:
+            return ExpertBot(max_samples=setup.samples, fixed_samples=True)
+        if setup.cpu_clock:
+            return ExpertBot(time_budget=setup.budget, clock=time.process_time)
+    return make_bot(kind, time_budget=setup.budget)
 
 
 def play_one(setup: Setup, game: int) -> tuple[list[str], list[SeatStats], dict[str, Any] | None]:
     """Play game number `game` of a run: its seat types, per-seat figures, its record."""
     kinds = seating(setup.seats, game)
-    bots = [build_bot(k, setup.budget, setup.samples) for k in kinds]
+    bots = [build_bot(k, setup) for k in kinds]
     report = play_game(setup.rules, bots, deal_seed(setup.seed, game, setup.rules.players),
-                       setup.seed * 7919 + game, names=[f"{k}-{s}" for s, k in enumerate(kinds)])
+                       setup.seed * 7919 + game, names=[f"{k}-{s}" for s, k in enumerate(kinds)],
+                       clock=time.process_time if setup.cpu_clock else time.perf_counter)
     return kinds, report.seats, report.record if setup.keep_record else None
 
 
@@ -214,6 +222,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--samples", type=int, default=None,
                         help="a fixed number of expert samples per decision, no time limit "
                              "(makes expert runs reproducible)")
+    parser.add_argument("--cpu-clock", action="store_true",
+                        help="measure the expert's budget in CPU time of its process, not "
+                             "wall time (fair figures on a busy machine)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser.parse_args(argv)
 
@@ -240,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.records is not None:
         args.records.mkdir(parents=True, exist_ok=True)
     setup = Setup(rules, tuple(seats), args.seed, args.budget, args.samples,
-                  keep_record=args.records is not None)
+                  keep_record=args.records is not None, cpu_clock=args.cpu_clock)
     result = tally(setup, args.games, args.jobs, args.records)
     if args.json:
         print(json.dumps(result, indent=2))

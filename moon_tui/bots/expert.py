@@ -135,12 +135,16 @@ class ExpertBot:
     name = "expert"
 
     def __init__(self, time_budget: float | None = None, max_samples: int = MAX_SAMPLES,
-                 fixed_samples: bool = False, infer: bool = True) -> None:
+                 fixed_samples: bool = False, infer: bool = True,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.time_budget = DEFAULT_BUDGET if time_budget is None else time_budget
         self.max_samples = max_samples
         self.fixed_samples = fixed_samples
         """Take `max_samples` samples whatever the time: reproducible, for tests and arenas."""
         self.infer = infer
+        self.clock = clock
+        """What the budget is measured on: wall time, or `time.process_time` for CPU time
+        (an arena on a busy machine, where wall time would starve the search)."""
         """Read the auction into the samples (`inference`); off only to measure its worth."""
         self._solvers: dict[tuple[int, tuple[bool, ...]], Solver] = {}
 
@@ -150,7 +154,7 @@ class ExpertBot:
         if len(view.legal) == 1:
             return view.legal[0]
         deadline = math.inf if self.fixed_samples else \
-            time.perf_counter() + self.time_budget * BUDGET_SHARE
+            self.clock() + self.time_budget * BUDGET_SHARE
         phase = view.phase
         try:
             if phase is Phase.PLAY:
@@ -175,6 +179,7 @@ class ExpertBot:
                 self._solvers.clear()
             solver = self._solvers[(trump, side)] = Solver(trump, len(side), side)
         solver.deadline = None if math.isinf(deadline) else deadline
+        solver.clock = self.clock
         return solver
 
     @staticmethod
@@ -210,7 +215,7 @@ class ExpertBot:
                 scores[tile].append(sign * utility(rules, view.bid, taken + v, view.scores,
                                                            view.declarer))
                 tricks[tile] += sign * v
-            if time.perf_counter() > deadline or settled(scores, samples):
+            if self.clock() > deadline or settled(scores, samples):
                 break
         if samples == 0:
             return heuristic.choose_play(view, rng)
@@ -233,7 +238,7 @@ class ExpertBot:
         unseen = heuristic.unseen_mask(view)
         results: list[list[float]] = [[] for _ in options]
         samples = 0
-        while samples < self.max_samples and time.perf_counter() < deadline:
+        while samples < self.max_samples and self.clock() < deadline:
             hands, out = sample_consistent(know, rng, weight)
             row = []
             try:
@@ -285,7 +290,7 @@ class ExpertBot:
         trumps = heuristic.allowed_trumps(view)
         tricks: list[int] = []
         plain_trump: int | None = None
-        while len(tricks) < self.max_samples and time.perf_counter() < deadline:
+        while len(tricks) < self.max_samples and self.clock() < deadline:
             hands, out = sample_consistent(know, rng, weight)
             mine = hand
             if out and rules.has_widow:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,8 +42,10 @@ class GameReport:
 
 
 def play_game(rules: Rules, bots: Sequence[Bot], deal_seed: int, bot_seed: int,
-              names: Sequence[str] | None = None, max_hands: int = 500) -> GameReport:
-    """Play one complete game. Bots see only their own seat's view."""
+              names: Sequence[str] | None = None, max_hands: int = 500,
+              clock: Callable[[], float] = time.perf_counter) -> GameReport:
+    """Play one complete game. Bots see only their own seat's view. Decision times are
+    read on `clock` (wall time by default)."""
     n = rules.players
     if len(bots) != n:
         raise ValueError(f"a {n}-player game needs {n} bots, not {len(bots)}")
@@ -59,9 +61,9 @@ def play_game(rules: Rules, bots: Sequence[Bot], deal_seed: int, bot_seed: int,
             continue
         seat = state.current_player()
         view = state.view(seat)
-        start = time.perf_counter()
+        start = clock()
         action = bots[seat].choose(view, bot_rngs[seat])
-        stats[seat].decision_ms.append((time.perf_counter() - start) * 1000.0)
+        stats[seat].decision_ms.append((clock() - start) * 1000.0)
         state.apply_action(action)
     for result in state.results:
         if result.declarer is None:

@@ -17,7 +17,7 @@ so this trick count is enough to rank actions for either side (see `expert.utili
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from ..rules.tiles import FOLLOW, IS_TRUMP, LEAD_SUIT, TILES, WIN_RANK
@@ -93,7 +93,8 @@ class Solver:
         self.tt: dict[int, tuple[int, int]] = {}
         self.nodes = 0
         self.deadline: float | None = None
-        """`time.perf_counter()` value after which a search raises `SearchTimeout`."""
+        """`clock()` value after which a search raises `SearchTimeout`."""
+        self.clock: Callable[[], float] = time.perf_counter
 
     # -- public ---------------------------------------------------------------------------
     def solve(self, hands: Sequence[int], leader: int, trick: Sequence[int] = (),
@@ -207,7 +208,7 @@ class Solver:
         """Inside a trick: the seat to move tries its ordered, pruned candidates."""
         self.nodes += 1
         if not self.nodes & 1023 and self.deadline is not None \
-                and time.perf_counter() > self.deadline:
+                and self.clock() > self.deadline:
             raise SearchTimeout
         n = self.n
         k = len(trick)
