@@ -29,7 +29,7 @@ from . import heuristic
 from .inference import plausibility, sample_consistent
 from .knowledge import Knowledge, SampleError
 from .solver import SearchTimeout, Solver
-from .strength import _bits, discard_for, expected_tricks
+from .strength import bits, discard_for, expected_tricks
 
 log = logging.getLogger(__name__)
 
@@ -335,7 +335,7 @@ class ExpertBot:
         rules = view.rules
         trumps = [view.trump] if view.trump is not None else heuristic.allowed_trumps(view)
         pairs = []
-        for d in _bits(hand):
+        for d in bits(hand):
             rest = hand & ~(1 << d)
             for t in trumps:
                 pairs.append((expected_tricks(rest, t, unseen, rules.players), rest, t, d))

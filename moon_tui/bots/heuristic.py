@@ -24,7 +24,7 @@ from ..rules.tiles import (
 )
 from .knowledge import Knowledge
 from .solver import LEAD_STRENGTH
-from .strength import HIGHER_IN_SUIT, _bits, expected_tricks, sure_tricks, weakest
+from .strength import HIGHER_IN_SUIT, bits, expected_tricks, sure_tricks, weakest
 
 #: How far above its expected tricks the heuristic dares to bid.
 BID_BOLDNESS = 1.1
@@ -71,7 +71,7 @@ def bid_estimate(view: SeatView) -> tuple[float, int]:
         trump, value = best_trump(hand, trumps, unseen, players)
         return value, sure_tricks(hand, trump, unseen)
     total = 0.0
-    candidates = _bits(unseen)
+    candidates = bits(unseen)
     for w in candidates:
         trump, value = best_trump(hand | 1 << w, trumps, unseen & ~(1 << w), players)
         total += value
@@ -121,7 +121,7 @@ def choose_discard(view: SeatView) -> Action:
     best: tuple[float, int] | None = None
     choice = -1
     tr = TRUMP_NONE if view.trump is None else view.trump
-    for t in _bits(hand):
+    for t in bits(hand):
         _, value = best_trump(hand & ~(1 << t), trumps, unseen, players)
         key = (value, -LEAD_STRENGTH[tr][t])
         if best is None or key > best:
@@ -163,7 +163,7 @@ class PlayContext:
         """Could one of `seats` play a tile outranking `rank` (as far as this seat knows)?"""
         ranks = WIN_RANK[self.trump][led]
         for s in seats:
-            for t in _bits(self.know.allowed(s)):
+            for t in bits(self.know.allowed(s)):
                 if ranks[t] > rank:
                     return True
         return False
@@ -190,15 +190,15 @@ def _lead(ctx: PlayContext) -> int:
     out_t = know.trumps_out()
     declaring = ctx.on_declarer_side(ctx.seat)
     if mine_t and out_t:
-        top = max(_bits(mine_t), key=lambda t: WIN_RANK[trump][7][t])
-        boss = not any(WIN_RANK[trump][7][u] > WIN_RANK[trump][7][top] for u in _bits(out_t))
+        top = max(bits(mine_t), key=lambda t: WIN_RANK[trump][7][t])
+        boss = not any(WIN_RANK[trump][7][u] > WIN_RANK[trump][7][top] for u in bits(out_t))
         if boss or (declaring and mine_t.bit_count() >= out_t.bit_count()):
             return top
-    bosses = [t for t in _bits(legal & ~tmask) if not HIGHER_IN_SUIT[trump][t] & know.hidden]
+    bosses = [t for t in bits(legal & ~tmask) if not HIGHER_IN_SUIT[trump][t] & know.hidden]
     if bosses and (not out_t or not declaring or _opponents_follow(ctx, bosses)):
         return max(bosses, key=lambda t: LEAD_STRENGTH[trump][t])
     if declaring and mine_t and not out_t and not (legal & ~tmask):
-        return max(_bits(mine_t), key=lambda t: WIN_RANK[trump][7][t])
+        return max(bits(mine_t), key=lambda t: WIN_RANK[trump][7][t])
     return cheapest(legal, trump)
 
 
@@ -218,7 +218,7 @@ def _follow(ctx: PlayContext) -> int:
     winner = (ctx.leader + best_i) % ctx.n
     behind = ctx.behind()
     opponents_behind = [s for s in behind if not ctx.partners(s, ctx.seat)]
-    winners = sorted((t for t in _bits(legal) if ranks[t] > best_rank), key=lambda t: ranks[t])
+    winners = sorted((t for t in bits(legal) if ranks[t] > best_rank), key=lambda t: ranks[t])
     sure = [t for t in winners if not ctx.beatable_by(ranks[t], led, opponents_behind)]
     if ctx.n == 4 and ctx.partners(winner, ctx.seat):
         partner_sure = not ctx.beatable_by(best_rank, led, opponents_behind)

@@ -27,7 +27,8 @@ HIGHER_IN_SUIT: Final[tuple[tuple[int, ...], ...]] = tuple(
 )
 
 
-def _bits(mask: int) -> list[int]:
+def bits(mask: int) -> list[int]:
+    """The tile indexes of a bitmask, lowest first."""
     out = []
     while mask:
         low = mask & -mask
@@ -61,7 +62,7 @@ def shares(hand: int, trump: int, unseen: int) -> dict[int, float]:
         elif out_t >> t & 1:
             higher_out += 1
     higher = HIGHER_IN_SUIT[trump]
-    for t in _bits(hand & ~tmask):
+    for t in bits(hand & ~tmask):
         above = higher[t] & ~tmask
         out_above = (above & unseen).bit_count()
         mine_above = (above & hand).bit_count()
@@ -100,7 +101,7 @@ def weakest(hand: int, trump: int | None) -> int:
     """The tile worth least: the one to discard or to throw away on a lost trick."""
     tr = TRUMP_NONE if trump is None else trump
     strength = LEAD_STRENGTH[tr]
-    return min(_bits(hand), key=lambda t: (strength[t], t))
+    return min(bits(hand), key=lambda t: (strength[t], t))
 
 
 def discard_for(hand: int, trump: int, unseen: int) -> int:
@@ -108,4 +109,4 @@ def discard_for(hand: int, trump: int, unseen: int) -> int:
     the weakest of those."""
     share = shares(hand, trump, unseen)
     strength = LEAD_STRENGTH[trump]
-    return min(_bits(hand), key=lambda t: (share[t], strength[t], t))
+    return min(bits(hand), key=lambda t: (share[t], strength[t], t))
