@@ -28,7 +28,11 @@ from .lobby.messages import (
 )
 from .services import KeyManager
 from .ui.base import EventSink, MoonModal, MoonScreen
+from .ui.game import GameScreen
+from .ui.lobby_screen import LobbyScreen
 from .ui.model import Model
+from .ui.waiting import WaitingScreen
+from .ui.welcome import WelcomeScreen
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +90,6 @@ class MoonApp(App[None]):
 
     # -- the session -----------------------------------------------------------------------
     def on_mount(self) -> None:
-        from .ui.lobby_screen import LobbyScreen
-        from .ui.welcome import WelcomeScreen
-
         if self.start_in_lobby:
             self.push_screen(LobbyScreen())
         else:
@@ -157,8 +158,6 @@ class MoonApp(App[None]):
                     log.debug("%s not ready for %s", screen, type(event).__name__)
 
     def _screen_explains(self, event: Rejected) -> bool:
-        from .ui.game import GameScreen
-
         table_id = getattr(event.command, "table_id", None)
         return any(isinstance(s, GameScreen) and s.table_id == table_id
                    for s in self.screen_stack)
@@ -175,10 +174,6 @@ class MoonApp(App[None]):
         return [s for s in self.screen_stack if isinstance(s, MoonScreen)]
 
     def _show_table(self, table_id: str, kind: str) -> None:
-        from .ui.game import GameScreen
-        from .ui.lobby_screen import LobbyScreen
-        from .ui.waiting import WaitingScreen
-
         wanted = GameScreen if kind == "game" else WaitingScreen
         for screen in self._base_screens():
             if isinstance(screen, wanted) and screen.table_id == table_id:
@@ -194,9 +189,6 @@ class MoonApp(App[None]):
             self.push_screen(new)
 
     def _leave_table(self, event: TableLeft) -> None:
-        from .ui.game import GameScreen
-        from .ui.waiting import WaitingScreen
-
         self.current_table = None
         while isinstance(self.screen, MoonModal):
             self.pop_screen()
