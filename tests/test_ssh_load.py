@@ -27,7 +27,9 @@ def live_apps() -> int:
 async def test_thirty_concurrent_sessions_play_and_leave_nothing_behind(tmp_path: Path) -> None:
     before_tasks = asyncio.all_tasks()
     assert live_apps() == 0
-    limits = Limits(connections_per_address=PLAYERS)  # every client is on 127.0.0.1
+    # Every client is on 127.0.0.1; a short idle limit makes the idle watcher look at the
+    # sessions while they play (it once kept the last one it saw alive).
+    limits = Limits(connections_per_address=PLAYERS, idle_minutes=0.5)
     async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
         server_tasks = asyncio.all_tasks() - before_tasks
 
@@ -57,6 +59,7 @@ async def test_thirty_concurrent_sessions_play_and_leave_nothing_behind(tmp_path
             if t.get_name().startswith("ssh-input") or "textual" in repr(t.get_coro())
         ]
         assert not session_tasks
+        assert live_apps() == 0  # while the server (idle watcher, lobby) still runs
     # The lobby's tables (bots playing out the grace period) end with the server.
     leftover = asyncio.all_tasks() - before_tasks - {asyncio.current_task()}
     assert not [t for t in leftover if not t.done()], leftover
