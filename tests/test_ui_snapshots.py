@@ -213,6 +213,7 @@ CASES: dict[str, Case] = {
     "game_over": Case(local(rules=Rules.make(target=1)), until(game_over, "the end")),
     "score_sheet": Case(local(rules=Rules.make(target=1)),
                         then_press(until(game_over, "the end"), "s")),
+    "four_players": Case(local(rules=Rules.make(players=4)), until(following, "following")),
     "spectator": Case(local(table=False), spectating),
     "session_ended": Case(local(table=False), session_ended),
 }
