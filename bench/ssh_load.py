@@ -218,6 +218,7 @@ async def run(sessions: int, typing_seconds: float) -> dict[str, Any]:
     deadline = time.monotonic() + 120
     while len(first) + len(errors) < sessions and time.monotonic() < deadline:
         await asyncio.sleep(0.2)
+    connected_at = await server.ask("status")
     await asyncio.sleep(2)
     keys.clear()
     steady_from = await server.ask("reset")
@@ -253,6 +254,9 @@ async def run(sessions: int, typing_seconds: float) -> dict[str, Any]:
         "key_p99_ms": percentile(keys, 0.99) * 1000,
         "keys_measured": len(keys),
         "server_cpu_percent": 100 * (steady["cpu"] - steady_from["cpu"]) / wall,
+        "server_cpu_ms_per_key": 1000 * (steady["cpu"] - steady_from["cpu"]) / max(len(keys), 1),
+        "server_cpu_ms_per_session_start": 1000 * (connected_at["cpu"] - base["cpu"]) / connected,
+        "reclaims_while_typing": (steady.get("reclaims") or 0) - (steady_from.get("reclaims") or 0),
         "client_cpu_percent": 100 * client_cpu / wall,
         "worst_stall_ms": steady["stall"] * 1000,
         "worst_gc_ms_by_generation": steady["gc_ms"],
@@ -285,7 +289,9 @@ def main() -> None:
             f"{result['first_screen_p99_ms']:.0f} ms, key->screen p50/p99 "
             f"{result['key_p50_ms']:.1f}/{result['key_p99_ms']:.1f} ms, server CPU "
             f"{result['server_cpu_percent']:.0f}%, worst stall {result['worst_stall_ms']:.0f} ms, "
-            f"live Apps after {result['live_apps_after']}, errors {result['errors']}",
+            f"live Apps after {result['live_apps_after']}, errors {result['errors']}; "
+            f"server CPU per session start {result['server_cpu_ms_per_session_start']:.0f} ms, "
+            f"per key {result['server_cpu_ms_per_key']:.1f} ms",
             flush=True,
         )
 
