@@ -11,7 +11,7 @@ from contextlib import AsyncExitStack
 from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn, wait_for
 
 from moon_tui.app import MoonApp
-from moon_tui.lobby import AddBot, CreateTable, Lobby, StartGame, TableUpdate
+from moon_tui.lobby import AddBot, CreateTable, JoinSeat, Lobby, StartGame, TableUpdate
 from moon_tui.lobby.messages import Event
 from moon_tui.rules import Phase, Tile
 from moon_tui.ui.game import GameScreen
@@ -102,3 +102,26 @@ async def test_players_and_spectators_see_only_their_own_view() -> None:
                     assert view.seat is None and view.hand == () and view.widow is None
                 elif view.seat != view.declarer:
                     assert view.widow is None and view.discard is None
+
+
+async def test_a_key_pressed_out_of_turn_is_explained() -> None:
+    async with Lobby(FAST, seed=8) as lobby, AsyncExitStack() as stack:
+        ann, bob = MoonApp(lobby, "ann"), MoonApp(lobby, "bob")
+        pa = await stack.enter_async_context(ann.run_test(size=(80, 24)))
+        pb = await stack.enter_async_context(bob.run_test(size=(80, 24)))
+        ann.send(CreateTable("two of us"))
+        await wait_for(pa, lambda: ann.current_table is not None, "the table")
+        table_id = ann.current_table
+        assert table_id is not None
+        bob.send(JoinSeat(table_id))
+        ann.send(AddBot(table_id, 2, "random"))
+        await wait_for(pa, lambda: all(not s.is_free for s in
+                                       ann.model.tables[table_id].table.seats), "a full table")
+        ann.send(StartGame(table_id))
+        await wait_for(pa, lambda: my_turn(ann) or my_turn(bob), "a human's turn")
+        idle, pilot = (bob, pb) if my_turn(ann) else (ann, pa)
+        view = current_view(idle)
+        assert view is not None and view.to_move is not None
+        await pilot.press("4")
+        assert "Not your turn yet" in screen_text(idle)
+        assert current_view(idle) == view

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Horizontal
@@ -289,6 +289,17 @@ class GameScreen(MoonScreen):
         if action == "last_trick":
             return view is not None and bool(view.tricks)
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A digit pressed out of turn gets a word, not silence (the keys are off then)."""
+        view = self._view
+        if (view is None or view.seat is None or view.my_turn or view.to_move is None
+                or not (event.character or "").isdigit()):
+            return
+        if view.phase in (Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY):
+            who = seat_name(self._table(), view.to_move)
+            self._problem = f"Not your turn yet: {who} is to play."
+            self._draw_prompt()
 
     def _act(self, action: Action) -> None:
         self._problem = ""
