@@ -183,7 +183,7 @@ class MoonServer:
             with contextlib.suppress(Exception):
                 await self._lobby.broadcast(reason)
             try:
-                await self._lobby.__aexit__(None, None, None)
+                await asyncio.wait_for(self._lobby.__aexit__(None, None, None), 20)
             except Exception:
                 log.exception("the lobby did not shut down cleanly")
         for session in self.all_sessions():

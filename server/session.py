@@ -61,6 +61,8 @@ class LiveSession:
             self.farewell = farewell
         if self.app.is_running:
             self.app.exit()
+        else:  # still starting: stop as soon as it runs
+            self.app.call_later(self.app.exit)
 
 
 def _env(process: asyncssh.SSHServerProcess[bytes]) -> dict[str, str]:
