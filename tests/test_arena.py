@@ -35,6 +35,9 @@ def test_arena_is_deterministic_for_a_seed() -> None:
     first = [(kinds, [s.won for s in stats], rec) for _, kinds, stats, rec in run(setup, 4)]
     again = [(kinds, [s.won for s in stats], rec) for _, kinds, stats, rec in run(setup, 4)]
     assert first == again
+    in_parallel = [(kinds, [s.won for s in stats], rec)
+                   for _, kinds, stats, rec in run(setup, 4, jobs=2)]
+    assert in_parallel == first
     other = Setup(setup.rules, setup.seats, 4, None, None, keep_record=True)
     assert [rec for *_, rec in run(other, 4)] != [rec for *_, rec in first]
 
@@ -68,7 +71,7 @@ def test_a_tiny_run_writes_records_that_replay(tmp_path: Path,
 
 def test_four_player_teams_and_rules(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["--seats", "normal,random", "--players", "4", "--games", "2",
-                 "--rule", "team_scoring=bid", "--jobs", "2", "--json"])
+                 "--rule", "team_scoring=bid", "--json"])
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     assert result["normal"]["games"] == 2
