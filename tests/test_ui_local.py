@@ -56,7 +56,8 @@ async def test_local_game_opens_a_table_with_computer_players_and_mouse_plays() 
             elif view.phase is Phase.PLAY:
                 playable = {a.tile for a in view.legal}
                 index = next(i for i, t in enumerate(view.hand) if t in playable)
-                await pilot.click(HandView, offset=(index * 8 + 3, 4))
+                hand = app.screen.query_one(HandView)
+                await pilot.click(HandView, offset=(hand.tile_x(index), 4))
                 clicked_tile = True
             else:
                 await pilot.press("1" if view.phase is Phase.DISCARD else "n")

@@ -94,19 +94,31 @@ class HandTile:
     label: str
 
 
-def hand_text(tiles: Sequence[HandTile], cursor: int | None) -> Text:
-    """The whole hand side by side, as one Rich `Text` of `TILE_HEIGHT` lines."""
+def hand_rows(tiles: Sequence[HandTile], cursor: int | None) -> list[list[tuple[str, Style]]]:
+    """The whole hand side by side: `TILE_HEIGHT` rows of (text, style) pieces."""
     columns = [tile_lines(t.tile, label=t.label, mark=t.mark, cursor=i == cursor)
                for i, t in enumerate(tiles)]
     styles = [tile_style(t.mark, i == cursor) for i, t in enumerate(tiles)]
-    text = Text(no_wrap=True, overflow="crop", end="")
+    plain = Style()
+    rows: list[list[tuple[str, Style]]] = []
     for row in range(TILE_HEIGHT):
+        pieces: list[tuple[str, Style]] = []
         for i, lines in enumerate(columns):
             if i:
-                text.append(" " * TILE_GAP)
-            text.append(lines[row], styles[i])
-        if row < TILE_HEIGHT - 1:
+                pieces.append((" " * TILE_GAP, plain))
+            pieces.append((lines[row], styles[i]))
+        rows.append(pieces)
+    return rows
+
+
+def hand_text(tiles: Sequence[HandTile], cursor: int | None) -> Text:
+    """The hand as one Rich `Text` (for printing it outside the app)."""
+    text = Text(no_wrap=True, overflow="crop", end="")
+    for index, row in enumerate(hand_rows(tiles, cursor)):
+        if index:
             text.append("\n")
+        for piece, style in row:
+            text.append(piece, style)
     return text
 
 

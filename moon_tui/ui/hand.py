@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.text import Text
+from rich.segment import Segment
 from textual import events
-from textual.geometry import Size
 from textual.message import Message
+from textual.strip import Strip
 from textual.widget import Widget
 
-from .dominoes import TILE_GAP, TILE_HEIGHT, TILE_WIDTH, HandTile, hand_text, tile_at
+from .dominoes import TILE_GAP, TILE_HEIGHT, TILE_WIDTH, HandTile, hand_rows, tile_at
+
+MAX_TILES = 8
+"""Seven tiles, and the widow while the declarer discards."""
+HAND_WIDTH = MAX_TILES * TILE_WIDTH + (MAX_TILES - 1) * TILE_GAP
 
 
 class HandView(Widget, can_focus=True):
@@ -19,8 +23,8 @@ class HandView(Widget, can_focus=True):
     It holds no game state: the screen gives it the tiles and marks of the latest view.
     """
 
-    DEFAULT_CSS = """
-    HandView { width: auto; height: 9; }
+    DEFAULT_CSS = f"""
+    HandView {{ width: {HAND_WIDTH}; height: {TILE_HEIGHT}; }}
     """
 
     @dataclass
@@ -35,7 +39,8 @@ class HandView(Widget, can_focus=True):
         self._tiles: tuple[HandTile, ...] = ()
         self._cursor: int | None = None
         self._show_cursor = True
-        self._text: Text | None = None
+        self._strips: list[Strip] | None = None
+        self._strips_key: tuple[object, ...] = ()
 
     @property
     def tiles(self) -> tuple[HandTile, ...]:
@@ -52,20 +57,19 @@ class HandView(Widget, can_focus=True):
         if tiles == self._tiles and show_cursor == self._show_cursor:
             return
         self._show_cursor = show_cursor
-        width_changed = len(tiles) != len(self._tiles)
         self._tiles = tiles
         if not tiles:
             self._cursor = None
         elif self._cursor is None or self._cursor >= len(tiles):
             self._cursor = 0
-        self._text = None
-        self.refresh(layout=width_changed)
+        self._strips = None
+        self.refresh()  # a fixed size: a smaller hand never re-lays out the screen
 
     def place_cursor(self, index: int) -> None:
         """Put the cursor on tile `index` without choosing it."""
         if 0 <= index < len(self._tiles) and index != self._cursor:
             self._cursor = index
-            self._text = None
+            self._strips = None
             self.refresh()
 
     def move(self, step: int) -> None:
@@ -73,7 +77,7 @@ class HandView(Widget, can_focus=True):
             return
         start = 0 if self._cursor is None else self._cursor
         self._cursor = (start + step) % len(self._tiles)
-        self._text = None
+        self._strips = None
         self.refresh()
 
     def pick(self, index: int) -> None:
@@ -81,7 +85,7 @@ class HandView(Widget, can_focus=True):
         if 0 <= index < len(self._tiles):
             if self._cursor != index:
                 self._cursor = index
-                self._text = None
+                self._strips = None
                 self.refresh()
             self.post_message(self.Picked(self, index))
 
@@ -89,20 +93,37 @@ class HandView(Widget, can_focus=True):
         if self._cursor is not None:
             self.pick(self._cursor)
 
-    def get_content_width(self, container: Size, viewport: Size) -> int:
+    def tile_x(self, index: int) -> int:
+        """The column of the middle of tile `index` (where a click chooses it)."""
+        return self._offset() + index * (TILE_WIDTH + TILE_GAP) + TILE_WIDTH // 2
+
+    def _offset(self) -> int:
+        """Columns left blank so the hand sits in the middle of its fixed width."""
         n = len(self._tiles)
-        return max(1, n * TILE_WIDTH + max(0, n - 1) * TILE_GAP)
+        used = n * TILE_WIDTH + max(0, n - 1) * TILE_GAP
+        return max(0, (HAND_WIDTH - used) // 2)
 
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return TILE_HEIGHT
-
-    def render(self) -> Text:
-        if self._text is None:
-            self._text = hand_text(self._tiles, self._cursor if self._show_cursor else None)
-        return self._text
+    def render_line(self, y: int) -> Strip:
+        """Lines straight from cached segments: the hand redraws on most of the player's
+        moves, and going through Textual's content layer cost several ms each time."""
+        base = self.rich_style
+        width = self.size.width
+        key = (width, base)
+        if self._strips is None or key != self._strips_key:
+            self._strips_key = key
+            cursor = self._cursor if self._show_cursor else None
+            pad = Segment(" " * self._offset(), base)
+            self._strips = [
+                Strip([pad, *(Segment(text, base + style) for text, style in row)])
+                .adjust_cell_length(width, base)
+                for row in hand_rows(self._tiles, cursor)
+            ]
+        if 0 <= y < len(self._strips):
+            return self._strips[y]
+        return Strip.blank(width, base)
 
     def on_click(self, event: events.Click) -> None:
-        index = tile_at(event.x, len(self._tiles))
+        index = tile_at(event.x - self._offset(), len(self._tiles))
         if index is not None:
             event.stop()
             self.pick(index)
