@@ -49,9 +49,9 @@ def seat_rows(info: TableInfo, me: str) -> list[tuple[str, str, str]]:
 class WaitingScreen(MoonScreen):
     BINDINGS = [
         Binding("b", "add_bot", "add bot"),
-        Binding("x", "remove_bot", "remove bot"),
+        Binding("x", "remove_bot", "drop bot"),
         Binding("v", "level", "level"),
-        Binding("t", "take_seat", "take seat", show=False),
+        Binding("t", "take_seat", "sit here"),
         Binding("s", "start", "start"),
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
