@@ -49,16 +49,12 @@ def _by_rank(ranks: Sequence[int]) -> list[int]:
     return sorted(range(28), key=lambda t: (ranks[t], t))
 
 
-def _in_order(mask: int, order: Sequence[int]) -> list[int]:
-    """The tiles of `mask` in the order of `order` (which lists every tile)."""
-    out = []
-    for t in order:
-        if mask >> t & 1:
-            out.append(t)
-            mask ^= 1 << t
-            if not mask:
-                break
-    return out
+def _places(order: Sequence[int]) -> list[int]:
+    """For each tile, its position in `order`."""
+    places = [0] * 28
+    for i, t in enumerate(order):
+        places[t] = i
+    return places
 
 
 def _bits(mask: int) -> list[int]:
@@ -87,9 +83,12 @@ class Solver:
         self.trump_mask = IS_TRUMP[trump]
         self.trump_order = TRUMP_ORDER[trump]
         self.lead_strength = strength = LEAD_STRENGTH[trump]
-        self.lead_order = sorted(range(28), key=lambda t: (-strength[t], t))
-        self.cheap_order = sorted(range(28), key=lambda t: (strength[t], t))
-        self.follow_order = [_by_rank(WIN_RANK[trump][led]) for led in range(8)]
+        # Sort keys: a tile's place in each move order (strongest lead first, cheapest
+        # discard first, lowest winner first).
+        self.lead_key = _places(sorted(range(28), key=lambda t: (-strength[t], t))).__getitem__
+        self.cheap_key = _places(sorted(range(28), key=lambda t: (strength[t], t))).__getitem__
+        self.follow_key = [_places(_by_rank(WIN_RANK[trump][led])).__getitem__
+                           for led in range(8)]
         self.tt: dict[int, tuple[int, int]] = {}
         self.nodes = 0
         self.deadline: float | None = None
@@ -226,7 +225,7 @@ class Solver:
             cands = hand
             if (cands & self.trump_mask).bit_count() > 1:
                 cands = self._prune_trumps(cands, hands, trick)
-            moves = _in_order(cands, self.lead_order)
+            moves = sorted(_bits(cands), key=self.lead_key)
             best_rank = -1
             holder = -1
             ranks = self.win_rank[0]
@@ -245,13 +244,14 @@ class Solver:
             holder = (leader + best_i) % n
             if side[holder] == maximise:
                 # The trick is already ours: cheapest tiles first.
-                moves = _in_order(cands, self.cheap_order)
+                moves = sorted(_bits(cands), key=self.cheap_key)
             else:
-                order = self.follow_order[led]
-                moves = [t for t in _in_order(cands, order) if ranks[t] > best_rank]
-                if len(moves) < cands.bit_count():
-                    moves += [t for t in _in_order(cands, self.cheap_order)
-                              if ranks[t] <= best_rank]
+                tiles = _bits(cands)
+                moves = sorted([t for t in tiles if ranks[t] > best_rank],
+                               key=self.follow_key[led])
+                if len(moves) < len(tiles):
+                    moves += sorted([t for t in tiles if ranks[t] <= best_rank],
+                                    key=self.cheap_key)
         best = -1 if maximise else 99
         last = k == n - 1
         for tile in moves:
