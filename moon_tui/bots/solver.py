@@ -127,13 +127,22 @@ class Solver:
         remaining = max(x.bit_count() for x in h) + (1 if t else 0)
         out = {}
         guess = remaining // 2
-        for tile in _bits(hand):
+        kept = self._prune_trumps(hand, h, t)
+        for tile in _bits(kept):
             bit = 1 << tile
             h[mover] ^= bit
             t.append(tile)
             out[tile] = guess = self._mtdf(h, leader, t, remaining, guess)
             t.pop()
             h[mover] ^= bit
+        if kept != hand:
+            # A trump dropped as equivalent is worth what the trump just above it is.
+            value = -1
+            for tile in self.trump_order:
+                if tile in out:
+                    value = out[tile]
+                elif hand >> tile & 1:
+                    out[tile] = value
         return out
 
     def _mtdf(self, hands: list[int], leader: int, trick: list[int], top: int,
