@@ -8,8 +8,9 @@ counting: an ended session's cyclic garbage stays until the next `gc.unfreeze()`
 The policy here: freeze after each session's first screen and every few seconds (the
 live sessions' widgets stop costing scan time), and reclaim (unfreeze, one full
 collection, freeze again) only when ended sessions make up about half of what is frozen,
-or when the frozen set has grown by half since the last reclaim (garbage made between
-two freezes that only a full pass can free). The pause of a reclaim is as long
+or, as a safety net for garbage made between two freezes, when the frozen set has grown
+by half and the last reclaim is ten minutes old. (Reclaiming on growth alone fired again
+and again while players were arriving: their live widgets are growth too.) The pause of a reclaim is as long
 as before, but it happens once per that many session ends instead of every few seconds,
 and its duration is logged. Short-lived garbage is still collected by the cheap young
 generations as usual.
@@ -30,10 +31,12 @@ class FreezePolicy:
 
     INTERVAL = 5.0
     """Seconds between two periodic freezes (`tick()`)."""
+    SAFETY_NET_SECONDS = 600.0
 
     def __init__(self, *, min_dead: int = 50) -> None:
         self.min_dead = min_dead
         self.frozen_after_reclaim = 0
+        self.last_reclaim = time.monotonic()
         self.live = 0
         self.dead_frozen = 0
         self.reclaims = 0
@@ -48,7 +51,10 @@ class FreezePolicy:
     def tick(self) -> None:
         """Called every `INTERVAL` seconds."""
         gc.freeze()
-        if gc.get_freeze_count() > 1.5 * self.frozen_after_reclaim + 200_000:
+        if (
+            time.monotonic() - self.last_reclaim > self.SAFETY_NET_SECONDS
+            and gc.get_freeze_count() > 1.5 * self.frozen_after_reclaim
+        ):
             self.reclaim()
 
     def session_ready(self) -> None:
@@ -69,6 +75,7 @@ class FreezePolicy:
         found = gc.collect()
         gc.freeze()
         self.frozen_after_reclaim = gc.get_freeze_count()
+        self.last_reclaim = time.monotonic()
         pause = time.perf_counter() - started
         self.reclaims += 1
         self.longest_reclaim = max(self.longest_reclaim, pause)
