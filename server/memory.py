@@ -10,10 +10,10 @@ live sessions' widgets stop costing scan time), and reclaim (unfreeze, one full
 collection, freeze again) only when ended sessions make up about half of what is frozen,
 or, as a safety net for garbage made between two freezes, when the frozen set has grown
 by half and the last reclaim is ten minutes old. (Reclaiming on growth alone fired again
-and again while players were arriving: their live widgets are growth too.) The pause of a reclaim is as long
-as before, but it happens once per that many session ends instead of every few seconds,
-and its duration is logged. Short-lived garbage is still collected by the cheap young
-generations as usual.
+and again while players were arriving: their live widgets are growth too.) The pause of
+a reclaim is as long as before, but it happens once per that many session ends instead
+of every few seconds, and its duration is logged. Short-lived garbage is still collected
+by the cheap young generations as usual.
 """
 
 from __future__ import annotations
