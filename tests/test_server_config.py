@@ -125,3 +125,25 @@ def test_a_token_bucket_meters_and_refills() -> None:
     bucket = TokenBucket(rate=1000.0, burst=3)
     assert [bucket.take(1) for _ in range(4)] == [True, True, True, False]
     assert 0 < bucket.wait_time() <= 0.002
+
+
+def test_the_freeze_policy_reclaims_once_half_of_the_frozen_sessions_ended() -> None:
+    import gc
+
+    from server.memory import FreezePolicy
+
+    policy = FreezePolicy(min_dead=2)
+    try:
+        policy.start()
+        for _ in range(4):
+            policy.session_ready()
+        assert gc.get_freeze_count() > 0
+        policy.session_ended(was_ready=True)
+        assert policy.reclaims == 0  # 1 dead of 3 live
+        policy.session_ended(was_ready=True)
+        assert policy.reclaims == 1  # 2 dead >= 2 live: unfreeze, collect, freeze
+        assert policy.dead_frozen == 0 and policy.live == 2
+        policy.session_ended(was_ready=False)  # never showed a screen: nothing frozen
+        assert policy.live == 2
+    finally:
+        gc.unfreeze()
