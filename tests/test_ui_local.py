@@ -17,6 +17,7 @@ from moon_tui.rules import Phase, Rules
 from moon_tui.ui.bars import ClickBar
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.hand import HandView
+from moon_tui.ui.lobby_screen import LobbyScreen
 
 
 def test_command_line_builds_the_rules() -> None:
@@ -181,3 +182,41 @@ async def wait_for_lobby(check: Callable[[], bool]) -> None:
             return
         await asyncio.sleep(0.01)
     raise AssertionError("the lobby never saw it")
+
+
+async def test_an_operator_broadcasts_and_kicks_from_the_lobby() -> None:
+    from moon_tui.lobby import Notice, SessionEnded
+    from moon_tui.ui.operator import OperatorScreen
+
+    async with Lobby(FAST) as lobby:
+        bob = await lobby.connect("bob")
+        app = MoonApp(lobby, "olga", operator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            assert "o operator" in screen_text(app)
+            await pilot.press("o")
+            await wait_for(pilot, lambda: isinstance(app.screen, OperatorScreen), "the dialog")
+            await pilot.press(*"shout", "enter")
+            assert "not an operator command" in screen_text(app)
+            await pilot.press(*["backspace"] * 5)  # the line stays for mending
+            await pilot.press(*"say tables close at ten", "enter")
+            await pilot.press(*"kick bob enough", "enter")
+            seen: list[object] = []
+
+            async def drain() -> None:
+                async for event in bob:
+                    seen.append(event)
+
+            await asyncio.wait_for(drain(), timeout=10)
+            assert any(isinstance(e, Notice) and "tables close at ten" in e.text for e in seen)
+            assert isinstance(seen[-1], SessionEnded)
+
+
+async def test_players_do_not_get_the_operator_key() -> None:
+    async with Lobby(FAST) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter", "o")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            assert "operator" not in screen_text(app)

@@ -63,10 +63,11 @@ class LobbyScreen(MoonScreen):
         Binding("n", "new_table", "new table"),
         Binding("j", "join", "join"),
         Binding("w", "watch", "watch"),
-        Binding("i", "invite", "invite code"),
+        Binding("i", "invite", "by code"),
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
-        Binding("k", "keys", "ssh keys"),
+        Binding("k", "keys", "keys"),
+        Binding("o", "operator", "operator"),
         Binding("question_mark", "help", "help"),
         Binding("q", "app.quit", "quit"),
     ]
@@ -155,6 +156,8 @@ class LobbyScreen(MoonScreen):
             return True if self._selected_id() is not None else None
         if action == "keys":
             return self.moon.keys is not None
+        if action == "operator":
+            return self.moon.operator
         return True
 
     def action_new_table(self) -> None:
@@ -183,6 +186,12 @@ class LobbyScreen(MoonScreen):
 
         if self.moon.keys is not None:
             self.app.push_screen(KeysScreen(self.moon.keys))
+
+    def action_operator(self) -> None:
+        from .operator import OperatorScreen
+
+        if self.moon.operator:
+            self.app.push_screen(OperatorScreen())
 
     def action_help(self) -> None:
         from .help import HelpScreen

@@ -1,0 +1,62 @@
+"""Operator commands, for the players the server names operators: one line each."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Input, Static
+
+from ..lobby.messages import Ban, Broadcast, CloseTable, Command, Kick
+from .base import MoonModal, set_text, steady_input
+
+USAGE = "say TEXT · kick NAME REASON · ban NAME REASON · close TABLE REASON (reasons optional)"
+
+
+class OperatorError(ValueError):
+    """A line that is not an operator command."""
+
+
+def parse_operator(line: str) -> Command:
+    """`say the server restarts at 10` -> Broadcast(...), `kick bob rude` -> Kick(...)."""
+    verb, _, rest = line.strip().partition(" ")
+    rest = rest.strip()
+    target, _, reason = rest.partition(" ")
+    verb = verb.lower()
+    if verb == "say" and rest:
+        return Broadcast(rest)
+    if verb == "kick" and target:
+        return Kick(target, reason.strip())
+    if verb == "ban" and target:
+        return Ban(target, reason.strip())
+    if verb == "close" and target:
+        return CloseTable(target, reason.strip())
+    raise OperatorError(f"not an operator command: {line.strip()!r} ({USAGE})")
+
+
+class OperatorScreen(MoonModal):
+    def __init__(self) -> None:
+        super().__init__(classes="dialog")
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(classes="box wide"):
+            yield Static("Operator", classes="title")
+            yield Static(USAGE)
+            yield steady_input(placeholder="say Tournament at 8pm!", id="operator-line")
+            yield Static(id="operator-message")
+            yield Static("Enter sends · Esc closes", classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        try:
+            command = parse_operator(event.value)
+        except OperatorError as exc:
+            set_text(self.query_one("#operator-message", Static), f"✗ {exc}", layout=True)
+            return
+        self.moon.send(command)
+        event.input.clear()
+        set_text(self.query_one("#operator-message", Static), f"Sent: {event.value.strip()}",
+                 layout=True)
