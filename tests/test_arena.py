@@ -43,7 +43,8 @@ def test_arena_is_deterministic_for_a_seed() -> None:
 
 
 def test_expert_with_fixed_samples_is_deterministic() -> None:
-    setup = Setup(Rules.make(), ("expert", "normal", "normal"), 2, None, 2, keep_record=True)
+    setup = Setup(Rules.make(target=5), ("expert", "normal", "normal"), 2, None, 2,
+                  keep_record=True)
     first = [rec for *_, rec in run(setup, 1)]
     assert first == [rec for *_, rec in run(setup, 1)]
 
@@ -51,7 +52,8 @@ def test_expert_with_fixed_samples_is_deterministic() -> None:
 def test_a_tiny_run_writes_records_that_replay(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["--seats", "expert,heuristic,random", "--games", "3", "--seed", "1",
-                 "--samples", "2", "--records", str(tmp_path), "--json"])
+                 "--samples", "2", "--rule", "target=10", "--records", str(tmp_path),
+                 "--json"])
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     assert set(result) == {"expert", "heuristic", "random"}
