@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_MESSAGE = "The server is shutting down. Unfinished games were saved. See you soon!"
 IDLE_CHECK_SECONDS = 20.0
+STARTS_AT_ONCE = 2
+"""Apps starting at the same time; the others wait their turn (see `_handle_process`)."""
 
 
 def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
@@ -96,6 +98,7 @@ class MoonServer:
         self.port = config.port
         self.memory = FreezePolicy() if freeze_memory else None
         self._memory_task: asyncio.Task[None] | None = None
+        self._start_slots = asyncio.Semaphore(STARTS_AT_ONCE)
 
     @property
     def lobby(self) -> Lobby:
@@ -257,14 +260,33 @@ class MoonServer:
                 return
             conn.set_extra_info(moon_playing=True)
             self.gate.sessions += 1
+            # Starting an app costs a few hundred ms of CPU in small steps: started all at
+            # once they share the loop and all finish late. A few at a time, in order of
+            # arrival, each reaches its first screen as early as the CPU allows.
+            if self._start_slots.locked():
+                write_line(process, "Starting your game, one moment...\r\n")
+            await self._start_slots.acquire()
+            released = False
+
+            def first_frame() -> None:
+                nonlocal released
+                if not released:
+                    released = True
+                    self._start_slots.release()
+                if self.memory is not None:
+                    self.memory.session_ready()
+
             try:
                 await run_game(
                     process, player, self.make_app,
                     on_start=self._session_started, on_end=self._session_ended,
-                    on_first_frame=self.memory.session_ready if self.memory else None,
+                    on_first_frame=first_frame,
                 )
             finally:
                 self.gate.sessions -= 1
+                if not released:
+                    released = True
+                    self._start_slots.release()
             process.exit(0)
             conn.close()
         except Exception:
