@@ -1,6 +1,12 @@
-"""Computer players. They see one seat's view only; no textual, no asyncssh."""
+"""Computer players. They see one seat's view only; no textual, no asyncssh.
+
+Levels (`make_bot`): `random`, `easy`, `normal` (alias `heuristic`), `expert` (PIMC over a
+double-dummy solver, `time_budget` seconds per decision). The arena is `moon-arena`.
+"""
 
 from .base import Bot, RandomBot
+from .expert import ExpertBot
+from .heuristic import EasyBot, HeuristicBot
 from .registry import LEVELS, make_bot
 
-__all__ = ["LEVELS", "Bot", "RandomBot", "make_bot"]
+__all__ = ["LEVELS", "Bot", "EasyBot", "ExpertBot", "HeuristicBot", "RandomBot", "make_bot"]
