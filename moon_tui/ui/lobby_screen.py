@@ -143,6 +143,7 @@ class LobbyScreen(MoonScreen):
             for index, info in enumerate(lobby.tables):
                 if info.table_id == selected:
                     table.move_cursor(row=index)
+        self.refresh_bindings()  # join and watch need a table to choose
 
     def _selected_id(self) -> str | None:
         table = self.query_one(DataTable)
