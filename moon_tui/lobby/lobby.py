@@ -375,6 +375,8 @@ class Lobby:
                       stats=self.stats)
         self._tables[table_id] = table
         self._codes[code] = table_id
+        log.info("table %s created by %s: %r, %s%s", table_id, handle.name, name,
+                 command.rules.summary(), ", private" if command.private else "")
         self._spawn(table.run(), name=f"table {table_id}")
 
     def _new_code(self) -> str:
