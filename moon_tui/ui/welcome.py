@@ -20,6 +20,13 @@ BANNER = r"""
 """
 
 
+def _block(art: str) -> str:
+    """Pad every line of `art` to one width, so centring the text keeps the letters aligned."""
+    lines = art.strip("\n").splitlines()
+    width = max(len(line) for line in lines)
+    return "\n".join(line.ljust(width) for line in lines)
+
+
 class WelcomeScreen(MoonScreen):
     BINDINGS = [
         Binding("enter", "lobby", "go to the lobby"),
@@ -29,7 +36,7 @@ class WelcomeScreen(MoonScreen):
 
     def compose_body(self) -> ComposeResult:
         text = Text(justify="center")
-        text.append(BANNER.strip("\n"), style="bold")
+        text.append(_block(BANNER), style="bold")
         text.append("\n\nthe domino game, in your terminal\n\n")
         text.append("Welcome, ")
         text.append(self.moon.player_name, style="bold")
