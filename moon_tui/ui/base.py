@@ -48,47 +48,44 @@ class EventSink:
         """Called by the app after the model has taken the event in."""
 
 
-class MoonScreen(Screen[None], EventSink):
+class MoonParts(EventSink):
+    """What screens and dialogs share: the app, the too-small notice, the help key."""
+
+    @property
+    def moon(self) -> MoonApp:
+        from ..app import MoonApp
+
+        app = self.app  # type: ignore[attr-defined]
+        assert isinstance(app, MoonApp)
+        return app
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        yield from self.compose_body()
+
+    def compose_body(self) -> ComposeResult:
+        yield from ()
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        self.moon.push_screen(HelpScreen())
+
+
+class MoonScreen(MoonParts, Screen[None]):
     """A full screen of the app."""
 
     HORIZONTAL_BREAKPOINTS = HORIZONTAL
     VERTICAL_BREAKPOINTS = VERTICAL
 
-    @property
-    def moon(self) -> MoonApp:
-        from ..app import MoonApp
 
-        assert isinstance(self.app, MoonApp)
-        return self.app
-
-    def compose(self) -> ComposeResult:
-        yield TooSmall()
-        yield from self.compose_body()
-
-    def compose_body(self) -> ComposeResult:
-        yield from ()
-
-
-class MoonModal(ModalScreen[None], EventSink):
+class MoonModal(MoonParts, ModalScreen[None]):
     """A dialog over another screen; Escape closes it."""
 
     HORIZONTAL_BREAKPOINTS = HORIZONTAL
     VERTICAL_BREAKPOINTS = VERTICAL
+
     BINDINGS = [("escape", "close", "Close")]
-
-    @property
-    def moon(self) -> MoonApp:
-        from ..app import MoonApp
-
-        assert isinstance(self.app, MoonApp)
-        return self.app
-
-    def compose(self) -> ComposeResult:
-        yield TooSmall()
-        yield from self.compose_body()
-
-    def compose_body(self) -> ComposeResult:
-        yield from ()
 
     def action_close(self) -> None:
         self.dismiss(None)

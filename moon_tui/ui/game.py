@@ -358,11 +358,6 @@ class GameScreen(MoonScreen):
 
         self.app.push_screen(ScoreSheetScreen(self.table_id))
 
-    def action_help(self) -> None:
-        from .help import HelpScreen
-
-        self.app.push_screen(HelpScreen())
-
     def action_chat(self) -> None:
         self.query_one(ChatPanel).focus_input()
 

@@ -194,11 +194,6 @@ class LobbyScreen(MoonScreen):
         if self.moon.operator:
             self.app.push_screen(OperatorScreen())
 
-    def action_help(self) -> None:
-        from .help import HelpScreen
-
-        self.app.push_screen(HelpScreen())
-
     def action_chat(self) -> None:
         self.query_one(ChatPanel).focus_input()
 

@@ -192,11 +192,6 @@ class WaitingScreen(MoonScreen):
     def action_leave(self) -> None:
         self.moon.send(LeaveTable(self.table_id))
 
-    def action_help(self) -> None:
-        from .help import HelpScreen
-
-        self.app.push_screen(HelpScreen())
-
     def action_chat(self) -> None:
         self.query_one(ChatPanel).focus_input()
 

@@ -54,7 +54,3 @@ class WelcomeScreen(MoonScreen):
 
         self.app.switch_screen(LobbyScreen())
 
-    def action_help(self) -> None:
-        from .help import HelpScreen
-
-        self.app.push_screen(HelpScreen())
