@@ -147,12 +147,18 @@ class ExpertBot:
         (an arena on a busy machine, where wall time would starve the search)."""
         """Read the auction into the samples (`inference`); off only to measure its worth."""
         self._solvers: dict[tuple[int, tuple[bool, ...]], Solver] = {}
+        self._hand_key: tuple[int, int] = (-1, -1)
 
     def choose(self, view: SeatView, rng: random.Random) -> Action:
         if not view.legal:
             raise ValueError(f"seat {view.seat} has nothing to do: it is not its turn")
         if len(view.legal) == 1:
             return view.legal[0]
+        hand_key = (view.hand_number, len(view.results))
+        if hand_key != self._hand_key:
+            # Positions never repeat across hands: free the tables.
+            self._solvers.clear()
+            self._hand_key = hand_key
         deadline = math.inf if self.fixed_samples else \
             self.clock() + self.time_budget * BUDGET_SHARE
         phase = view.phase
