@@ -28,8 +28,8 @@ from ..rules.tiles import mask_of
 from . import heuristic
 from .inference import plausibility, sample_consistent
 from .knowledge import Knowledge, SampleError
-from .solver import SearchTimeout, Solver
-from .strength import bits, discard_for, expected_tricks
+from .solver import SearchTimeout, Solver, bits
+from .strength import discard_for, expected_tricks
 
 log = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ from ..rules.tiles import (
     tile_set,
 )
 from .knowledge import Knowledge
-from .solver import LEAD_STRENGTH
-from .strength import HIGHER_IN_SUIT, bits, expected_tricks, sure_tricks, weakest
+from .solver import LEAD_STRENGTH, bits
+from .strength import HIGHER_IN_SUIT, expected_tricks, sure_tricks, weakest
 
 #: How far above its expected tricks the heuristic dares to bid.
 BID_BOLDNESS = 1.1

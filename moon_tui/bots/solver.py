@@ -57,7 +57,8 @@ def _places(order: Sequence[int]) -> list[int]:
     return places
 
 
-def _bits(mask: int) -> list[int]:
+def bits(mask: int) -> list[int]:
+    """The tile indexes of a bitmask, lowest first."""
     out = []
     while mask:
         low = mask & -mask
@@ -128,7 +129,7 @@ class Solver:
         out = {}
         guess = remaining // 2
         kept = self._prune_trumps(hand, h, t)
-        for tile in _bits(kept):
+        for tile in bits(kept):
             bit = 1 << tile
             h[mover] ^= bit
             t.append(tile)
@@ -234,7 +235,7 @@ class Solver:
             cands = hand
             if (cands & self.trump_mask).bit_count() > 1:
                 cands = self._prune_trumps(cands, hands, trick)
-            moves = sorted(_bits(cands), key=self.lead_key)
+            moves = sorted(bits(cands), key=self.lead_key)
             best_rank = -1
             holder = -1
             ranks = self.win_rank[0]
@@ -253,9 +254,9 @@ class Solver:
             holder = (leader + best_i) % n
             if side[holder] == maximise:
                 # The trick is already ours: cheapest tiles first.
-                moves = sorted(_bits(cands), key=self.cheap_key)
+                moves = sorted(bits(cands), key=self.cheap_key)
             else:
-                tiles = _bits(cands)
+                tiles = bits(cands)
                 moves = sorted([t for t in tiles if ranks[t] > best_rank],
                                key=self.follow_key[led])
                 if len(moves) < len(tiles):
@@ -313,4 +314,4 @@ class Solver:
 
 def describe(hands: Sequence[int]) -> str:
     """Hands as text, for logs and failing tests."""
-    return " | ".join(" ".join(str(TILES[t]) for t in reversed(_bits(h))) for h in hands)
+    return " | ".join(" ".join(str(TILES[t]) for t in reversed(bits(h))) for h in hands)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 from ..rules.tiles import IS_TRUMP, LEAD_SUIT, TRUMP_NONE, WIN_RANK
-from .solver import LEAD_STRENGTH, TRUMP_ORDER
+from .solver import LEAD_STRENGTH, TRUMP_ORDER, bits
 
 #: PARTNER_SHARE: what an unseen partner adds to a 4-player declarer's tricks.
 PARTNER_SHARE: Final = 1.2
@@ -25,16 +25,6 @@ HIGHER_IN_SUIT: Final[tuple[tuple[int, ...], ...]] = tuple(
     )
     for tr in range(9)
 )
-
-
-def bits(mask: int) -> list[int]:
-    """The tile indexes of a bitmask, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def shares(hand: int, trump: int, unseen: int) -> dict[int, float]:

@@ -646,12 +646,17 @@ class Table:
         if self._saved:
             return
         self._saved = True
+        record = self._record(state)
+        if record is not None:
+            self._spawn(self._store_record(record, finished))
+
+    def _record(self, state: GameState) -> dict[str, Any] | None:
+        """The game as a `moon/1` record; None (and a logged traceback) if that fails."""
         try:
-            record = record_of(state, self.game_names)
+            return record_of(state, self.game_names)
         except Exception:
             log.exception("table %s: could not write the game record", self.table_id)
-            return
-        self._spawn(self._store_record(record, finished))
+            return None
 
     async def _store_record(self, record: dict[str, Any], finished: bool) -> None:
         try:
@@ -664,12 +669,9 @@ class Table:
         if state is None or self.status != "playing" or self._saved:
             return
         self._saved = True
-        try:
-            record = record_of(state, self.game_names)
-        except Exception:
-            log.exception("table %s: could not write the game record", self.table_id)
-            return
-        await self._store_record(record, False)
+        record = self._record(state)
+        if record is not None:
+            await self._store_record(record, False)
 
     def _close(self, reason: str) -> None:
         if self._closing is not None:
