@@ -761,3 +761,36 @@ async def test_a_player_leaving_mid_game_is_replaced_by_a_computer() -> None:
     assert store.finished == [True]
     assert store.records[0]["seats"] == ["ann", "bob", "easy bot"]
     assert not bob.of_type(GameFinished)
+
+
+async def test_arrivals_alone_are_published_in_slow_rounds_and_table_changes_at_once() -> None:
+    # Every round of lobby updates redraws every session's lobby: in a big club, players
+    # coming and going must not cost a round each. A table change still goes out promptly
+    # and carries who is online with it.
+    config = dataclasses.replace(FAST, lobby_update_interval=0,
+                                 presence_update_interval=3600)
+    async with running(config) as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        await ann.wait_type(LobbyUpdate)
+        await join(lobby, tg, "bob")
+        await join(lobby, tg, "cy")  # bob's arrival was handled before cy's connect returned
+        assert lobby.online() == ("ann", "bob", "cy")
+        while ann.handle.pending_events():  # let ann's client take in all it was sent
+            await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert all(u.online == ("ann",) for u in ann.of_type(LobbyUpdate))
+        await new_table(ann, CreateTable("ann's", Rules.make()))
+        update = await ann.wait_type(LobbyUpdate, lambda u: len(u.tables) == 1)
+        assert update.online == ("ann", "bob", "cy")
+
+
+def test_the_online_panel_lists_you_first_and_counts_who_does_not_fit() -> None:
+    from moon_tui.ui.lobby_screen import ONLINE_NAMES, online_text
+
+    few = online_text(("ann", "bob", "cy"), "bob").plain.splitlines()
+    assert few == ["Online (3)", "• bob (you)", "• ann", "• cy"]
+    names = tuple(f"p{i:03d}" for i in range(250))
+    many = online_text(names, "p200").plain.splitlines()
+    assert len(many) == 1 + ONLINE_NAMES
+    assert many[0] == "Online (250)" and many[1] == "• p200 (you)"
+    assert many[-1] == f"… and {250 - (ONLINE_NAMES - 1)} more"

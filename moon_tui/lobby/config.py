@@ -34,5 +34,10 @@ class LobbyConfig:
     lobby_update_interval: float = 0.1
     """At most one round of LobbyUpdates this often: a burst of table changes is sent as
     one (the first change after a quiet spell goes out at once)."""
+    presence_update_interval: float = 1.0
+    """Players coming and going alone (no table changed) are published at most this often,
+    and less often in a big club: every session redraws for each round, so the gap grows
+    to one second per `presence_redraws_per_second` players online."""
+    presence_redraws_per_second: int = 100
     max_commands_pending: int = 64
     """Commands a session may have waiting in the lobby; more are rejected."""

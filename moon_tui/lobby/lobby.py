@@ -93,6 +93,9 @@ class Lobby:
         self._running = False
         self._closing = False
         self._dirty = False
+        """A table changed: publish after `lobby_update_interval`."""
+        self._presence_dirty = False
+        """Only who is online changed: publish after `_presence_gap()`."""
         self._published_at = 0.0
         self._listing = Listing()
 
@@ -170,13 +173,24 @@ class Lobby:
         return self._listing.tables()
 
     # -- the actor's loop ----------------------------------------------------------------
+    def _publish_due(self) -> float | None:
+        """When the next round of LobbyUpdates is due (monotonic time), None if nothing is."""
+        if self._dirty:
+            return self._published_at + self.config.lobby_update_interval
+        if self._presence_dirty:
+            return self._published_at + self._presence_gap()
+        return None
+
+    def _presence_gap(self) -> float:
+        config = self.config
+        return max(config.presence_update_interval,
+                   len(self._sessions) / max(1, config.presence_redraws_per_second))
+
     async def _run(self) -> None:
         inbox = self._inbox
-        interval = self.config.lobby_update_interval
         while True:
-            wait = None
-            if self._dirty:
-                wait = max(0.0, self._published_at + interval - time.monotonic())
+            due = self._publish_due()
+            wait = None if due is None else max(0.0, due - time.monotonic())
             try:
                 async with asyncio.timeout(wait):
                     message = await inbox.get()
@@ -188,7 +202,8 @@ class Lobby:
                     self._handle_safely(inbox.get_nowait())
             if self._closing and not self._tables:
                 break
-            if self._dirty and time.monotonic() >= self._published_at + interval:
+            due = self._publish_due()
+            if due is not None and time.monotonic() >= due:
                 self._publish()
         for handle in self._sessions.values():
             handle.end(SHUTDOWN)
@@ -258,7 +273,7 @@ class Lobby:
             handle.deliver(Notice(self.config.motd))
         for table in self._tables.values():
             table.post(Attach(handle))
-        self._dirty = True
+        self._presence_dirty = True
         message.reply.set_result(handle)
 
     def _session_gone(self, handle: PlayerHandle) -> None:
@@ -269,7 +284,7 @@ class Lobby:
         self._wrong_codes.forget_idle()
         for table in self._tables.values():
             table.post(Detach(handle))
-        self._dirty = True
+        self._presence_dirty = True
 
     def _end_session(self, name: str, reason: str) -> bool:
         handle = self._sessions.get(name)
@@ -292,7 +307,7 @@ class Lobby:
         return LobbyUpdate(self._listing.for_player(name), self.online())
 
     def _publish(self) -> None:
-        self._dirty = False
+        self._dirty = self._presence_dirty = False
         self._published_at = time.monotonic()
         online = self.online()
         for name, handle in list(self._sessions.items()):

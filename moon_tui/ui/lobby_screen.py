@@ -22,6 +22,9 @@ from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
 
+ONLINE_NAMES = 8
+"""Names the online panel has room for (`#lower` is 9 lines high, one is the title)."""
+
 #: (title, width): 79 columns with the cell padding, so the list fits at 80x24.
 COLUMNS = (("Table", 16), ("Rules", 18), ("Seats", 19), ("Status", 11), ("Watch", 5))
 
@@ -49,6 +52,23 @@ def watch_cell(info: TableInfo) -> str:
     if not info.spectators_allowed:
         return "closed"
     return str(len(info.spectators))
+
+
+def online_text(online: tuple[str, ...], me: str) -> Text:
+    """Who is online, as many names as the panel shows (you first), then how many more.
+
+    Only what fits is drawn: in a club of hundreds, every arrival redraws every lobby."""
+    names = ([f"{me} (you)"] if me in online else []) + [n for n in online if n != me]
+    more = 0
+    if len(names) > ONLINE_NAMES:
+        more = len(names) - (ONLINE_NAMES - 1)
+        names = names[:ONLINE_NAMES - 1]
+    text = Text(f"Online ({len(online)})", style="bold")
+    for name in names:
+        text.append(f"\n• {name}", style="")
+    if more:
+        text.append(f"\n… and {more} more", style="dim")
+    return text
 
 
 def table_row(info: TableInfo) -> tuple[str, ...]:
@@ -125,11 +145,8 @@ class LobbyScreen(MoonScreen):
         else:
             header.append(" · no table yet: press n to open one")
         set_text(self.query_one("#header", Static), header)
-        online = Text("Online\n", style="bold")
-        for name in lobby.online:
-            online.append(("• " + name + (" (you)" if name == self.moon.player_name else ""))
-                          + "\n", style="")
-        set_text(self.query_one("#online", Static), online)
+        set_text(self.query_one("#online", Static),
+                 online_text(lobby.online, self.moon.player_name))
         rows = tuple(table_row(info) for info in lobby.tables)
         if rows == self._rows:
             return
