@@ -1,19 +1,20 @@
 """Keeping Python's garbage collector from pausing every player at once.
 
-A full collection walks every tracked object: ~15,000 per session, so at 100 sessions a
-full pass froze the whole server for about a second (measured). Objects in `gc.freeze()`'s
-permanent generation are skipped by every pass, but are then only freed by reference
-counting: an ended session's cyclic garbage stays until the next `gc.unfreeze()`.
+A full collection walks every tracked object: ~10,000 per live session, so at 100
+sessions one pass froze the whole server for over a second (measured). Objects in
+`gc.freeze()`'s permanent generation are skipped by every pass, so the policy is:
 
-The policy here: freeze after each session's first screen and every few seconds (the
-live sessions' widgets stop costing scan time), and reclaim (unfreeze, one full
-collection, freeze again) only when ended sessions make up about half of what is frozen,
-or, as a safety net for garbage made between two freezes, when the frozen set has grown
-by half and the last reclaim is ten minutes old. (Reclaiming on growth alone fired again
-and again while players were arriving: their live widgets are growth too.) The pause of
-a reclaim is as long as before, but it happens once per that many session ends instead
-of every few seconds, and its duration is logged. Short-lived garbage is still collected
-by the cheap young generations as usual.
+- every second, a full collection of what is *not* frozen (only what was made since
+  the previous second: cheap) and then `gc.freeze()`: what survives a second stops
+  costing scan time;
+- when a session ends, its app is dismantled (`teardown.py`) so reference counting
+  frees most of it, frozen or not;
+- what little cyclic garbage stays frozen (widgets removed during a session: ~200 KB per
+  ended session) is reclaimed by `gc.unfreeze()` and one full collection, which pauses
+  the server for as long as it takes to walk everything. That is done when the server
+  is quiet (few live sessions: a short pause), or, so memory stays bounded on a server
+  that is never quiet, once the ended sessions outnumber the live ones twice over (and at
+  least `min_dead`); its duration is logged.
 """
 
 from __future__ import annotations
@@ -25,62 +26,58 @@ import time
 log = logging.getLogger(__name__)
 
 
-
 class FreezePolicy:
-    """Call `session_ready()` after a first screen and `session_ended()` at each end."""
+    """Call `tick()` every `INTERVAL` seconds and `session_ended()` at each session's end."""
 
-    INTERVAL = 5.0
-    """Seconds between two periodic freezes (`tick()`)."""
-    SAFETY_NET_SECONDS = 600.0
+    INTERVAL = 1.0
+    QUIET = 10
+    """Live sessions at or below which a reclaim is short enough to do at any time."""
+    SLOW_TICK = 0.05
+    """A tick slower than this (seconds) is logged."""
 
-    def __init__(self, *, min_dead: int = 50) -> None:
+    def __init__(self, *, min_dead: int = 100) -> None:
         self.min_dead = min_dead
-        self.frozen_after_reclaim = 0
-        self.last_reclaim = time.monotonic()
         self.live = 0
-        self.dead_frozen = 0
+        self.dead = 0
+        """Sessions ended since the last reclaim."""
         self.reclaims = 0
         self.longest_reclaim = 0.0
+        self.longest_tick = 0.0
 
     def start(self) -> None:
-        """Freeze what the server built at start (imports, lobby, caches) for good."""
+        """Freeze what the server built at start (imports, lobby, caches)."""
         gc.collect()
         gc.freeze()
-        self.frozen_after_reclaim = gc.get_freeze_count()
 
     def tick(self) -> None:
-        """Called every `INTERVAL` seconds."""
+        started = time.perf_counter()
+        gc.collect()
         gc.freeze()
-        if (
-            time.monotonic() - self.last_reclaim > self.SAFETY_NET_SECONDS
-            and gc.get_freeze_count() > 1.5 * self.frozen_after_reclaim
-        ):
+        took = time.perf_counter() - started
+        self.longest_tick = max(self.longest_tick, took)
+        if took > self.SLOW_TICK:
+            log.info("memory tick took %.0f ms (%d live sessions)", took * 1000, self.live)
+        if self.dead and (self.live <= self.QUIET and self.dead >= min(self.min_dead, 20)
+                          or self.dead >= max(self.min_dead, 2 * self.live)):
             self.reclaim()
 
-    def session_ready(self) -> None:
+    def session_started(self) -> None:
         self.live += 1
-        gc.freeze()
 
-    def session_ended(self, *, was_ready: bool) -> None:
-        if not was_ready:
-            return
+    def session_ended(self) -> None:
         self.live -= 1
-        self.dead_frozen += 1
-        if self.dead_frozen >= max(self.min_dead, self.live):
-            self.reclaim()
+        self.dead += 1
 
     def reclaim(self) -> None:
         started = time.perf_counter()
         gc.unfreeze()
         found = gc.collect()
         gc.freeze()
-        self.frozen_after_reclaim = gc.get_freeze_count()
-        self.last_reclaim = time.monotonic()
         pause = time.perf_counter() - started
         self.reclaims += 1
         self.longest_reclaim = max(self.longest_reclaim, pause)
         log.info(
             "memory reclaim: %d objects of %d ended sessions freed in %.0f ms (%d live)",
-            found, self.dead_frozen, pause * 1000, self.live,
+            found, self.dead, pause * 1000, self.live,
         )
-        self.dead_frozen = 0
+        self.dead = 0

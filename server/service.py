@@ -22,7 +22,7 @@ from textual.app import App
 
 from moon_tui.lobby import Lobby, LobbyConfig
 
-from . import patches
+from . import patches, teardown
 from .auth import AuthContext, MoonSSHServer
 from .config import ServerConfig
 from .driver import SSHDriver
@@ -120,6 +120,7 @@ class MoonServer:
 
     async def start(self) -> None:
         patches.install()
+        teardown.install()
         self.config.data.mkdir(parents=True, exist_ok=True)
         host_key = load_or_create_host_key(self.config.host_key_path)
         operators = _operator_fingerprints(self.config)
@@ -273,8 +274,6 @@ class MoonServer:
                 if not released:
                     released = True
                     self._start_slots.release()
-                if self.memory is not None:
-                    self.memory.session_ready()
 
             try:
                 await run_game(
@@ -300,13 +299,15 @@ class MoonServer:
 
     def _session_started(self, session: LiveSession) -> None:
         self.sessions[session.player.name].append(session)
+        if self.memory is not None:
+            self.memory.session_started()
         log.info("session start %s (%s, %dx%d)", session.player.name,
                  session.terminal.profile.term, session.terminal.profile.width,
                  session.terminal.profile.height)
 
     def _session_ended(self, session: LiveSession) -> None:
         if self.memory is not None:
-            self.memory.session_ended(was_ready=session.terminal.first_frame.is_set())
+            self.memory.session_ended()
         group = self.sessions.get(session.player.name)
         if group is not None:
             with contextlib.suppress(ValueError):

@@ -19,6 +19,7 @@ from textual.app import App
 
 from .driver import CURRENT_TERMINAL, SSHDriver, SSHTerminal
 from .identity import Player
+from .teardown import dismantle
 from .terminal import TerminalProfile, exit_message, fit_app_to_terminal
 
 log = logging.getLogger(__name__)
@@ -141,17 +142,28 @@ async def run_game(
         terminal.reader = None
         on_end(session)
         session.done.set()
+    try:
+        _say_goodbye(process, session, crash)
+    finally:
+        # Nothing uses the app any more: break its cycles so it is freed now (memory.py).
+        dismantle(app)
+
+
+def _say_goodbye(
+    process: asyncssh.SSHServerProcess[bytes], session: LiveSession, crash: BaseException | None
+) -> None:
     if crash is not None:
         log.error(
             "session of %s crashed (other sessions go on)",
-            player.name,
+            session.player.name,
             exc_info=(type(crash), crash, crash.__traceback__),
         )
         write_line(process, "\x1b[?1049l\x1b[?25h" + CRASHED)
         return
     farewell = session.farewell
     if farewell is None:
-        farewell = exit_message(app) or None
+        farewell = exit_message(session.app) or None
     write_line(process, f"{farewell or 'Goodbye from Moon.'}\r\n")
-    if terminal.dropped_events:
-        log.info("%s: %d input events over the limit dropped", player.name, terminal.dropped_events)
+    if session.terminal.dropped_events:
+        log.info("%s: %d input events over the limit dropped", session.player.name,
+                 session.terminal.dropped_events)

@@ -127,23 +127,35 @@ def test_a_token_bucket_meters_and_refills() -> None:
     assert 0 < bucket.wait_time() <= 0.002
 
 
-def test_the_freeze_policy_reclaims_once_half_of_the_frozen_sessions_ended() -> None:
+def test_the_freeze_policy_reclaims_when_quiet_or_when_the_ended_outnumber_the_live() -> None:
     import gc
 
     from server.memory import FreezePolicy
 
-    policy = FreezePolicy(min_dead=2)
+    policy = FreezePolicy(min_dead=4)
+    policy.QUIET = 1
     try:
         policy.start()
-        for _ in range(4):
-            policy.session_ready()
+        for _ in range(6):
+            policy.session_started()
+        policy.tick()  # collects what is not frozen yet, then freezes it
         assert gc.get_freeze_count() > 0
-        policy.session_ended(was_ready=True)
-        assert policy.reclaims == 0  # 1 dead of 3 live
-        policy.session_ended(was_ready=True)
-        assert policy.reclaims == 1  # 2 dead >= 2 live: unfreeze, collect, freeze
-        assert policy.dead_frozen == 0 and policy.live == 2
-        policy.session_ended(was_ready=False)  # never showed a screen: nothing frozen
-        assert policy.live == 2
+        for _ in range(3):
+            policy.session_ended()
+        policy.tick()
+        assert policy.reclaims == 0  # 3 ended, 3 live: neither quiet nor outnumbered
+        policy.session_ended()
+        policy.tick()
+        assert policy.reclaims == 1  # 4 ended >= twice the 2 live: unfreeze, collect, freeze
+        assert policy.dead == 0 and policy.live == 2
+        policy.session_ended()
+        policy.tick()
+        assert policy.reclaims == 1  # quiet (1 live), but only 1 ended: not worth a pass
+        for _ in range(3):
+            policy.session_started()
+            policy.session_ended()
+        policy.tick()
+        assert policy.reclaims == 2  # quiet, and 4 ended since the last pass
+        assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
