@@ -70,6 +70,7 @@ class FreezePolicy:
 
     def reclaim(self) -> None:
         started = time.perf_counter()
+        frozen = gc.get_freeze_count()
         gc.unfreeze()
         found = gc.collect()
         gc.freeze()
@@ -77,7 +78,7 @@ class FreezePolicy:
         self.reclaims += 1
         self.longest_reclaim = max(self.longest_reclaim, pause)
         log.info(
-            "memory reclaim: %d objects of %d ended sessions freed in %.0f ms (%d live)",
-            found, self.dead, pause * 1000, self.live,
+            "memory reclaim: %d of %d frozen objects (%d ended sessions) freed in %.0f ms "
+            "(%d live)", found, frozen, self.dead, pause * 1000, self.live,
         )
         self.dead = 0

@@ -37,7 +37,7 @@ class LobbyConfig:
     presence_update_interval: float = 1.0
     """Players coming and going alone (no table changed) are published at most this often,
     and less often in a big club: every session redraws for each round, so the gap grows
-    to one second per `presence_redraws_per_second` players online."""
-    presence_redraws_per_second: int = 100
+    to one second per `presence_redraws_per_second` players online (8 s at 200)."""
+    presence_redraws_per_second: int = 25
     max_commands_pending: int = 64
     """Commands a session may have waiting in the lobby; more are rejected."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from textual import events
+from textual._context import active_app
 from textual.app import ComposeResult
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
@@ -48,8 +50,36 @@ class EventSink:
         """Called by the app after the model has taken the event in."""
 
 
+def breakpoint_classes(width: int, height: int) -> tuple[str, str]:
+    """The classes Textual's breakpoints give a screen of this size."""
+    def pick(size: int, points: list[tuple[int, str]]) -> str:
+        return next(name for edge, name in sorted(points, reverse=True) if size >= edge)
+
+    return pick(width, HORIZONTAL), pick(height, VERTICAL)
+
+
 class MoonParts(EventSink):
-    """What screens and dialogs share: the app, the too-small notice, the help key."""
+    """What screens and dialogs share: the app, the too-small notice, the help key.
+
+    Opening a screen is one of the costliest things a session does over SSH, and much
+    of it is styling every widget again: once when the first Resize adds the breakpoint
+    classes, once more when the screen is first shown. Here the classes are set before
+    the widgets are styled, and the first showing skips the second pass.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._shown_once = False
+        app = active_app.get(None)
+        if app is not None and app.size.width and app.size.height:
+            self.add_class(*breakpoint_classes(*app.size), update=False)  # type: ignore[attr-defined]
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Runs before Screen's own handler: a screen shown for the first time was styled
+        # as it mounted, a moment ago.
+        if not self._shown_once:
+            self._shown_once = True
+            event.refresh_styles = False
 
     @property
     def moon(self) -> MoonApp:
