@@ -108,3 +108,34 @@ async def test_most_of_an_ended_session_is_freed_without_the_garbage_collector(
     assert session_objects > 5000
     # measured: ~1,650 of ~8,700 (~4,400 without the teardown)
     assert left_in_cycles < session_objects / 3
+
+
+async def test_sessions_that_ended_leave_no_objects_behind(tmp_path: Path) -> None:
+    # Caches keyed on objects of a session keep the whole session's rendered lines alive
+    # (Textual's StylesCache.get_inner_outer did: ~5,000 objects per ended session).
+    async def visit(index: int) -> None:
+        client = await ScreenClient.connect(server.port, f"p{index}")
+        await enter_lobby(client, timeout=60)
+        await client.press("?")
+        await client.wait_for("help", timeout=60)
+        await client.press("escape")
+        await client.wait_for("new table", timeout=60)
+        await client.close()
+
+    async def tracked_after_all_ended() -> int:
+        for _ in range(200):
+            if server.session_count == 0 and not server._handlers:
+                break
+            await asyncio.sleep(0.05)
+        assert server.session_count == 0
+        await asyncio.sleep(0.2)
+        gc.collect()
+        return len(gc.get_objects())
+
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        await asyncio.gather(*(visit(i) for i in range(3)))  # one-time caches fill up
+        before = await tracked_after_all_ended()
+        await asyncio.gather(*(visit(i) for i in range(3, 9)))
+        grown = await tracked_after_all_ended() - before
+    # measured: a few hundred (bounded caches of styles); 30,000 with the leak
+    assert grown < 3000, f"{grown} more objects after 6 sessions came and went"
