@@ -72,7 +72,7 @@ class MoonSSHServer(asyncssh.SSHServer):
     def connection_lost(self, exc: Exception | None) -> None:
         self._ctx.gate.closed(self._address, logged_in=self.player is not None)
         who = self.player.name if self.player else "(not logged in)"
-        if exc is not None and not isinstance(exc, asyncssh.ConnectionLost):
+        if exc is not None:  # e.g. "Login timeout expired", "... not responding to keepalive"
             log.info("connection from %s closed for %s: %s", self._address, who, exc)
         else:
             log.info("connection from %s closed for %s", self._address, who)
