@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import asyncssh
 
@@ -38,6 +38,9 @@ class AuthContext:
     operator_keys: Mapping[str, frozenset[str]]
     """Operator name -> fingerprints of the keys named in the config."""
     online: Callable[[], frozenset[str]]
+    guests: set[str] = field(default_factory=set)
+    """Guest names given to connections still open: a guest waiting for its game to
+    start is not online yet, and must not get a name that another guest will use."""
 
 
 class MoonSSHServer(asyncssh.SSHServer):
@@ -70,6 +73,8 @@ class MoonSSHServer(asyncssh.SSHServer):
         log.info("connection from %s", self._address)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self.player is not None and self.player.guest:
+            self._ctx.guests.discard(self.player.name)
         self._ctx.gate.closed(self._address, logged_in=self.player is not None)
         who = self.player.name if self.player else "(not logged in)"
         if exc is not None:  # e.g. "Login timeout expired", "... not responding to keepalive"
@@ -207,7 +212,8 @@ class MoonSSHServer(asyncssh.SSHServer):
         if conn is None:
             return
         if self._guest:
-            name = guest_name(self._ctx.online())
+            name = guest_name(self._ctx.online() | self._ctx.guests)
+            self._ctx.guests.add(name)
             self.player = Player(name, guest=True, address=self._address)
             log.info("login %s as guest from %s", name, self._address)
             return

@@ -153,3 +153,33 @@ async def test_the_server_full_message(tmp_path: Path) -> None:
         await second.wait_closed()
         assert "server is full" in second.text()
         await first.close()
+
+
+async def test_guests_waiting_to_start_never_share_a_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by the load benchmark: a guest is online only once its game starts, so two
+    # guests logging in while games were queued for start could draw the same name, and
+    # the second then took over the first's session. The draw is forced to collide here.
+    import secrets
+
+    from server.auth import AuthContext, MoonSSHServer
+    from server.config import ServerConfig
+    from server.limits import Gate
+    from server.store import Database
+
+    draws = iter([7, 7, 7, 8])
+    monkeypatch.setattr(secrets, "randbelow", lambda _n: next(draws))
+    config = ServerConfig(data=tmp_path)
+    context = AuthContext(config, Database(config.database_path), Gate(config.limits), {},
+                          online=frozenset)
+    names = []
+    for _ in range(2):
+        server = MoonSSHServer(context)
+        server._conn = object()  # type: ignore[assignment]  # logged in, game not started
+        server._guest = True
+        await server._identify()
+        assert server.player is not None
+        names.append(server.player.name)
+    assert names == ["guest-0007", "guest-0008"]
+    assert context.guests == {"guest-0007", "guest-0008"}
