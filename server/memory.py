@@ -4,8 +4,8 @@ A full collection walks every tracked object: ~10,000 per live session, so at 10
 sessions one pass froze the whole server for over a second (measured). Objects in
 `gc.freeze()`'s permanent generation are skipped by every pass, so the policy is:
 
-- every second, a full collection of what is *not* frozen (only what was made since
-  the previous second: cheap) and then `gc.freeze()`: what survives a second stops
+- every half second, a full collection of what is *not* frozen (only what was made since
+  the previous tick: cheap) and then `gc.freeze()`: what survives that long stops
   costing scan time;
 - when a session ends, its app is dismantled (`teardown.py`) so reference counting
   frees most of it, frozen or not;
@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 class FreezePolicy:
     """Call `tick()` every `INTERVAL` seconds and `session_ended()` at each session's end."""
 
-    INTERVAL = 1.0
+    INTERVAL = 0.5
     QUIET = 0
     """Live sessions at or below which a reclaim disturbs nobody (its pause is ~0.1 s plus
     ~1 µs per object of each live session)."""

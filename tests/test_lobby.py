@@ -794,3 +794,23 @@ def test_the_online_panel_lists_you_first_and_counts_who_does_not_fit() -> None:
     assert len(many) == 1 + ONLINE_NAMES
     assert many[0] == "Online (250)" and many[1] == "• p200 (you)"
     assert many[-1] == f"… and {250 - (ONLINE_NAMES - 1)} more"
+
+
+async def test_a_presence_round_reaches_the_sessions_a_few_at_a_time() -> None:
+    # 200 lobbies redrawing at one moment stalled the server for ~0.4 s (measured): a
+    # round is spread at `presence_redraws_per_second`. Only a lower bound on the spread
+    # is checked, which a slow machine cannot break.
+    config = dataclasses.replace(FAST, presence_update_interval=0, presence_redraws_per_second=10)
+    async with running(config) as (lobby, tg):
+        watchers = [await join(lobby, tg, f"p{i}") for i in range(10)]
+        for watcher in watchers:
+            await watcher.wait_type(LobbyUpdate, lambda u: len(u.online) == 10, timeout=30)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        await join(lobby, tg, "zed")
+        heard: list[float] = []
+        for watcher in watchers:
+            await watcher.wait_type(LobbyUpdate, lambda u: "zed" in u.online, timeout=30)
+            heard.append(loop.time() - started)
+        # ten sessions at ten a second: about a second from the first told to the last
+        assert max(heard) - min(heard) >= 0.5, heard

@@ -39,5 +39,7 @@ class LobbyConfig:
     and less often in a big club: every session redraws for each round, so the gap grows
     to one second per `presence_redraws_per_second` players online (8 s at 200)."""
     presence_redraws_per_second: int = 25
+    """A presence round reaches this many sessions per second, a few every 0.1 s, so the
+    redraws are spread out instead of all landing on the server at one moment."""
     max_commands_pending: int = 64
     """Commands a session may have waiting in the lobby; more are rejected."""

@@ -12,6 +12,7 @@ import asyncio
 import logging
 import random
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
 from typing import Any
@@ -62,6 +63,8 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Invite code letters: no 0/O or 1/I to misread."""
 TABLE_NAME_MAX = 40
 CODE_GUESSES = 10
+PRESENCE_SLICE = 0.1
+"""Seconds between two slices of a presence round (see `Lobby._to_tell`)."""
 """Wrong invite codes a player may try per minute (32**6 codes: guessing stays hopeless)."""
 DEFAULT_CONFIG = LobbyConfig()
 SHUTDOWN = "the server is shutting down"
@@ -95,8 +98,13 @@ class Lobby:
         self._dirty = False
         """A table changed: publish after `lobby_update_interval`."""
         self._presence_dirty = False
-        """Only who is online changed: publish after `_presence_gap()`."""
+        """Only who is online changed: a presence round is due `_presence_gap()` after the
+        last round began."""
         self._published_at = 0.0
+        self._to_tell: deque[str] = deque()
+        """Sessions the running presence round has not reached yet: it tells a few every
+        `PRESENCE_SLICE` seconds, so their redraws do not all land at one moment."""
+        self._next_slice_at = 0.0
         self._listing = Listing()
 
     # -- the lifetime ----------------------------------------------------------------------
@@ -174,12 +182,27 @@ class Lobby:
 
     # -- the actor's loop ----------------------------------------------------------------
     def _publish_due(self) -> float | None:
-        """When the next round of LobbyUpdates is due (monotonic time), None if nothing is."""
+        """When the lobby next has updates to send (monotonic time), None if it has none."""
         if self._dirty:
             return self._published_at + self.config.lobby_update_interval
+        if self._to_tell:
+            return self._next_slice_at
         if self._presence_dirty:
             return self._published_at + self._presence_gap()
         return None
+
+    def _publish_what_is_due(self) -> None:
+        due = self._publish_due()
+        if due is None or time.monotonic() < due:
+            return
+        if self._dirty:
+            self._publish()
+            return
+        if not self._to_tell:  # a new presence round
+            self._presence_dirty = False
+            self._published_at = time.monotonic()
+            self._to_tell.extend(self._sessions)
+        self._tell_some()
 
     def _presence_gap(self) -> float:
         config = self.config
@@ -202,9 +225,7 @@ class Lobby:
                     self._handle_safely(inbox.get_nowait())
             if self._closing and not self._tables:
                 break
-            due = self._publish_due()
-            if due is not None and time.monotonic() >= due:
-                self._publish()
+            self._publish_what_is_due()
         for handle in self._sessions.values():
             handle.end(SHUTDOWN)
         self._sessions.clear()
@@ -307,11 +328,25 @@ class Lobby:
         return LobbyUpdate(self._listing.for_player(name), self.online())
 
     def _publish(self) -> None:
+        """Everyone gets the table list and who is online."""
         self._dirty = self._presence_dirty = False
+        self._to_tell.clear()
         self._published_at = time.monotonic()
         online = self.online()
         for name, handle in list(self._sessions.items()):
             handle.deliver(LobbyUpdate(self._listing.for_player(name), online))
+
+    def _tell_some(self) -> None:
+        """The next slice of a presence round."""
+        count = max(1, round(self.config.presence_redraws_per_second * PRESENCE_SLICE))
+        online = self.online()
+        while count and self._to_tell:
+            name = self._to_tell.popleft()
+            handle = self._sessions.get(name)
+            if handle is not None:
+                handle.deliver(LobbyUpdate(self._listing.for_player(name), online))
+                count -= 1
+        self._next_slice_at = time.monotonic() + PRESENCE_SLICE
 
     # -- commands ----------------------------------------------------------------------------
     def _command(self, handle: PlayerHandle, command: Command) -> None:
