@@ -9,12 +9,12 @@ sessions one pass froze the whole server for over a second (measured). Objects i
   costing scan time;
 - when a session ends, its app is dismantled (`teardown.py`) so reference counting
   frees most of it, frozen or not;
-- what little cyclic garbage stays frozen (widgets removed during a session: ~200 KB per
+- what cyclic garbage stays frozen (screens and dialogs closed during a session: ~1 MB per
   ended session) is reclaimed by `gc.unfreeze()` and one full collection, which pauses
   the server for as long as it takes to walk everything (about 1 µs per object). That is
   done when nobody is connected, or, so memory stays bounded on a server that is never
   empty, once the ended sessions outnumber the live ones twice over (and at least
-  `min_dead`): with 100 players online, a pause of about a second every 200 session
+  `min_dead`, 200): with 100 players online, a pause of about a second every 200 session
   ends. Its duration is logged.
 """
 
@@ -37,7 +37,7 @@ class FreezePolicy:
     SLOW_TICK = 0.05
     """A tick slower than this (seconds) is logged."""
 
-    def __init__(self, *, min_dead: int = 100) -> None:
+    def __init__(self, *, min_dead: int = 200) -> None:
         self.min_dead = min_dead
         self.live = 0
         self.dead = 0

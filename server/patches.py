@@ -28,13 +28,19 @@ Textual assumes one app per process. Measured over SSH:
    every line they had rendered, stayed alive for good (~5,000 objects per ended session,
    measured, reachable and so never collected). Here it is cached on its colours alone.
 
+6. A `Strip` cached itself (`crop_extend` to its own length, `divide` with no cut): a
+   reference cycle for most rendered lines, so each line a widget drops is garbage only
+   a collection finds, and lines frozen while on screen stayed until a reclaim (playing
+   a hand left ~16,000 such objects per player, measured). Here those calls return the
+   strip without caching it.
+
 `install()` is idempotent; textual is pinned in pyproject because this touches internals.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -161,6 +167,25 @@ def _get_inner_outer(
     return _inner_outer(base_background, background)
 
 
+_original_crop_extend: Any = Strip.crop_extend
+_original_divide: Any = Strip.divide
+
+
+def _crop_extend(self: Strip, start: int, end: int, style: Style | None) -> Strip:
+    if start <= 0 and end == self.cell_length:
+        return self  # what Textual returns too, but without caching it in itself
+    result: Strip = _original_crop_extend(self, start, end, style)
+    return result
+
+
+def _divide(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
+    cuts = [cut for cut in cuts if cut <= self.cell_length]
+    if cuts == [self.cell_length]:
+        return [self]
+    result: Sequence[Strip] = _original_divide(self, cuts)
+    return result
+
+
 def install() -> None:
     """Apply the adjustments (once per process)."""
     global _installed
@@ -175,3 +200,5 @@ def install() -> None:
     setattr(Stylesheet, "_parse_rules", _parse_rules)  # noqa: B010
     setattr(Stylesheet, "_process_component_classes", _process_component_classes)  # noqa: B010
     setattr(StylesCache, "get_inner_outer", _get_inner_outer)  # noqa: B010
+    setattr(Strip, "crop_extend", _crop_extend)  # noqa: B010
+    setattr(Strip, "divide", _divide)  # noqa: B010
