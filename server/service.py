@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import os
 import time
@@ -36,6 +37,10 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_MESSAGE = "The server is shutting down. Unfinished games were saved. See you soon!"
 IDLE_CHECK_SECONDS = 20.0
+UI_MODULES = tuple(f"moon_tui.{name}" for name in (
+    "app", "ui.create", "ui.dialogs", "ui.help", "ui.keys", "ui.operator",
+))
+"""Loaded at start: a screen's first use otherwise imports it inside the shared loop."""
 STARTS_AT_ONCE = 2
 """Apps starting at the same time; the others wait their turn (see `_handle_process`)."""
 
@@ -121,6 +126,8 @@ class MoonServer:
     async def start(self) -> None:
         patches.install()
         teardown.install()
+        for module in UI_MODULES:  # now, not while the first player opens each dialog
+            importlib.import_module(module)
         self.config.data.mkdir(parents=True, exist_ok=True)
         host_key = load_or_create_host_key(self.config.host_key_path)
         operators = _operator_fingerprints(self.config)
