@@ -7,7 +7,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from ..lobby.messages import (
     ChatPosted,
@@ -21,6 +21,7 @@ from ..lobby.messages import (
 from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
+from .rows import RowList
 
 ONLINE_NAMES = 8
 """Names the online panel has room for (`#lower` is 9 lines high, one is the title)."""
@@ -99,18 +100,14 @@ class LobbyScreen(MoonScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
-        table: DataTable[str] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
-        yield table
+        yield RowList(COLUMNS, id="tables")
         with Horizontal(id="lower"):
             yield Static(id="online")
             yield ChatPanel(placeholder="c: chat with everyone", id="lobby-chat")
         yield KeyBar()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        for title, width in COLUMNS:
-            table.add_column(title, width=width)
-        table.focus()
+        self.query_one(RowList).focus()
         self.redraw()
         self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
 
@@ -151,23 +148,12 @@ class LobbyScreen(MoonScreen):
         if rows == self._rows:
             return
         self._rows = rows
-        table = self.query_one(DataTable)
-        selected = self._selected_id()
-        table.clear()
-        for info, row in zip(lobby.tables, rows, strict=True):
-            table.add_row(*row, key=info.table_id)
-        if selected is not None:
-            for index, info in enumerate(lobby.tables):
-                if info.table_id == selected:
-                    table.move_cursor(row=index)
+        self.query_one(RowList).set_rows(
+            [(info.table_id, row) for info, row in zip(lobby.tables, rows, strict=True)])
         self.refresh_bindings()  # join and watch need a table to choose
 
     def _selected_id(self) -> str | None:
-        table = self.query_one(DataTable)
-        if table.row_count == 0:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-        return None if key.value is None else str(key.value)
+        return self.query_one(RowList).selected
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("join", "watch"):
@@ -183,7 +169,7 @@ class LobbyScreen(MoonScreen):
 
         self.app.push_screen(CreateTableScreen())
 
-    @on(DataTable.RowSelected)
+    @on(RowList.Selected)
     def action_join(self) -> None:
         table_id = self._selected_id()
         if table_id is not None:
@@ -215,9 +201,9 @@ class LobbyScreen(MoonScreen):
         self.query_one(ChatPanel).focus_input()
 
     def action_unfocus_chat(self) -> None:
-        self.query_one(DataTable).focus()
+        self.query_one(RowList).focus()
 
     @on(ChatPanel.Said)
     def _said(self, event: ChatPanel.Said) -> None:
         self.moon.send(SendChat(event.text))
-        self.query_one(DataTable).focus()
+        self.query_one(RowList).focus()
