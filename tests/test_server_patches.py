@@ -50,3 +50,24 @@ def test_style_caches_do_not_keep_their_widgets_alive() -> None:
     alive = weakref.ref(cache)
     del cache
     assert alive() is None
+
+
+async def test_restyling_a_widget_keeps_its_component_style_nodes() -> None:
+    # Textual built new virtual nodes (~70 cyclic objects each) at every restyle.
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable
+
+    class OneTable(App[None]):
+        def compose(self) -> ComposeResult:
+            yield DataTable[str]()
+
+    app = OneTable()
+    async with app.run_test() as pilot:
+        table = app.query_one(DataTable)
+        before = {name: styles.node for name, styles in table._component_styles.items()}
+        table.focus()  # :focus restyles the table and its components
+        table.add_class("restyled")
+        await pilot.pause()
+        after = {name: styles.node for name, styles in table._component_styles.items()}
+    assert before and before.keys() == after.keys()
+    assert all(after[name] is node for name, node in before.items())
