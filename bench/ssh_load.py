@@ -12,7 +12,8 @@ Typing into the chat line was tried first: its blinking cursor redraws twice a s
 per player, which measured the cursor, not the keys.
 Reported per run:
 
-  RSS per session, connect -> first full screen p50/p99, key -> screen change p50/p99,
+  RSS per session, connect -> first full screen (the welcome banner) p50/p99, Enter ->
+  the lobby p50/p99 (the app starts there), key -> screen change p50/p99,
   server CPU while everyone types, the longest event-loop stall (while typing, and over
   the whole run with the arrivals), live Apps after all
   have disconnected.
@@ -173,7 +174,7 @@ def percentile(values: list[float], share: float) -> float:
 
 async def player(
     port: int, index: int, stop: asyncio.Event, first: list[float], keys: list[float],
-    errors: list[str],
+    errors: list[str], lobby: list[float],
 ) -> None:
     from server.probe import ScreenClient
 
@@ -186,8 +187,10 @@ async def player(
     try:
         await client.wait_for("go to the lobby", timeout=120)
         first.append(time.perf_counter() - started)
+        entered = time.perf_counter()
         await client.press("enter")
         await client.wait_for("new table", timeout=120)
+        lobby.append(time.perf_counter() - entered)
         if index < TABLES:  # the first few open tables (and wait there) for the others
             await client.press("n")
             await client.wait_for("Create (ctrl+s)", timeout=120)
@@ -234,12 +237,14 @@ async def run(sessions: int, typing_seconds: float) -> dict[str, Any]:
     first: list[float] = []
     keys: list[float] = []
     errors: list[str] = []
+    lobby: list[float] = []
     tasks = []
     for index in range(sessions):
-        tasks.append(asyncio.create_task(player(port, index, stop, first, keys, errors)))
+        tasks.append(asyncio.create_task(player(port, index, stop, first, keys, errors,
+                                                lobby)))
         await asyncio.sleep(1 / CONNECT_RATE)
     deadline = time.monotonic() + 120
-    while len(first) + len(errors) < sessions and time.monotonic() < deadline:
+    while len(lobby) + len(errors) < sessions and time.monotonic() < deadline:  # all in
         await asyncio.sleep(0.2)
     connected_at = await server.ask("status")
     await asyncio.sleep(2)
@@ -273,6 +278,8 @@ async def run(sessions: int, typing_seconds: float) -> dict[str, Any]:
         "rss_total_mb": steady["rss_kb"] / 1024,
         "first_screen_p50_ms": percentile(first, 0.5) * 1000,
         "first_screen_p99_ms": percentile(first, 0.99) * 1000,
+        "enter_to_lobby_p50_ms": percentile(lobby, 0.5) * 1000,
+        "enter_to_lobby_p99_ms": percentile(lobby, 0.99) * 1000,
         "key_p50_ms": percentile(keys, 0.5) * 1000,
         "key_p99_ms": percentile(keys, 0.99) * 1000,
         "keys_measured": len(keys),
@@ -312,7 +319,9 @@ def main() -> None:
         print(
             f"{count:4d} sessions: RSS/session {result['rss_per_session_mb']:.2f} MB, "
             f"first screen p50/p99 {result['first_screen_p50_ms']:.0f}/"
-            f"{result['first_screen_p99_ms']:.0f} ms, key->screen p50/p99 "
+            f"{result['first_screen_p99_ms']:.0f} ms, Enter->lobby p50/p99 "
+            f"{result['enter_to_lobby_p50_ms']:.0f}/{result['enter_to_lobby_p99_ms']:.0f} ms, "
+            f"key->screen p50/p99 "
             f"{result['key_p50_ms']:.1f}/{result['key_p99_ms']:.1f} ms, server CPU "
             f"{result['server_cpu_percent']:.0f}%, worst stall {result['worst_stall_ms']:.0f} ms "
             f"(whole run {result['worst_stall_whole_run_ms']:.0f} ms), "

@@ -86,6 +86,8 @@ class MoonApp(App[None]):
         self.handle: PlayerHandle | None = None
         self.current_table: str | None = None
         self.start_in_lobby = False
+        self.help_first = False
+        """Open the help over the first screen (the player pressed ? on the SSH banner)."""
         self._ended = False
 
     # -- the session -----------------------------------------------------------------------
@@ -94,6 +96,10 @@ class MoonApp(App[None]):
             self.push_screen(LobbyScreen())
         else:
             self.push_screen(WelcomeScreen())
+        if self.help_first:
+            from .ui.help import HelpScreen
+
+            self.push_screen(HelpScreen())
         self.run_worker(self._session(), name="session", exclusive=True)
 
     async def open_handle(self) -> PlayerHandle:

@@ -23,14 +23,22 @@ from textual.app import App
 
 from moon_tui.lobby import Lobby, LobbyConfig
 
-from . import patches, teardown
+from . import banner, patches, teardown
 from .auth import AuthContext, MoonSSHServer
 from .config import ServerConfig
 from .driver import SSHDriver
 from .identity import AccountKeys, Player, fingerprint, name_problem
 from .limits import Gate
 from .memory import FreezePolicy
-from .session import AppFactory, LiveSession, is_help, refusal_for, run_game, write_line
+from .session import (
+    AppFactory,
+    LiveSession,
+    client_profile,
+    is_help,
+    refusal_for,
+    run_game,
+    write_line,
+)
 from .store import Database, SQLiteRecordStore
 
 log = logging.getLogger(__name__)
@@ -104,6 +112,8 @@ class MoonServer:
         self.memory = FreezePolicy() if freeze_memory else None
         self._memory_task: asyncio.Task[None] | None = None
         self._start_slots = asyncio.Semaphore(STARTS_AT_ONCE)
+        self._at_banner: set[asyncssh.SSHServerProcess[bytes]] = set()
+        """Players looking at the welcome banner (no app yet): told when the server stops."""
 
     @property
     def lobby(self) -> Lobby:
@@ -199,6 +209,9 @@ class MoonServer:
                 log.exception("the lobby did not shut down cleanly")
         for session in self.all_sessions():
             session.end(reason)
+        for process in list(self._at_banner):
+            write_line(process, f"\x1b[?1049l\x1b[?25h{reason}\r\n")
+            process.exit(0)
         if self._handlers:
             await asyncio.wait(list(self._handlers), timeout=10)
         for conn in list(self._connections):
@@ -230,12 +243,13 @@ class MoonServer:
         """Called once a connection has logged in: remembered so `stop()` can close it."""
         self._connections.add(conn)
 
-    def make_app(self, player: Player) -> App[Any]:
+    def make_app(self, player: Player, *, help_first: bool = False) -> App[Any]:
+        """The player's app; it opens in the lobby (the server drew the welcome banner)."""
         if self._app_factory is not None:
             return self._app_factory(player)
         from moon_tui.app import MoonApp
 
-        return MoonApp(
+        app = MoonApp(
             self.lobby,
             player.name,
             motd=self.config.motd,
@@ -243,6 +257,28 @@ class MoonServer:
             keys=AccountKeys(self.db, player),
             driver_class=SSHDriver,
         )
+        app.start_in_lobby = True
+        app.help_first = help_first
+        return app
+
+    async def _banned_meanwhile(
+        self, process: asyncssh.SSHServerProcess[bytes], player: Player
+    ) -> bool:
+        """A ban made while the player looked at the banner (login checked before)."""
+        reason = await self.db.ban_reason("account", player.name)
+        if reason is None and player.fingerprint:
+            reason = await self.db.ban_reason("key", player.fingerprint)
+        if reason is not None:
+            write_line(process, f"\x1b[?1049l\x1b[?25hYou were banned from this server: "
+                                f"{reason}\r\n")
+        return reason is not None
+
+    def _idle_message(self) -> str:
+        return (f"Closed after {self.config.limits.idle_minutes:g} minutes "
+                "without a key press. Come back any time!")
+
+    def _has_seat(self, name: str) -> bool:
+        return any(seat.name == name for info in self.lobby.tables() for seat in info.seats)
 
     async def _handle_process(self, process: asyncssh.SSHServerProcess[bytes]) -> None:
         task = asyncio.current_task()
@@ -268,31 +304,10 @@ class MoonServer:
                 return
             conn.set_extra_info(moon_playing=True)
             self.gate.sessions += 1
-            # Starting an app costs a few hundred ms of CPU in small steps: started all at
-            # once they share the loop and all finish late. A few at a time, in order of
-            # arrival, each reaches its first screen as early as the CPU allows.
-            if self._start_slots.locked():
-                write_line(process, "Starting your game, one moment...\r\n")
-            await self._start_slots.acquire()
-            released = False
-
-            def first_frame() -> None:
-                nonlocal released
-                if not released:
-                    released = True
-                    self._start_slots.release()
-
             try:
-                await run_game(
-                    process, player, self.make_app,
-                    on_start=self._session_started, on_end=self._session_ended,
-                    on_first_frame=first_frame,
-                )
+                await self._welcome_then_play(process, player)
             finally:
                 self.gate.sessions -= 1
-                if not released:
-                    released = True
-                    self._start_slots.release()
             process.exit(0)
             conn.close()
         except Exception:
@@ -303,6 +318,58 @@ class MoonServer:
             if task is not None:
                 self._handlers.discard(task)
             self._connections.discard(conn)
+
+    async def _welcome_then_play(
+        self, process: asyncssh.SSHServerProcess[bytes], player: Player
+    ) -> None:
+        choice: banner.Choice = "lobby"
+        height = 0
+        # The banner is drawn without starting an app (cheap: everyone arriving at once
+        # sees it at once); a player coming back to a seat goes straight back to it.
+        if self._app_factory is None and not self._has_seat(player.name):
+            self._at_banner.add(process)
+            try:
+                choice, height = await banner.show(
+                    process, player.name, self.config.motd, client_profile(process),
+                    idle_seconds=self.config.limits.idle_minutes * 60,
+                )
+            finally:
+                self._at_banner.discard(process)
+            if choice in ("lobby", "help") and (
+                self._stopping or await self._banned_meanwhile(process, player)
+            ):
+                return  # told by stop() / refused below
+            if choice in ("quit", "idle"):
+                goodbye = self._idle_message() if choice == "idle" else "Goodbye from Moon."
+                write_line(process, f"\x1b[?1049l\x1b[?25h{goodbye}\r\n")
+                return
+        # Starting an app costs ~0.1 s of CPU in small steps: started all at once they
+        # share the loop and all finish late. A few at a time, in order of arrival, each
+        # reaches its first screen as early as the CPU allows.
+        if self._start_slots.locked():
+            if height:
+                process.stdout.write(banner.status_line(banner.STARTING, height).encode())
+            else:
+                write_line(process, "Starting your game, one moment...\r\n")
+        await self._start_slots.acquire()
+        released = False
+
+        def first_frame() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self._start_slots.release()
+
+        try:
+            await run_game(
+                process, player, lambda p: self.make_app(p, help_first=choice == "help"),
+                on_start=self._session_started, on_end=self._session_ended,
+                on_first_frame=first_frame,
+            )
+        finally:
+            if not released:
+                released = True
+                self._start_slots.release()
 
     def _session_started(self, session: LiveSession) -> None:
         self.sessions[session.player.name].append(session)
@@ -346,10 +413,7 @@ class MoonServer:
         for session in self.all_sessions():
             if now - session.terminal.last_input > limit:
                 log.info("idle timeout %s", session.player.name)
-                session.end(
-                    f"Closed after {self.config.limits.idle_minutes:g} minutes "
-                    "without a key press. Come back any time!"
-                )
+                session.end(self._idle_message())
 
     # --- operators ------------------------------------------------------------------
 

@@ -66,6 +66,14 @@ class LiveSession:
             self.app.call_later(self.app.exit)
 
 
+def client_profile(process: asyncssh.SSHServerProcess[bytes]) -> TerminalProfile:
+    """The client's terminal as it told us (type, size, COLORTERM/NO_COLOR)."""
+    width, height = process.get_terminal_size()[:2]
+    return TerminalProfile.from_client(
+        process.get_terminal_type(), (width or 80, height or 24), _env(process)
+    )
+
+
 def _env(process: asyncssh.SSHServerProcess[bytes]) -> dict[str, str]:
     env: dict[str, str] = {}
     for key, value in process.env.items():
@@ -113,10 +121,7 @@ async def run_game(
     on_first_frame: Callable[[], None] | None = None,
 ) -> None:
     """Run one app for `player` over `process` until it ends, whatever the reason."""
-    width, height = process.get_terminal_size()[:2]
-    profile = TerminalProfile.from_client(
-        process.get_terminal_type(), (width or 80, height or 24), _env(process)
-    )
+    profile = client_profile(process)
     terminal = SSHTerminal(process, profile, on_first_frame=on_first_frame)
     app = make_app(player)
     # Whatever the factory did, this app draws on the SSH channel, never on the

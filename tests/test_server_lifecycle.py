@@ -90,9 +90,14 @@ async def test_moon_server_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     assert (tmp_path / "data" / "moon.sqlite3").exists()
     client = await ScreenClient.connect(port, "ann", key=new_key())
     await client.wait_for("Welcome, ann", timeout=30)
+    await enter_lobby(client, timeout=30)
+    arriving = await ScreenClient.connect(port, "bea", key=new_key())
+    await arriving.wait_for("Welcome, bea", timeout=30)  # still on the welcome banner
     process.send_signal(signal.SIGTERM)
     await client.wait_closed(timeout=30)
     assert "shutting down" in client.text()
+    await arriving.wait_closed(timeout=30)
+    assert "shutting down" in arriving.text()
     rest = (await asyncio.wait_for(process.stderr.read(), 30)).decode()
     assert await asyncio.wait_for(process.wait(), 30) == 0
     text = "".join(log_lines) + rest

@@ -10,7 +10,7 @@ import pytest
 
 from moon_tui.lobby import Ban, LobbyConfig
 from server.config import Limits
-from server.probe import ScreenClient, open_connection, running_server
+from server.probe import ScreenClient, enter_lobby, open_connection, running_server
 
 pytestmark = pytest.mark.ssh
 
@@ -86,6 +86,7 @@ async def test_an_operator_name_needs_the_configured_key(tmp_path: Path) -> None
         assert "belongs to a player with a key" in await refused(server.port, "olga")
         client = await ScreenClient.connect(server.port, "olga", key=op_key)
         await client.wait_for("Welcome, olga")
+        await enter_lobby(client)
         assert server.all_sessions()[0].player.operator
         await client.close()
 
@@ -98,7 +99,7 @@ async def test_a_ban_ends_the_session_and_refuses_the_account_and_its_key(
         tmp_path, lobby_config=LobbyConfig(bot_delay=0.0, operators=frozenset({"olga"}))
     ) as server:
         client = await ScreenClient.connect(server.port, "ann", key=ann_key)
-        await client.wait_for("Welcome, ann")
+        await enter_lobby(client)  # banned from the list of who is online
         operator = await server.lobby.connect("olga", operator=True)
         operator.send(Ban("ann", "cheating"))
         await client.wait_closed(timeout=15)

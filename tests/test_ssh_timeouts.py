@@ -164,7 +164,7 @@ async def test_a_connection_that_never_logs_in_is_cut_off_and_others_are_served(
         assert not ann.closed.is_set()
         await enter_lobby(ann)  # ann, logged in well before the cut-off, plays on
         bea = await ScreenClient.connect(server.port, "bea", key=new_key())
-        await bea.wait_for("go to the lobby")
+        await enter_lobby(bea)
         assert server.session_count == 2
         await bea.close()
         await ann.close()

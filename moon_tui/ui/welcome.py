@@ -27,6 +27,27 @@ def _block(art: str) -> str:
     return "\n".join(line.ljust(width) for line in lines)
 
 
+def welcome_lines(name: str, motd: str) -> list[tuple[str, str]]:
+    """(line, style) pairs: the banner, a greeting, the message of the day, the keys.
+
+    Shown by the welcome screen, and drawn by the SSH server before the app starts
+    (server/banner.py)."""
+    lines = [(line, "bold") for line in _block(BANNER).splitlines()]
+    lines += [("", ""), ("the domino game, in your terminal", ""), ("", ""),
+              (f"Welcome, {name}!", "bold"), ("", "")]
+    if motd:
+        lines += [(line, "italic") for line in motd.strip().splitlines()] + [("", "")]
+    lines.append(("Press Enter to go to the lobby, ? for help.", ""))
+    return lines
+
+
+def welcome_text(name: str, motd: str) -> Text:
+    text = Text(justify="center")
+    for index, (line, style) in enumerate(welcome_lines(name, motd)):
+        text.append(("\n" if index else "") + line, style=style)
+    return text
+
+
 class WelcomeScreen(MoonScreen):
     BINDINGS = [
         Binding("enter", "lobby", "go to the lobby"),
@@ -35,15 +56,7 @@ class WelcomeScreen(MoonScreen):
     ]
 
     def compose_body(self) -> ComposeResult:
-        text = Text(justify="center")
-        text.append(_block(BANNER), style="bold")
-        text.append("\n\nthe domino game, in your terminal\n\n")
-        text.append("Welcome, ")
-        text.append(self.moon.player_name, style="bold")
-        text.append("!\n\n")
-        if self.moon.motd:
-            text.append(self.moon.motd.strip() + "\n\n", style="italic")
-        text.append("Press Enter to go to the lobby, ? for help.")
+        text = welcome_text(self.moon.player_name, self.moon.motd)
         with Middle():
             with Center():
                 yield Static(text, id="welcome")
