@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from .tiles import SET_NAMES, SetName
+from .tiles import SET_NAMES, TRUMP_DOUBLES, TRUMP_NONE, SetName
 
 AllPass = Literal["redeal", "force_last"]
 Scoring = Literal["points", "marks"]
@@ -91,6 +91,12 @@ class Rules:
     def sides(self) -> int:
         """How many sides score: each seat with 3 players, two teams with 4."""
         return 2 if self.players == 4 else self.players
+
+    @property
+    def trumps(self) -> tuple[int, ...]:
+        """The trumps a declarer may name here: 0-6, then doubles and no trump if allowed."""
+        return tuple(range(7)) + ((TRUMP_DOUBLES,) if self.doubles_trump else ()) \
+            + ((TRUMP_NONE,) if self.no_trump else ())
 
     def side_of(self, seat: int) -> int:
         return seat % 2 if self.players == 4 else seat

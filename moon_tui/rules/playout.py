@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .options import MOON, Rules
 from .scoring import score_hand
 from .state import _set_indexes, shuffled
-from .tiles import FOLLOW, LEAD_SUIT, TRUMP_DOUBLES, TRUMP_NONE, WIN_RANK
+from .tiles import FOLLOW, LEAD_SUIT, WIN_RANK
 
 
 def random_tile(mask: int, rng: random.Random) -> int:
@@ -109,10 +109,6 @@ class PlayoutResult:
     points: tuple[int, ...]
 
 
-def _allowed_trumps(rules: Rules) -> tuple[int, ...]:
-    return tuple(range(7)) + ((TRUMP_DOUBLES,) if rules.doubles_trump else ()) + \
-        ((TRUMP_NONE,) if rules.no_trump else ())
-
 
 def random_hand(rules: Rules, rng: random.Random, first_bidder: int) -> PlayoutResult:
     """One whole hand of uniformly random legal decisions: deal, bids, widow and discard,
@@ -147,7 +143,7 @@ def random_hand(rules: Rules, rng: random.Random, first_bidder: int) -> PlayoutR
     if declarer < 0:
         return PlayoutResult(None, None, None, (0,) * n, None, (0,) * rules.sides)
 
-    trumps = _allowed_trumps(rules)
+    trumps = rules.trumps
     trump = trumps[int(rnd() * len(trumps))] if rules.trump_before_widow else -1
     if rules.has_widow:
         hand = hands[declarer] | 1 << tiles[-1]

@@ -407,12 +407,7 @@ class GameState:
             m = self._hands[self._to_move]
             return [*_DISCARD_LO[m & _LOW14], *_DISCARD_HI[m >> 14]]
         if phase is _TRUMP:
-            actions = list(TRUMPS[:7])
-            if self.rules.doubles_trump:
-                actions.append(TRUMPS[TRUMP_DOUBLES])
-            if self.rules.no_trump:
-                actions.append(TRUMPS[TRUMP_NONE])
-            return actions
+            return [TRUMPS[trump] for trump in self.rules.trumps]
         return []
 
     def is_legal(self, action: Action) -> bool:
