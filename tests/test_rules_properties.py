@@ -85,6 +85,17 @@ def check_conservation(state: GameState) -> None:
         sorted(tile_set(state.rules.set), key=lambda t: t.index)
 
 
+def play_randomly(state: GameState, rng: random.Random, steps: int) -> None:
+    """Up to `steps` random deals and moves (fewer if the game ends)."""
+    for _ in range(steps):
+        if state.is_terminal():
+            return
+        if state.current_player() == CHANCE:
+            state.deal(rng)
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+
+
 def play_random_game(rules: Rules, seed: int, max_hands: int) -> GameState:
     rng = random.Random(seed)
     state = GameState(rules, rng.randrange(rules.players))
@@ -142,13 +153,7 @@ def test_random_games_keep_every_invariant_and_replay_from_their_record(
 def test_a_game_stopped_anywhere_is_a_valid_record(rules: Rules, seed: int, cut: int) -> None:
     rng = random.Random(seed)
     state = GameState(rules, rng.randrange(rules.players))
-    for _ in range(cut):
-        if state.is_terminal():
-            break
-        if state.current_player() == CHANCE:
-            state.deal(rng)
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    play_randomly(state, rng, cut)
     record = record_of(state, [f"p{i}" for i in range(rules.players)])
     again = game_from_record(parse_record(dumps_record(record)))
     assert again.current_player() == state.current_player()
@@ -177,25 +182,12 @@ def test_a_clone_is_independent_and_plays_on_the_same(rules: Rules, seed: int,
                                                       cut: int) -> None:
     rng = random.Random(seed)
     state = GameState(rules, rng.randrange(rules.players))
-    for _ in range(cut):
-        if state.is_terminal():
-            break
-        if state.current_player() == CHANCE:
-            state.deal(rng)
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    play_randomly(state, rng, cut)
     names = [f"p{i}" for i in range(rules.players)]
     before = record_of(state, names)
     twin = state.clone()
     for one in (state, twin):
-        moves = random.Random(seed + 1)
-        for _ in range(60):
-            if one.is_terminal():
-                break
-            if one.current_player() == CHANCE:
-                one.deal(moves)
-            else:
-                one.apply_action(moves.choice(one.legal_actions()))
+        play_randomly(one, random.Random(seed + 1), 60)
     assert record_of(twin, names) == record_of(state, names)
     assert twin.view(None) == state.view(None)
     fresh = state.clone()
