@@ -50,14 +50,6 @@ class EventSink:
         """Called by the app after the model has taken the event in."""
 
 
-def breakpoint_classes(width: int, height: int) -> tuple[str, str]:
-    """The classes Textual's breakpoints give a screen of this size."""
-    def pick(size: int, points: list[tuple[int, str]]) -> str:
-        return next(name for edge, name in sorted(points, reverse=True) if size >= edge)
-
-    return pick(width, HORIZONTAL), pick(height, VERTICAL)
-
-
 class MoonParts(EventSink):
     """What screens and dialogs share: the app, the too-small notice, the help key.
 
@@ -72,7 +64,10 @@ class MoonParts(EventSink):
         self._shown_once = False
         app = active_app.get(None)
         if app is not None and app.size.width and app.size.height:
-            self.add_class(*breakpoint_classes(*app.size), update=False)  # type: ignore[attr-defined]
+            screen: Screen[object] = self  # type: ignore[assignment]  # a mixin of Screen
+            width, height = app.size
+            screen.add_class(*screen._get_breakpoint_classes(width, HORIZONTAL),
+                             *screen._get_breakpoint_classes(height, VERTICAL), update=False)
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         # Runs before Screen's own handler: a screen shown for the first time was styled
