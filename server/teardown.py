@@ -28,6 +28,8 @@ _original_register: Any = App._register
 
 
 def _register(self: App[Any], parent: DOMNode, *widgets: Any, **options: Any) -> Any:
+    # Not `App._registry`: it forgets a widget once removed, and a closed dialog still
+    # alive in its cycles is exactly what `dismantle` should reach too.
     nodes = self.__dict__.get("_moon_nodes")
     if nodes is None:
         nodes = self.__dict__["_moon_nodes"] = weakref.WeakSet()
