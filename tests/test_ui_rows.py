@@ -71,3 +71,30 @@ async def test_the_cursor_follows_its_row_and_the_view_scrolls_to_it() -> None:
         assert screen_lines(app)[1].startswith(" table 0")
         await pilot.press("pageup")
         assert listing.selected == "t0"
+
+
+async def test_a_tile_picked_just_before_the_hand_changes_is_the_tile_the_player_saw() -> None:
+    # Found by the 30-session SSH test: the pick carried an index, and when the hand
+    # shrank before the message was handled, the game screen crashed looking it up.
+    from moon_tui.rules import Tile
+    from moon_tui.ui.dominoes import HandTile, Mark
+    from moon_tui.ui.hand import HandView
+
+    picked: list[Tile] = []
+
+    class HandApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield HandView()
+
+        def on_hand_view_picked(self, event: HandView.Picked) -> None:
+            picked.append(event.tile)
+
+    hand = tuple(HandTile(Tile.ALL[i], Mark.PLAIN, str(i + 1)) for i in range(3))
+    app = HandApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(HandView)
+        view.set_tiles(hand)
+        view.pick(2)
+        view.set_tiles(hand[:1])  # the trick moved on before the pick was handled
+        await pilot.pause()
+    assert picked == [Tile.ALL[2]]

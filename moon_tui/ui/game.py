@@ -319,11 +319,10 @@ class GameScreen(MoonScreen):
         view = self._view
         if view is None or view.seat is None:
             return
-        tile = event.hand.tiles[event.index].tile
         if view.phase is Phase.DISCARD:
-            self._act(Action.discard(tile))
+            self._act(Action.discard(event.tile))
         else:
-            self._act(Action.play(tile))
+            self._act(Action.play(event.tile))
 
     def action_bid(self, amount: int) -> None:
         self._act(Action.make_bid(amount))

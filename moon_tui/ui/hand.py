@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ..rules import Tile
 from .dominoes import TILE_GAP, TILE_HEIGHT, TILE_WIDTH, HandTile, hand_rows, tile_at
 
 MAX_TILES = 8
@@ -29,10 +30,11 @@ class HandView(Widget, can_focus=True):
 
     @dataclass
     class Picked(Message):
-        """The player chose the tile at `index` (Enter, a digit or a click)."""
+        """The player chose `tile` (Enter, a digit or a click). The tile, not its place:
+        the hand may have changed by the time the message is handled."""
 
         hand: HandView
-        index: int
+        tile: Tile
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
@@ -87,7 +89,7 @@ class HandView(Widget, can_focus=True):
                 self._cursor = index
                 self._strips = None
                 self.refresh()
-            self.post_message(self.Picked(self, index))
+            self.post_message(self.Picked(self, self._tiles[index].tile))
 
     def pick_cursor(self) -> None:
         if self._cursor is not None:
