@@ -213,6 +213,18 @@ KEYS: dict[str, str] = {
 }
 
 
+async def eventually(condition: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    """Poll until `condition()` holds; fail with `what` after `timeout` seconds.
+
+    For server state that settles after the client's side is done (a session ending).
+    """
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout:g} s: {what}")
+        await asyncio.sleep(0.05)
+
+
 def click(x: int, y: int) -> str:
     """An SGR mouse click (press and release) at column x, row y (0-based)."""
     return f"\x1b[<0;{x + 1};{y + 1}M\x1b[<0;{x + 1};{y + 1}m"

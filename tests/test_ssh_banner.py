@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+import re
 from pathlib import Path
 
 import pytest
 
 from moon_tui.lobby import LobbyConfig
-from server.probe import ScreenClient, running_server
+from server.probe import ScreenClient, eventually, running_server
 
 pytestmark = pytest.mark.ssh
 
@@ -32,17 +34,24 @@ async def test_the_banner_comes_before_any_app_and_enter_opens_the_lobby(
         await client.close()
 
 
-async def test_question_mark_opens_the_lobby_with_the_help_and_q_leaves(tmp_path: Path) -> None:
+async def test_question_mark_opens_the_lobby_with_the_help_and_q_leaves(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="server")
     async with running_server(tmp_path, lobby_config=FAST) as server:
         helped = await ScreenClient.connect(server.port, "ann")
         await helped.wait_for("go to the lobby")
         await helped.press("?")
         await helped.wait_for("The rules in short")  # the help, over the lobby
         await helped.close()
+        await eventually(lambda: server.session_count == 0, "ann's session ended")
 
         leaving = await ScreenClient.connect(server.port, "bea")
-        await leaving.wait_for("go to the lobby")
+        banner_text = await leaving.wait_for("go to the lobby")
+        bea = re.search(r"Welcome, (guest-\d+)!", banner_text)
+        assert bea is not None
         await leaving.press("q")
         await leaving.wait_closed()
         assert "Goodbye from Moon." in leaving.text()
-        assert server.session_count == 0
+        started = [r.getMessage() for r in caplog.records if "session start" in r.getMessage()]
+        assert len(started) == 1 and bea[1] not in started[0]  # q on the banner started no app

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import asyncssh
@@ -22,7 +20,7 @@ import pytest
 from moon_tui.lobby import LobbyConfig
 from server.auth import MoonSSHServer
 from server.config import Limits
-from server.probe import ScreenClient, enter_lobby, running_server
+from server.probe import ScreenClient, enter_lobby, eventually, running_server
 
 pytestmark = pytest.mark.ssh
 
@@ -33,15 +31,6 @@ LOOPBACK = "127.0.0.1"
 
 def new_key() -> asyncssh.SSHKey:
     return asyncssh.generate_private_key("ssh-ed25519")
-
-
-async def eventually(condition: Callable[[], bool], what: str) -> None:
-    """Poll until `condition()` holds; fail with `what` after DEADLINE seconds."""
-    deadline = time.monotonic() + DEADLINE
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {DEADLINE:g} s: {what}")
-        await asyncio.sleep(0.05)
 
 
 @pytest.fixture
