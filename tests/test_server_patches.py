@@ -71,3 +71,31 @@ async def test_restyling_a_widget_keeps_its_component_style_nodes() -> None:
         after = {name: styles.node for name, styles in table._component_styles.items()}
     assert before and before.keys() == after.keys()
     assert all(after[name] is node for name, node in before.items())
+
+
+async def test_a_widget_is_styled_once_when_mounted_not_also_when_built() -> None:
+    # `Button(compact=True)` set a class in its constructor, which restyled the widget
+    # before it was in the DOM; mounting styles it again anyway.
+    from textual.app import App
+    from textual.css.stylesheet import Stylesheet
+    from textual.widgets import Button
+
+    styled: list[object] = []
+    original = Stylesheet.apply
+
+    def counting(self: Stylesheet, node: object, *args: object, **kwargs: object) -> None:
+        styled.append(node)
+        original(self, node, *args, **kwargs)  # type: ignore[arg-type]
+
+    app = App[None]()
+    async with app.run_test() as pilot:
+        Stylesheet.apply = counting  # type: ignore[method-assign]
+        try:
+            button = Button("ok", compact=True)
+            assert styled.count(button) == 0  # built, not mounted: nothing to style yet
+            await app.screen.mount(button)
+            await pilot.pause()
+        finally:
+            Stylesheet.apply = original  # type: ignore[method-assign]
+        assert button.has_class("-textual-compact") and button.styles.border_top[0] == ""
+        assert styled.count(button) == 1

@@ -130,3 +130,56 @@ async def test_table_chat_both_ways() -> None:
                                               for line in app.model.lobby_chat),
                            "bob's lobby line")
             await bob.close()
+
+
+async def test_the_new_table_form_changes_choices_with_keys_and_clicks() -> None:
+    async with Lobby(FAST, seed=3) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+            assert "‹ 3, each for themselves ›" in screen_text(app)
+            await pilot.press("tab", "right")  # players: 3 -> 4
+            await wait_for(pilot, lambda: "‹ 4, two teams ›" in screen_text(app), "4 players")
+            await pilot.click("#min_bid", offset=(0, 0))  # the ‹ steps back: 4 -> 3
+            await pilot.click("#timer", offset=(4, 0))  # the rest steps on: none -> 20 s
+            await pilot.press("right", "left", "left", "left")  # 30 s, 20 s, none, round to 120 s
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the room")
+            table = app.model.tables[app.current_table or ""].table
+            assert (table.rules.players, table.rules.min_bid, table.turn_seconds) == (4, 3, 120)
+
+
+async def test_opening_the_new_table_form_styles_each_widget_once() -> None:
+    # Styling is most of what opening a screen costs the server. The form once styled
+    # most of its widgets three times: a focusable scroll container took the focus first
+    # (restyling everything in it), and each drop-down restyled its parts as it set up.
+    from textual.css.stylesheet import Stylesheet
+    from textual.widget import Widget
+
+    async with Lobby(FAST, seed=3) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            styled: list[object] = []
+            original = Stylesheet.apply
+
+            def counting(self: Stylesheet, node: object, *args: object, **kwargs: object) -> None:
+                if getattr(node, "_parent", None) is not None:  # in the DOM (see patches.py)
+                    styled.append(node)
+                original(self, node, *args, **kwargs)  # type: ignore[arg-type]
+
+            Stylesheet.apply = counting  # type: ignore[method-assign]
+            try:
+                await pilot.press("n")
+                await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "form")
+                await pilot.pause(0.2)
+            finally:
+                Stylesheet.apply = original  # type: ignore[method-assign]
+            widgets = [n for n in styled if isinstance(n, Widget)]
+            assert len(set(widgets)) > 30
+            again = {n for n in widgets if widgets.count(n) > 1}
+            assert again <= {app.focused}, again  # only the name field, as it takes the focus

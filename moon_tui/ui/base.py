@@ -57,6 +57,10 @@ class MoonParts(EventSink):
     of it is styling every widget again: once when the first Resize adds the breakpoint
     classes, once more when the screen is first shown. Here the classes are set before
     the widgets are styled, and the first showing skips the second pass.
+
+    For the same reason each screen names the widget that takes the focus in
+    `AUTO_FOCUS` rather than focusing it in `on_mount`: Textual would first focus the
+    first focusable widget (restyling it, and a container with all it holds), then move.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

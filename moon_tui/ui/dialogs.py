@@ -90,6 +90,8 @@ class ScoreSheetScreen(TableDialog):
 
 
 class InviteCodeScreen(MoonModal):
+    AUTO_FOCUS = "Input"
+
     def __init__(self) -> None:
         super().__init__(classes="dialog")
 
@@ -98,9 +100,6 @@ class InviteCodeScreen(MoonModal):
             yield Static("Join by invite code", classes="title")
             yield steady_input(placeholder="6 letters or digits", id="code", max_length=12)
             yield Static("Enter joins · Esc closes", classes="hint")
-
-    def on_mount(self) -> None:
-        self.query_one(Input).focus()
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

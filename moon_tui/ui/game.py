@@ -54,6 +54,7 @@ def _digit_bindings() -> list[Binding]:
 class GameScreen(MoonScreen):
     """One table while a game is on (or over). Renders only the latest `SeatView`."""
 
+    AUTO_FOCUS = "HandView"
     BINDINGS = [
         Binding("left", "move(-1)", "←", show=False),
         Binding("right", "move(1)", "→", show=False),
@@ -98,7 +99,6 @@ class GameScreen(MoonScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one(HandView).focus()
         self.redraw()
         self.query_one(ChatPanel).show(self.moon.model.chat_of(self.table_id))
 

@@ -67,6 +67,7 @@ def keys_text() -> Text:
 
 
 class HelpScreen(MoonModal):
+    AUTO_FOCUS = "#help-scroll"
     BINDINGS = [Binding("escape,q,question_mark", "close", "close")]
 
     def __init__(self) -> None:
@@ -80,5 +81,3 @@ class HelpScreen(MoonModal):
                 yield Static(Text("\nKeys\n", style="bold") + keys_text())
             yield Static("↑↓ scroll · Esc closes", classes="hint")
 
-    def on_mount(self) -> None:
-        self.query_one("#help-scroll").focus()

@@ -12,6 +12,8 @@ from .base import MoonModal, set_text, steady_input
 
 
 class KeysScreen(MoonModal):
+    AUTO_FOCUS = "Input"
+
     def __init__(self, keys: KeyManager) -> None:
         super().__init__(classes="dialog")
         self.keys = keys
@@ -26,7 +28,6 @@ class KeysScreen(MoonModal):
             yield Static("Esc closes", classes="hint")
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
         self.load()
 
     @work(exclusive=True, group="keys")

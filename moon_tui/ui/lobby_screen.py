@@ -80,6 +80,7 @@ def table_row(info: TableInfo) -> tuple[str, ...]:
 
 
 class LobbyScreen(MoonScreen):
+    AUTO_FOCUS = "RowList"
     BINDINGS = [
         Binding("n", "new_table", "new table"),
         Binding("j", "join", "join"),
@@ -107,7 +108,6 @@ class LobbyScreen(MoonScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one(RowList).focus()
         self.redraw()
         self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
 

@@ -35,6 +35,8 @@ def parse_operator(line: str) -> Command:
 
 
 class OperatorScreen(MoonModal):
+    AUTO_FOCUS = "Input"
+
     def __init__(self) -> None:
         super().__init__(classes="dialog")
 
@@ -46,8 +48,6 @@ class OperatorScreen(MoonModal):
             yield Static(id="operator-message")
             yield Static("Enter sends · Esc closes", classes="hint")
 
-    def on_mount(self) -> None:
-        self.query_one(Input).focus()
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

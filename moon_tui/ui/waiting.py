@@ -7,7 +7,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Button, DataTable, Label, Select, Static
+from textual.widgets import Button, DataTable, Label, Static
 
 from ..lobby.messages import (
     BOT_LEVELS,
@@ -26,6 +26,7 @@ from ..lobby.messages import (
 from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
+from .choice import Choice
 from .words import seat_detail
 
 
@@ -47,6 +48,7 @@ def seat_rows(info: TableInfo, me: str) -> list[tuple[str, str, str]]:
 
 
 class WaitingScreen(MoonScreen):
+    AUTO_FOCUS = "DataTable"
     BINDINGS = [
         Binding("b", "add_bot", "add bot"),
         Binding("x", "remove_bot", "drop bot"),
@@ -71,8 +73,7 @@ class WaitingScreen(MoonScreen):
         yield seats
         with Horizontal(id="owner-row"):
             yield Label("Computer level ")
-            yield Select([(lvl, lvl) for lvl in BOT_LEVELS], value="normal", id="level",
-                         allow_blank=False, compact=True)
+            yield Choice([(lvl, lvl) for lvl in BOT_LEVELS], "normal", id="level")
             yield Button("Add bot (b)", id="add", compact=True)
             yield Button("Remove bot (x)", id="remove", compact=True)
             yield Button("Start (s)", id="start", compact=True, variant="primary")
@@ -81,7 +82,6 @@ class WaitingScreen(MoonScreen):
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns("Seat", "Who", "")
-        self.query_one(DataTable).focus()
         self.redraw()
         self.query_one(ChatPanel).show(self.moon.model.chat_of(self.table_id))
 
@@ -146,11 +146,8 @@ class WaitingScreen(MoonScreen):
         return True
 
     def _level(self) -> BotLevel:
-        value = self.query_one("#level", Select).value
-        for level in BOT_LEVELS:
-            if value == level:
-                return level
-        return "normal"
+        level: BotLevel = self.query_one("#level", Choice).value
+        return level
 
     def action_add_bot(self) -> None:
         info = self.info
@@ -179,9 +176,7 @@ class WaitingScreen(MoonScreen):
         self.moon.send(RemoveBot(self.table_id, seat))
 
     def action_level(self) -> None:
-        select = self.query_one("#level", Select)
-        index = BOT_LEVELS.index(self._level())
-        select.value = BOT_LEVELS[(index + 1) % len(BOT_LEVELS)]
+        self.query_one("#level", Choice).action_step(1)
 
     def action_take_seat(self) -> None:
         self.moon.send(JoinSeat(self.table_id, self._seat()))

@@ -1,0 +1,68 @@
+"""One of a few options on one line, `‹ value ›`: ← and → (or space, or a click) step through.
+
+Used instead of Textual's `Select` for the table options. A `Select` is five widgets and
+a drop-down overlay; the new-table dialog had seven of them, and opening it cost about
+three times as much server CPU as opening the lobby (measured). A dozen players opening
+tables at once held up everyone else's screens on a shared server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Generic, TypeVar
+
+from textual import events
+from textual.binding import Binding
+from textual.content import Content
+from textual.geometry import Size
+from textual.widget import Widget
+
+ValueT = TypeVar("ValueT")
+
+
+class Choice(Widget, Generic[ValueT], can_focus=True):
+    """Picks one of `options` ((label, value) pairs); `value` is the one shown."""
+
+    DEFAULT_CSS = """
+    Choice { height: 1; width: auto; }
+    Choice:focus {
+        color: $block-cursor-foreground;
+        background: $block-cursor-background;
+        text-style: $block-cursor-text-style;
+    }
+    """
+    BINDINGS = [
+        Binding("left", "step(-1)", "previous", show=False),
+        Binding("right,space", "step(1)", "next", show=False),
+    ]
+
+    def __init__(self, options: Sequence[tuple[str, ValueT]], value: ValueT, *,
+                 id: str | None = None) -> None:  # noqa: A002 - as in Textual
+        super().__init__(id=id)
+        self.options = list(options)
+        self._index = [v for _, v in self.options].index(value)
+
+    @property
+    def value(self) -> ValueT:
+        return self.options[self._index][1]
+
+    @value.setter
+    def value(self, value: ValueT) -> None:
+        self._index = [v for _, v in self.options].index(value)
+        self.refresh()
+
+    def action_step(self, by: int) -> None:
+        self._index = (self._index + by) % len(self.options)
+        self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        self.action_step(-1 if event.x < 2 else 1)  # the ‹ steps back, the rest forward
+
+    def render(self) -> Content:
+        return Content(f"‹ {self.options[self._index][0]} ›")
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return self._label_width() + 4  # as wide as the longest option: nothing beside it jumps
+
+    def _label_width(self) -> int:
+        return max(len(label) for label, _ in self.options)
