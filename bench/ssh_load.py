@@ -75,6 +75,10 @@ async def _serve(data: Path) -> None:
     gc.callbacks.append(time_gc)
 
     stall_cpu = [0.0]
+    long_stalls: list[tuple[float, float, float]] = []
+    """(seconds since the run began, stall ms, CPU ms the server used meanwhile) for each
+    stall over 100 ms: when they happen, and whether the server was busy or descheduled."""
+    began = [loop.time()]
 
     async def watch_stalls() -> None:
         nonlocal worst_stall, worst_stall_run
@@ -84,6 +88,9 @@ async def _serve(data: Path) -> None:
             await asyncio.sleep(0.01)
             stall = loop.time() - start - 0.01
             worst_stall_run = max(worst_stall_run, stall)
+            if stall > 0.1:
+                long_stalls.append((round(start - began[0], 1), round(stall * 1000),
+                                    round((time.process_time() - cpu) * 1000)))
             if stall > worst_stall:
                 # CPU this process used during the stall: close to the stall itself when
                 # the loop was busy, far below it when the OS ran something else.
@@ -106,6 +113,8 @@ async def _serve(data: Path) -> None:
                 break
             if command == "begin":
                 worst_stall_run = 0.0
+                began[0] = loop.time()
+                long_stalls.clear()
             if command in ("reset", "begin"):
                 worst_stall = 0.0
                 stall_cpu[0] = 0.0
@@ -118,6 +127,7 @@ async def _serve(data: Path) -> None:
                 "stall_cpu": stall_cpu[0],
                 "sessions": server.session_count,
                 "gc_ms": {g: round(p * 1000, 1) for g, p in gc_pauses.items()},
+                "long_stalls": long_stalls[:20],
             }
             if command == "apps":
                 gc.unfreeze()
@@ -173,7 +183,7 @@ def percentile(values: list[float], share: float) -> float:
 
 
 async def player(
-    port: int, index: int, stop: asyncio.Event, first: list[float], keys: list[float],
+    port: int, index: int, stop: asyncio.Event, first: dict[int, float], keys: list[float],
     errors: list[str], lobby: list[float],
 ) -> None:
     from server.probe import ScreenClient
@@ -186,7 +196,7 @@ async def player(
         return
     try:
         await client.wait_for("go to the lobby", timeout=120)
-        first.append(time.perf_counter() - started)
+        first[index] = time.perf_counter() - started
         entered = time.perf_counter()
         await client.press("enter")
         await client.wait_for("new table", timeout=120)
@@ -234,7 +244,7 @@ async def run(sessions: int, typing_seconds: float) -> dict[str, Any]:
     port = json.loads(await process.stdout.readline())["port"]
     base = await server.ask("begin")
     stop = asyncio.Event()
-    first: list[float] = []
+    first: dict[int, float] = {}
     keys: list[float] = []
     errors: list[str] = []
     lobby: list[float] = []
@@ -276,8 +286,11 @@ async def run(sessions: int, typing_seconds: float) -> dict[str, Any]:
         "error_sample": errors[:3],
         "rss_per_session_mb": (steady["rss_kb"] - base["rss_kb"]) / 1024 / connected,
         "rss_total_mb": steady["rss_kb"] / 1024,
-        "first_screen_p50_ms": percentile(first, 0.5) * 1000,
-        "first_screen_p99_ms": percentile(first, 0.99) * 1000,
+        "first_screen_p50_ms": percentile(list(first.values()), 0.5) * 1000,
+        "first_screen_p99_ms": percentile(list(first.values()), 0.99) * 1000,
+        "slowest_first_screens": sorted(((round(t * 1000), i) for i, t in first.items()),
+                                        reverse=True)[:5],
+        "long_stalls": after["long_stalls"],
         "enter_to_lobby_p50_ms": percentile(lobby, 0.5) * 1000,
         "enter_to_lobby_p99_ms": percentile(lobby, 0.99) * 1000,
         "key_p50_ms": percentile(keys, 0.5) * 1000,

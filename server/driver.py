@@ -56,6 +56,9 @@ class SSHTerminal:
     last_input: float = field(default_factory=time.monotonic)
     first_frame: asyncio.Event = field(default_factory=asyncio.Event)
     on_first_frame: Callable[[], None] | None = None
+    end_slots: asyncio.Semaphore | None = None
+    """Apps ending at once because their clients went away; `run_game` frees the slot."""
+    holds_end_slot: bool = False
 
 
 CURRENT_TERMINAL: ContextVar[SSHTerminal] = ContextVar("moon_ssh_terminal")
@@ -211,7 +214,13 @@ class SSHDriver(Driver):
         finally:
             if self._input_open:
                 # The client went away: end the app (the session then closes the channel).
+                # A hundred clients leaving at once (a network blip, the end of a club
+                # evening) would otherwise shut down a hundred apps in the same loop
+                # passes: wait for a slot.
                 self._input_open = False
+                if self._terminal.end_slots is not None:
+                    await self._terminal.end_slots.acquire()
+                    self._terminal.holds_end_slot = True
                 self._app.exit()
 
     def _deliver(self, messages: Iterator[Message]) -> None:

@@ -51,6 +51,8 @@ UI_MODULES = tuple(f"moon_tui.{name}" for name in (
 """Loaded at start: a screen's first use otherwise imports it inside the shared loop."""
 STARTS_AT_ONCE = 2
 """Apps starting at the same time; the others wait their turn (see `_handle_process`)."""
+ENDS_AT_ONCE = 2
+"""Apps shutting down at the same time because their clients went away (server/driver.py)."""
 
 
 def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
@@ -112,6 +114,7 @@ class MoonServer:
         self.memory = FreezePolicy() if freeze_memory else None
         self._memory_task: asyncio.Task[None] | None = None
         self._start_slots = asyncio.Semaphore(STARTS_AT_ONCE)
+        self._end_slots = asyncio.Semaphore(ENDS_AT_ONCE)
         self._at_banner: set[asyncssh.SSHServerProcess[bytes]] = set()
         """Players looking at the welcome banner (no app yet): told when the server stops."""
 
@@ -364,7 +367,7 @@ class MoonServer:
             await run_game(
                 process, player, lambda p: self.make_app(p, help_first=choice == "help"),
                 on_start=self._session_started, on_end=self._session_ended,
-                on_first_frame=first_frame,
+                on_first_frame=first_frame, end_slots=self._end_slots,
             )
         finally:
             if not released:

@@ -119,10 +119,12 @@ async def run_game(
     on_start: Callable[[LiveSession], None],
     on_end: Callable[[LiveSession], None],
     on_first_frame: Callable[[], None] | None = None,
+    end_slots: asyncio.Semaphore | None = None,
 ) -> None:
     """Run one app for `player` over `process` until it ends, whatever the reason."""
     profile = client_profile(process)
-    terminal = SSHTerminal(process, profile, on_first_frame=on_first_frame)
+    terminal = SSHTerminal(process, profile, on_first_frame=on_first_frame,
+                           end_slots=end_slots)
     app = make_app(player)
     # Whatever the factory did, this app draws on the SSH channel, never on the
     # server's own terminal (the default would be LinuxDriver on the server's stdin).
@@ -150,8 +152,12 @@ async def run_game(
     try:
         _say_goodbye(process, session, crash)
     finally:
-        # Nothing uses the app any more: break its cycles so it is freed now (memory.py).
-        dismantle(app)
+        try:
+            # Nothing uses the app any more: break its cycles so it is freed now (memory.py).
+            dismantle(app)
+        finally:
+            if terminal.holds_end_slot and end_slots is not None:
+                end_slots.release()
 
 
 def _say_goodbye(

@@ -53,13 +53,17 @@ def dismantle(app: App[Any]) -> None:
         if id(node) in seen:
             continue
         seen.add(id(node))
-        for value in list(node.__dict__.values()):
-            todo.extend(_nodes_in(value))
+        for value in node.__dict__.values():
+            if isinstance(value, _HOLDERS):  # most attributes are not: one check for those
+                todo.extend(_nodes_in(value))
         node.__dict__.clear()
     driver = app.__dict__.get("_driver")
     if driver is not None:
         driver.__dict__.clear()
     app.__dict__.clear()
+
+
+_HOLDERS = (DOMNode, RenderStyles, Styles, dict, list, tuple, set, frozenset)
 
 
 def _nodes_in(value: Any) -> list[DOMNode]:

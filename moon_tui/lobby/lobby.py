@@ -12,7 +12,6 @@ import asyncio
 import logging
 import random
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
 from typing import Any
@@ -63,9 +62,9 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Invite code letters: no 0/O or 1/I to misread."""
 TABLE_NAME_MAX = 40
 CODE_GUESSES = 10
-PRESENCE_SLICE = 0.1
-"""Seconds between two slices of a presence round (see `Lobby._to_tell`)."""
 """Wrong invite codes a player may try per minute (32**6 codes: guessing stays hopeless)."""
+UPDATE_SLICE = 0.05
+"""About this many seconds between two slices of lobby updates (see `Lobby._to_tell`)."""
 DEFAULT_CONFIG = LobbyConfig()
 SHUTDOWN = "the server is shutting down"
 TAKEN_OVER = "you connected from somewhere else"
@@ -101,9 +100,15 @@ class Lobby:
         """Only who is online changed: a presence round is due `_presence_gap()` after the
         last round began."""
         self._published_at = 0.0
-        self._to_tell: deque[str] = deque()
-        """Sessions the running presence round has not reached yet: it tells a few every
-        `PRESENCE_SLICE` seconds, so their redraws do not all land at one moment."""
+        """When everyone was last owed an update."""
+        self._to_tell: dict[str, None] = {}
+        """Sessions owed the latest LobbyUpdate, oldest debt first (an ordered set). A few
+        are told every `UPDATE_SLICE` seconds, so a hundred lobbies do not all redraw
+        at one moment (that stalled the server ~0.3 s, measured); each gets the state as
+        it is when its turn comes."""
+        self._urgent = False
+        """A table change is owed: told at `lobby_redraws_per_second`, else at the
+        slower `presence_redraws_per_second`."""
         self._next_slice_at = 0.0
         self._listing = Listing()
 
@@ -183,26 +188,28 @@ class Lobby:
     # -- the actor's loop ----------------------------------------------------------------
     def _publish_due(self) -> float | None:
         """When the lobby next has updates to send (monotonic time), None if it has none."""
+        due: list[float] = []
         if self._dirty:
-            return self._published_at + self.config.lobby_update_interval
+            due.append(self._published_at + self.config.lobby_update_interval)
         if self._to_tell:
-            return self._next_slice_at
-        if self._presence_dirty:
-            return self._published_at + self._presence_gap()
-        return None
+            due.append(self._next_slice_at)
+        elif self._presence_dirty:
+            due.append(self._published_at + self._presence_gap())
+        return min(due, default=None)
 
     def _publish_what_is_due(self) -> None:
+        now = time.monotonic()
         due = self._publish_due()
-        if due is None or time.monotonic() < due:
+        if due is None or now < due:
             return
-        if self._dirty:
-            self._publish()
-            return
-        if not self._to_tell:  # a new presence round
+        if self._dirty and now >= self._published_at + self.config.lobby_update_interval:
+            self._dirty = self._presence_dirty = False
+            self._owe_everyone(urgent=True)
+        elif self._presence_dirty and not self._to_tell:
             self._presence_dirty = False
-            self._published_at = time.monotonic()
-            self._to_tell.extend(self._sessions)
-        self._tell_some()
+            self._owe_everyone(urgent=False)
+        if now >= self._next_slice_at:
+            self._tell_some()
 
     def _presence_gap(self) -> float:
         config = self.config
@@ -327,26 +334,31 @@ class Lobby:
     def _lobby_update(self, name: str) -> LobbyUpdate:
         return LobbyUpdate(self._listing.for_player(name), self.online())
 
-    def _publish(self) -> None:
-        """Everyone gets the table list and who is online."""
-        self._dirty = self._presence_dirty = False
-        self._to_tell.clear()
+    def _owe_everyone(self, *, urgent: bool) -> None:
+        """Everyone is owed the table list and who is online; who already was keeps
+        their place in the queue."""
         self._published_at = time.monotonic()
-        online = self.online()
-        for name, handle in list(self._sessions.items()):
-            handle.deliver(LobbyUpdate(self._listing.for_player(name), online))
+        self._urgent = self._urgent or urgent
+        for name in self._sessions:
+            self._to_tell.setdefault(name)
 
     def _tell_some(self) -> None:
-        """The next slice of a presence round."""
-        count = max(1, round(self.config.presence_redraws_per_second * PRESENCE_SLICE))
+        """The next slice of what is owed."""
+        config = self.config
+        rate = config.lobby_redraws_per_second if self._urgent \
+            else config.presence_redraws_per_second
+        count = max(1, round(rate * UPDATE_SLICE))
+        self._next_slice_at = time.monotonic() + count / max(1, rate)
         online = self.online()
         while count and self._to_tell:
-            name = self._to_tell.popleft()
+            name = next(iter(self._to_tell))
+            del self._to_tell[name]
             handle = self._sessions.get(name)
             if handle is not None:
                 handle.deliver(LobbyUpdate(self._listing.for_player(name), online))
                 count -= 1
-        self._next_slice_at = time.monotonic() + PRESENCE_SLICE
+        if not self._to_tell:
+            self._urgent = False
 
     # -- commands ----------------------------------------------------------------------------
     def _command(self, handle: PlayerHandle, command: Command) -> None:
