@@ -183,3 +183,21 @@ async def test_opening_the_new_table_form_styles_each_widget_once() -> None:
             assert len(set(widgets)) > 30
             again = {n for n in widgets if widgets.count(n) > 1}
             assert again <= {app.focused}, again  # only the name field, as it takes the focus
+
+
+async def test_the_waiting_room_cursor_picks_the_seat_for_a_computer_player() -> None:
+    async with Lobby(FAST, seed=3) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the room")
+            await pilot.press("down", "down", "down", "b")  # the cursor stops on seat 3
+            table_id = app.current_table or ""
+            await wait_for(pilot, lambda: app.model.tables[table_id].table.seats[2].is_bot,
+                           "a computer player in seat 3")
+            assert app.model.tables[table_id].table.seats[1].is_free
+            assert "Seat 3  Bot 3" in screen_text(app)

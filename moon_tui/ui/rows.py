@@ -1,4 +1,4 @@
-"""A list of rows with a cursor: the lobby's tables.
+"""A list of rows with a cursor: the lobby's tables, the waiting room's seats.
 
 Every player's lobby has one and every arrow key in the lobby redraws it, so it is kept
 lighter than a DataTable (no cell caches, scrollbars or component-style nodes: measured,
@@ -16,7 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
@@ -137,6 +137,9 @@ class RowList(Widget, can_focus=True):
             self.action_select()
         else:
             self._move_to(index)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return 1 + len(self._rows)  # with `height: auto`: the header and every row
 
     def on_resize(self) -> None:
         self._scroll_to_cursor()

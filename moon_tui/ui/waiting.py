@@ -7,7 +7,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Button, DataTable, Label, Static
+from textual.widgets import Button, Label, Static
 
 from ..lobby.messages import (
     BOT_LEVELS,
@@ -27,7 +27,10 @@ from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .choice import Choice
+from .rows import RowList
 from .words import seat_detail
+
+SEAT_COLUMNS = (("Seat", 6), ("Who", 22), ("", 26))
 
 
 def seat_rows(info: TableInfo, me: str) -> list[tuple[str, str, str]]:
@@ -48,7 +51,7 @@ def seat_rows(info: TableInfo, me: str) -> list[tuple[str, str, str]]:
 
 
 class WaitingScreen(MoonScreen):
-    AUTO_FOCUS = "DataTable"
+    AUTO_FOCUS = "RowList"
     BINDINGS = [
         Binding("b", "add_bot", "add bot"),
         Binding("x", "remove_bot", "drop bot"),
@@ -69,8 +72,7 @@ class WaitingScreen(MoonScreen):
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
         yield Static(id="info")
-        seats: DataTable[str] = DataTable(id="seat-list", cursor_type="row")
-        yield seats
+        yield RowList(SEAT_COLUMNS, id="seat-list")
         with Horizontal(id="owner-row"):
             yield Label("Computer level ")
             yield Choice([(lvl, lvl) for lvl in BOT_LEVELS], "normal", id="level")
@@ -81,7 +83,6 @@ class WaitingScreen(MoonScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("Seat", "Who", "")
         self.redraw()
         self.query_one(ChatPanel).show(self.moon.model.chat_of(self.table_id))
 
@@ -129,16 +130,11 @@ class WaitingScreen(MoonScreen):
         rows = seat_rows(info, self.moon.player_name)
         if rows != self._rows:
             self._rows = rows
-            table = self.query_one(DataTable)
-            row = table.cursor_row
-            table.clear()
-            for r in rows:
-                table.add_row(*r)
-            table.move_cursor(row=min(row, len(rows) - 1))
+            self.query_one(RowList).set_rows([(str(i), row) for i, row in enumerate(rows)])
         self.refresh_bindings()
 
     def _seat(self) -> int:
-        return self.query_one(DataTable).cursor_row
+        return self.query_one(RowList).cursor
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("add_bot", "remove_bot", "level", "start"):
@@ -191,12 +187,12 @@ class WaitingScreen(MoonScreen):
         self.query_one(ChatPanel).focus_input()
 
     def action_unfocus_chat(self) -> None:
-        self.query_one(DataTable).focus()
+        self.query_one(RowList).focus()
 
     @on(ChatPanel.Said)
     def _said(self, event: ChatPanel.Said) -> None:
         self.moon.send(SendChat(event.text, self.table_id))
-        self.query_one(DataTable).focus()
+        self.query_one(RowList).focus()
 
     @on(Button.Pressed, "#add")
     def _add(self) -> None:
