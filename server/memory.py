@@ -11,8 +11,9 @@ sessions one pass froze the whole server for over a second (measured). Objects i
   frees most of it, frozen or not;
 - what cyclic garbage stays frozen (screens and dialogs closed during a session: ~1 MB per
   ended session) is reclaimed by `gc.unfreeze()` and one full collection, which pauses
-  the server for as long as it takes to walk everything (about 1 µs per object). That is
-  done when nobody is connected, or, so memory stays bounded on a server that is never
+  the server for as long as it takes to walk everything (about 1 µs per object: ~0.2 s
+  for the server's own objects alone). That is done when nobody is connected, not even
+  at the welcome banner, or, so memory stays bounded on a server that is never
   empty, once the ended sessions outnumber the live ones twice over (and at least
   `min_dead`, 200): with 100 players online, a pause of about a second every 200 session
   ends. Its duration is logged.
@@ -31,15 +32,11 @@ class FreezePolicy:
     """Call `tick()` every `INTERVAL` seconds and `session_ended()` at each session's end."""
 
     INTERVAL = 0.5
-    QUIET = 0
-    """Live sessions at or below which a reclaim disturbs nobody (its pause is ~0.1 s plus
-    ~1 µs per object of each live session)."""
     SLOW_TICK = 0.05
     """A tick slower than this (seconds) is logged."""
 
     def __init__(self, *, min_dead: int = 200) -> None:
         self.min_dead = min_dead
-        self.live = 0
         self.dead = 0
         """Sessions ended since the last reclaim."""
         self.reclaims = 0
@@ -51,26 +48,24 @@ class FreezePolicy:
         gc.collect()
         gc.freeze()
 
-    def tick(self) -> None:
+    def tick(self, *, live: int, connections: int) -> None:
+        """`live`: sessions playing; `connections`: every open connection, those still
+        logging in or at the banner included."""
         started = time.perf_counter()
         gc.collect()
         gc.freeze()
         took = time.perf_counter() - started
         self.longest_tick = max(self.longest_tick, took)
         if took > self.SLOW_TICK:
-            log.info("memory tick took %.0f ms (%d live sessions)", took * 1000, self.live)
-        if self.dead and (self.live <= self.QUIET and self.dead >= min(self.min_dead, 20)
-                          or self.dead >= max(self.min_dead, 2 * self.live)):
-            self.reclaim()
-
-    def session_started(self) -> None:
-        self.live += 1
+            log.info("memory tick took %.0f ms (%d live sessions)", took * 1000, live)
+        if self.dead and (connections == 0 and self.dead >= min(self.min_dead, 20)
+                          or self.dead >= max(self.min_dead, 2 * live)):
+            self.reclaim(live)
 
     def session_ended(self) -> None:
-        self.live -= 1
         self.dead += 1
 
-    def reclaim(self) -> None:
+    def reclaim(self, live: int) -> None:
         started = time.perf_counter()
         frozen = gc.get_freeze_count()
         gc.unfreeze()
@@ -81,6 +76,6 @@ class FreezePolicy:
         self.longest_reclaim = max(self.longest_reclaim, pause)
         log.info(
             "memory reclaim: %d of %d frozen objects (%d ended sessions) freed in %.0f ms "
-            "(%d live)", found, frozen, self.dead, pause * 1000, self.live,
+            "(%d live)", found, frozen, self.dead, pause * 1000, live,
         )
         self.dead = 0

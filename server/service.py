@@ -49,7 +49,7 @@ UI_MODULES = tuple(f"moon_tui.{name}" for name in (
     "app", "ui.create", "ui.dialogs", "ui.help", "ui.keys", "ui.operator",
 ))
 """Loaded at start: a screen's first use otherwise imports it inside the shared loop."""
-STARTS_AT_ONCE = 2
+STARTS_AT_ONCE = 1
 """Apps starting at the same time; the others wait their turn (see `_handle_process`)."""
 ENDS_AT_ONCE = 2
 """Apps shutting down at the same time because their clients went away (server/driver.py)."""
@@ -376,8 +376,6 @@ class MoonServer:
 
     def _session_started(self, session: LiveSession) -> None:
         self.sessions[session.player.name].append(session)
-        if self.memory is not None:
-            self.memory.session_started()
         log.info("session start %s (%s, %dx%d)", session.player.name,
                  session.terminal.profile.term, session.terminal.profile.width,
                  session.terminal.profile.height)
@@ -401,7 +399,8 @@ class MoonServer:
         assert self.memory is not None
         while True:
             await asyncio.sleep(self.memory.INTERVAL)
-            self.memory.tick()
+            self.memory.tick(live=self.session_count,
+                             connections=sum(self.gate.connections.values()))
 
     async def _watch_idle(self) -> None:
         limit = self.config.limits.idle_minutes * 60

@@ -133,29 +133,26 @@ def test_the_freeze_policy_reclaims_when_quiet_or_when_the_ended_outnumber_the_l
     from server.memory import FreezePolicy
 
     policy = FreezePolicy(min_dead=4)
-    policy.QUIET = 1
     try:
         policy.start()
-        for _ in range(6):
-            policy.session_started()
-        policy.tick()  # collects what is not frozen yet, then freezes it
+        policy.tick(live=6, connections=6)  # collects what is not frozen yet, then freezes it
         assert gc.get_freeze_count() > 0
         for _ in range(3):
             policy.session_ended()
-        policy.tick()
+        policy.tick(live=3, connections=3)
         assert policy.reclaims == 0  # 3 ended, 3 live: neither quiet nor outnumbered
         policy.session_ended()
-        policy.tick()
+        policy.tick(live=2, connections=2)
         assert policy.reclaims == 1  # 4 ended >= twice the 2 live: unfreeze, collect, freeze
-        assert policy.dead == 0 and policy.live == 2
-        policy.session_ended()
-        policy.tick()
-        assert policy.reclaims == 1  # quiet (1 live), but only 1 ended: not worth a pass
-        for _ in range(3):
-            policy.session_started()
-            policy.session_ended()
-        policy.tick()
-        assert policy.reclaims == 2  # quiet, and 4 ended since the last pass
+        assert policy.dead == 0
+
+        quiet = FreezePolicy(min_dead=30)  # a reclaim when nobody is connected needs 20 ended
+        for _ in range(20):
+            quiet.session_ended()
+        quiet.tick(live=0, connections=1)
+        assert quiet.reclaims == 0  # someone is at the banner: not quiet, and 20 < 30
+        quiet.tick(live=0, connections=0)
+        assert quiet.reclaims == 1  # nobody connected at all
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
