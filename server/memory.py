@@ -58,7 +58,8 @@ class FreezePolicy:
         self.longest_tick = max(self.longest_tick, took)
         if took > self.SLOW_TICK:
             log.info("memory tick took %.0f ms (%d live sessions)", took * 1000, live)
-        if self.dead and (connections == 0 and self.dead >= min(self.min_dead, 20)
+        quiet = live == 0 and connections == 0  # apps may outlive their connections
+        if self.dead and (quiet and self.dead >= min(self.min_dead, 20)
                           or self.dead >= max(self.min_dead, 2 * live)):
             self.reclaim(live)
 

@@ -151,6 +151,8 @@ def test_the_freeze_policy_reclaims_when_quiet_or_when_the_ended_outnumber_the_l
             quiet.session_ended()
         quiet.tick(live=0, connections=1)
         assert quiet.reclaims == 0  # someone is at the banner: not quiet, and 20 < 30
+        quiet.tick(live=2, connections=0)
+        assert quiet.reclaims == 0  # two apps still ending after their clients left
         quiet.tick(live=0, connections=0)
         assert quiet.reclaims == 1  # nobody connected at all
         assert gc.get_freeze_count() > 0
