@@ -40,6 +40,11 @@ Textual assumes one app per process. Measured over SSH:
    styling work of opening the new-table dialog, measured. Here a node that is not in
    the DOM yet is left alone: mounting styles it.
 
+8. A screen laid itself out twice as it opened, and laid out the screen under it again:
+   its first layout sends it a Resize event (it was just "shown"), which Textual takes
+   for a change of the terminal's size. Here a screen (or one under a dialog) whose
+   size has not changed is not laid out again; a real resize still is.
+
 `install()` is idempotent; textual is pinned in pyproject because this touches internals.
 """
 
@@ -58,6 +63,8 @@ from textual._styles_cache import StylesCache
 from textual.color import Color
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
+from textual.geometry import Size
+from textual.screen import Screen
 from textual.strip import Strip
 from textual.style import Style as TextualStyle
 
@@ -201,6 +208,11 @@ def _update_node_styles(self: DOMNode, animate: bool = True) -> None:
 _original_update_node_styles = DOMNode.update_node_styles
 
 
+def _screen_resized(self: Screen[Any], size: Size) -> None:
+    if self.stack_updates and self.is_attached and size != self._size:
+        self._refresh_layout(size)
+
+
 def install() -> None:
     """Apply the adjustments (once per process)."""
     global _installed
@@ -218,3 +230,4 @@ def install() -> None:
     setattr(Strip, "crop_extend", _crop_extend)  # noqa: B010
     setattr(Strip, "divide", _divide)  # noqa: B010
     setattr(DOMNode, "update_node_styles", _update_node_styles)  # noqa: B010
+    setattr(Screen, "_screen_resized", _screen_resized)  # noqa: B010

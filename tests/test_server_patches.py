@@ -99,3 +99,40 @@ async def test_a_widget_is_styled_once_when_mounted_not_also_when_built() -> Non
             Stylesheet.apply = original  # type: ignore[method-assign]
         assert button.has_class("-textual-compact") and button.styles.border_top[0] == ""
         assert styled.count(button) == 1
+
+
+async def test_a_dialog_opening_does_not_lay_out_again_for_a_resize_that_did_not_happen() -> None:
+    # Its first layout sent the dialog a Resize, taken for a new terminal size: the
+    # dialog and the screen under it were laid out again for nothing.
+    from textual.app import App, ComposeResult
+    from textual.screen import ModalScreen, Screen
+    from textual.widgets import Label
+
+    class Dialog(ModalScreen[None]):
+        def compose(self) -> ComposeResult:
+            yield Label("hello")
+
+    laid_out: list[str] = []
+    original = Screen._refresh_layout
+
+    def counting(self: Screen[object], *args: object, **kwargs: object) -> None:
+        laid_out.append(type(self).__name__)
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    app = App[None]()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        Screen._refresh_layout = counting  # type: ignore[method-assign]
+        try:
+            await app.push_screen(Dialog())
+            await pilot.pause()
+            opened = list(laid_out)
+            laid_out.clear()
+            await pilot.resize_terminal(100, 30)
+            await pilot.pause()
+        finally:
+            Screen._refresh_layout = original  # type: ignore[method-assign]
+    # as it is shown, and once more for what its mounting asked for (was: 3, and the
+    # screen under it once)
+    assert opened == ["Dialog", "Dialog"]
+    assert sorted(set(laid_out)) == ["Dialog", "Screen"]  # the screen under it follows too
