@@ -63,7 +63,7 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 TABLE_NAME_MAX = 40
 CODE_GUESSES = 10
 """Wrong invite codes a player may try per minute (32**6 codes: guessing stays hopeless)."""
-UPDATE_SLICE = 0.05
+UPDATE_SLICE = 0.025
 """About this many seconds between two slices of lobby updates (see `Lobby._to_tell`)."""
 DEFAULT_CONFIG = LobbyConfig()
 SHUTDOWN = "the server is shutting down"
