@@ -5,9 +5,10 @@
 The server runs in a child process (the real MoonServer, uvloop, gc as `moon-server`
 does) with a small control line protocol on stdin/stdout for its own figures. This
 process is the players: asyncssh clients with a PTY of 80x24, screens read through pyte,
-connecting 5 per second, each then pressing a key every second: the first four
-open a table each and wait in it, the others browse the lobby's table list (down, up,
-down...; the highlight moves; every tenth key the screen is checked through pyte).
+connecting 5 per second, each then pressing a key every second: the first four (or
+with `--openers last`, the last four) open a table each and wait in it, the others
+browse the lobby's table list (down, up, down...; the highlight moves; every tenth key
+the screen is checked through pyte).
 Typing into the chat line was tried first: its blinking cursor redraws twice a second
 per player, which measured the cursor, not the keys.
 Reported per run:
@@ -193,7 +194,7 @@ def percentile(values: list[float], share: float) -> float:
 
 async def player(
     port: int, index: int, stop: asyncio.Event, first: dict[int, float], keys: list[float],
-    errors: list[str], lobby: list[float],
+    errors: list[str], lobby: list[float], opens_table: bool,
 ) -> None:
     from server.probe import ScreenClient
 
@@ -210,7 +211,7 @@ async def player(
         await client.press("enter")
         await client.wait_for("new table", timeout=120)
         lobby.append(time.perf_counter() - entered)
-        if index < TABLES:  # the first few open tables (and wait there) for the others
+        if opens_table:  # a few open tables (and wait there) for the others
             await client.press("n")
             await client.wait_for("Create (ctrl+s)", timeout=120)
             await client.press("\x13")
@@ -242,7 +243,7 @@ async def player(
         await client.close()
 
 
-async def run(sessions: int, typing_seconds: float) -> dict[str, Any]:
+async def run(sessions: int, typing_seconds: float, openers: str) -> dict[str, Any]:
     data = tempfile.mkdtemp(prefix="moon-bench-")
     process = await asyncio.create_subprocess_exec(
         sys.executable, __file__, "--serve", data,
@@ -259,8 +260,9 @@ async def run(sessions: int, typing_seconds: float) -> dict[str, Any]:
     lobby: list[float] = []
     tasks = []
     for index in range(sessions):
+        opens_table = index < TABLES if openers == "first" else index >= sessions - TABLES
         tasks.append(asyncio.create_task(player(port, index, stop, first, keys, errors,
-                                                lobby)))
+                                                lobby, opens_table)))
         await asyncio.sleep(1 / CONNECT_RATE)
     deadline = time.monotonic() + 120
     while len(lobby) + len(errors) < sessions and time.monotonic() < deadline:  # all in
@@ -331,13 +333,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, nargs="+", default=[50, 100])
     parser.add_argument("--typing", type=float, default=20.0, help="seconds of steady typing")
+    parser.add_argument(
+        "--openers", choices=("first", "last"), default="first",
+        help="who opens the tables: the first arrivals (while few are online), or the "
+             "last (while everyone else watches the lobby)")
     args = parser.parse_args()
     with contextlib.suppress(ImportError):
         import uvloop
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     for count in args.sessions:
-        result = asyncio.run(run(count, args.typing))
+        result = asyncio.run(run(count, args.typing, args.openers))
         print(json.dumps(result, indent=None), flush=True)
         print(
             f"{count:4d} sessions: RSS/session {result['rss_per_session_mb']:.2f} MB, "
