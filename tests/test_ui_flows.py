@@ -13,11 +13,16 @@ from moon_tui.ui.lobby_screen import LobbyScreen
 from moon_tui.ui.waiting import WaitingScreen
 
 
-async def open_table_with_two_bots(pilot, app: MoonApp) -> None:  # type: ignore[no-untyped-def]
+async def open_the_form(pilot, app: MoonApp) -> None:  # type: ignore[no-untyped-def]
+    """From the welcome to the new-table form."""
     await pilot.press("enter")
     await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
     await pilot.press("n")
     await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+
+
+async def open_table_with_two_bots(pilot, app: MoonApp) -> None:  # type: ignore[no-untyped-def]
+    await open_the_form(pilot, app)
     await pilot.press("ctrl+s")
     await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
     await pilot.press("v")  # normal -> expert
@@ -136,10 +141,7 @@ async def test_the_new_table_form_changes_choices_with_keys_and_clicks() -> None
     async with Lobby(FAST, seed=3) as lobby:
         app = MoonApp(lobby, "ann")
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+            await open_the_form(pilot, app)
             assert "‹ 3, each for themselves ›" in screen_text(app)
             await pilot.press("tab", "right")  # players: 3 -> 4
             await wait_for(pilot, lambda: "‹ 4, two teams ›" in screen_text(app), "4 players")
@@ -189,10 +191,7 @@ async def test_the_waiting_room_cursor_picks_the_seat_for_a_computer_player() ->
     async with Lobby(FAST, seed=3) as lobby:
         app = MoonApp(lobby, "ann")
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+            await open_the_form(pilot, app)
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the room")
             await pilot.press("down", "down", "down", "b")  # the cursor stops on seat 3
