@@ -99,7 +99,6 @@ async def measure(plays: int, size: tuple[int, int], *, trace: bool) -> tuple[
         base_traced = tracemalloc.get_traced_memory()[0]
         base_rss = rss_kib()
         app = MoonApp(lobby, "ann")
-        app.start_in_lobby = True
         clock = Clock(app)
         latencies: list[float] = []
         lost: list[int] = []

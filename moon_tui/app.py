@@ -32,7 +32,6 @@ from .ui.game import GameScreen
 from .ui.lobby_screen import LobbyScreen
 from .ui.model import Model
 from .ui.waiting import WaitingScreen
-from .ui.welcome import WelcomeScreen
 
 log = logging.getLogger(__name__)
 
@@ -85,17 +84,13 @@ class MoonApp(App[None]):
         self.model = Model(name)
         self.handle: PlayerHandle | None = None
         self.current_table: str | None = None
-        self.start_in_lobby = False
         self.help_first = False
         """Open the help over the first screen (the player pressed ? on the SSH banner)."""
         self._ended = False
 
     # -- the session -----------------------------------------------------------------------
     def on_mount(self) -> None:
-        if self.start_in_lobby:
-            self.push_screen(LobbyScreen())
-        else:
-            self.push_screen(WelcomeScreen())
+        self.push_screen(LobbyScreen())
         if self.help_first:
             from .ui.help import HelpScreen
 

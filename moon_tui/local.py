@@ -28,10 +28,8 @@ class LocalMoonApp(MoonApp):
 
     def __init__(self, name: str, rules: Rules, *, level: BotLevel = "normal",
                  config: LobbyConfig | None = None, seed: int | None = None,
-                 turn_seconds: int | None = None, set_up_table: bool = True,
-                 start_in_lobby: bool = True) -> None:
+                 turn_seconds: int | None = None, set_up_table: bool = True) -> None:
         super().__init__(Lobby(config or LobbyConfig(), seed=seed), name)
-        self.start_in_lobby = start_in_lobby
         self.rules = rules
         self.level: BotLevel = level
         self.turn_seconds = turn_seconds

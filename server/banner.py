@@ -18,11 +18,38 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from moon_tui.ui.welcome import welcome_lines
-
 from .terminal import TerminalProfile
 
 Choice = Literal["lobby", "help", "quit", "idle"]
+
+BANNER = r"""
+ __  __
+|  \/  | ___   ___  _ __
+| |\/| |/ _ \ / _ \| '_ \
+| |  | | (_) | (_) | | | |
+|_|  |_|\___/ \___/|_| |_|
+"""
+
+
+def _block(art: str) -> str:
+    """Pad every line of `art` to one width, so centring the text keeps the letters aligned."""
+    lines = art.strip("\n").splitlines()
+    width = max(len(line) for line in lines)
+    return "\n".join(line.ljust(width) for line in lines)
+
+
+def welcome_lines(name: str, motd: str) -> list[tuple[str, str]]:
+    """(line, style) pairs: the banner, a greeting, the message of the day, the keys.
+
+    Drawn by the server before the player's app starts."""
+    lines = [(line, "bold") for line in _block(BANNER).splitlines()]
+    lines += [("", ""), ("the domino game, in your terminal", ""), ("", ""),
+              (f"Welcome, {name}!", "bold"), ("", "")]
+    if motd:
+        lines += [(line, "italic") for line in motd.strip().splitlines()] + [("", "")]
+    lines.append(("Press Enter to go to the lobby, ? for help.", ""))
+    return lines
+
 
 KEYS = " ⏎ go to the lobby  ? help  q quit"
 STARTING = " Starting your game, one moment…"

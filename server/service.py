@@ -260,7 +260,6 @@ class MoonServer:
             keys=AccountKeys(self.db, player),
             driver_class=SSHDriver,
         )
-        app.start_in_lobby = True
         app.help_first = help_first
         return app
 

@@ -14,8 +14,7 @@ from moon_tui.ui.waiting import WaitingScreen
 
 
 async def open_the_form(pilot, app: MoonApp) -> None:  # type: ignore[no-untyped-def]
-    """From the welcome to the new-table form."""
-    await pilot.press("enter")
+    """From the lobby to the new-table form."""
     await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
     await pilot.press("n")
     await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
@@ -164,7 +163,6 @@ async def test_opening_the_new_table_form_styles_each_widget_once() -> None:
     async with Lobby(FAST, seed=3) as lobby:
         app = MoonApp(lobby, "ann")
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             styled: list[object] = []
             original = Stylesheet.apply

@@ -91,7 +91,7 @@ async def test_too_small_a_window_asks_for_a_bigger_one() -> None:
             await pilot.resize_terminal(80, 24)
             await pilot.pause()
             assert "too small" not in screen_text(app)
-            assert "Welcome, ann" in screen_text(app)
+            assert "you are ann" in screen_text(app)
 
 
 async def test_game_over_then_rematch_starts_a_new_game() -> None:
@@ -131,7 +131,6 @@ async def test_join_a_private_table_by_its_invite_code() -> None:
             code = getattr(table, "invite_code", None)
         app = MoonApp(lobby, "bob")
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.press("enter")
             await wait_for(pilot, lambda: app.model.lobby is not None, "the lobby")
             assert "friends only" not in screen_text(app)  # private: not listed
             await pilot.press("i", *code.lower(), "enter")
@@ -146,7 +145,8 @@ async def _play_a_little(lobby: Lobby) -> weakref.ref[MoonApp]:
 
     app = MoonApp(lobby, "ann")
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("enter", "n", "ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await pilot.press("n", "ctrl+s")
         await wait_for(pilot, lambda: app.current_table is not None, "a table")
         await pilot.press("b", "b")
         await wait_for(pilot, lambda: all(not s.is_free for s in app.model.tables[
@@ -192,7 +192,6 @@ async def test_an_operator_broadcasts_and_kicks_from_the_lobby() -> None:
         bob = await lobby.connect("bob")
         app = MoonApp(lobby, "olga", operator=True)
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             assert "o operator" in screen_text(app)
             await pilot.press("o")
@@ -217,6 +216,21 @@ async def test_players_do_not_get_the_operator_key() -> None:
     async with Lobby(FAST) as lobby:
         app = MoonApp(lobby, "ann")
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.press("enter", "o")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("o")
             assert "operator" not in screen_text(app)
+
+
+async def test_the_online_panel_grows_as_players_arrive_after_the_lobby_is_drawn() -> None:
+    # The panel kept the height of its first drawing: later arrivals were counted in
+    # "Online (n)" but their names were cut off.
+    async with Lobby(FAST) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "• ann (you)" in screen_text(app), "the lobby")
+            others = [await lobby.connect(name) for name in ("bob", "cy", "dee")]
+            await wait_for(pilot, lambda: "Online (4)" in screen_text(app), "the arrivals")
+            await pilot.pause()
+            assert all(f"• {name}" in screen_text(app) for name in ("bob", "cy", "dee"))
+            for other in others:
+                await other.close()

@@ -52,7 +52,7 @@ def local(*, table: bool = True, rules: Rules | None = None,
           config: LobbyConfig = FAST) -> Callable[[], LocalMoonApp]:
     def make() -> LocalMoonApp:
         app = LocalMoonApp("ann", rules or Rules.make(), level="random", config=config,
-                           seed=4, set_up_table=table, start_in_lobby=table)
+                           seed=4, set_up_table=table)
         app.motd = "Club night is Thursday. Be kind at the table."
         if not table:
             app.keys = MemoryKeys()
@@ -75,7 +75,6 @@ async def in_lobby(pilot: Pilot[None]) -> None:
     bob = await app.lobby.connect("bob")
     bob.send(CreateTable("bob's table", Rules.make(players=4, min_bid=3), turn_seconds=30))
     bob.send(SendChat("anyone for a game of four?"))
-    await pilot.press("enter")
     await wait_for(pilot, lambda: bool(app.model.lobby and app.model.lobby.tables
                                        and app.model.lobby_chat), "bob's table")
 
@@ -181,7 +180,6 @@ async def spectating(pilot: Pilot[None]) -> None:
     host.send(AddBot(table_id, 2, "random"))
     host.send(StartGame(table_id))
     host.send(SendChat("welcome, watchers", table_id))
-    await pilot.press("enter")
     app.send(Spectate(table_id))
     await wait_for(pilot, lambda: current_view(app) is not None and
                    current_view(app).to_move == 0, "bob to move")  # type: ignore[union-attr]
@@ -197,7 +195,6 @@ async def session_ended(pilot: Pilot[None]) -> None:
 
 
 CASES: dict[str, Case] = {
-    "welcome": Case(local(table=False), nothing),
     "lobby": Case(local(table=False), in_lobby),
     "create_table": Case(local(table=False), create_form),
     "waiting_room": Case(local(table=False), waiting_room),

@@ -46,7 +46,6 @@ async def test_players_and_spectators_see_only_their_own_view() -> None:
                 app.run_test(size=(80, 24)))
         pa, pb, pc = pilots["ann"], pilots["bob"], pilots["cy"]
         for pilot in (pa, pb, pc):
-            await pilot.press("enter")
             await wait_for(pilot, lambda a=pilot.app: isinstance(a.screen, LobbyScreen),
                            "the lobby")
         ann.send(CreateTable("open table"))
