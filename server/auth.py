@@ -122,11 +122,11 @@ class MoonSSHServer(asyncssh.SSHServer):
             return True
         problem = name_problem(username)
         if problem is None:
-            banned = await self._ctx.db.ban_reason("account", username)
+            banned, account = await self._ctx.db.standing(username)
             if banned is not None:
                 problem = f"The player '{username}' is banned: {banned}"
             else:
-                self._account = await self._ctx.db.account(username)
+                self._account = account
         self._name_refusal = problem
         return True
 
@@ -226,7 +226,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         operator = name in self._ctx.operator_keys
         if self._account is None:
             if await self._ctx.db.claim(name, print_, openssh_line(key)):
-                log.info("account %s claimed by key %s", name, print_)
+                log.info("account %s claimed by key %s", name, print_)  # seen just now
             else:
                 account = await self._ctx.db.account(name)
                 if account is None or print_ not in account.fingerprints:
@@ -235,7 +235,9 @@ class MoonSSHServer(asyncssh.SSHServer):
                         f"the name '{name}' was just claimed by someone else",
                     )
                     return
-        await self._ctx.db.touch(name)
+                await self._ctx.db.touch(name)
+        else:
+            await self._ctx.db.touch(name)
         self.player = Player(
             name,
             operator=operator,

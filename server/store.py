@@ -123,6 +123,11 @@ class Database:
         ).fetchall()
         return Account(row[0], tuple(k[0] for k in keys), row[1], row[2])
 
+    async def standing(self, name: str) -> tuple[str | None, Account | None]:
+        """Why the account name is banned (None if it is not), and the account: one trip
+        to the database thread at login, where each trip waits for a turn of the loop."""
+        return await self._run(lambda: (self._ban_reason("account", name), self._account(name)))
+
     async def key_owner(self, fingerprint: str) -> str | None:
         def query() -> str | None:
             row = self._db().execute(
@@ -200,13 +205,13 @@ class Database:
     async def ban_reason(self, kind: BanKind, value: str) -> str | None:
         """The reason `value` is banned, or None when it is not."""
 
-        def query() -> str | None:
-            row = self._db().execute(
-                "SELECT reason FROM bans WHERE kind = ? AND value = ?", (kind, value)
-            ).fetchone()
-            return None if row is None else str(row[0])
+        return await self._run(lambda: self._ban_reason(kind, value))
 
-        return await self._run(query)
+    def _ban_reason(self, kind: BanKind, value: str) -> str | None:
+        row = self._db().execute(
+            "SELECT reason FROM bans WHERE kind = ? AND value = ?", (kind, value)
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     # --- records --------------------------------------------------------------------
 

@@ -64,3 +64,14 @@ async def test_bans_by_account_and_by_key(db: Database) -> None:
     assert await db.ban_reason("account", "ann") == "rude"
     assert await db.ban_reason("key", "SHA256:abc") == "rude"
     assert await db.ban_reason("key", "SHA256:other") is None
+
+
+async def test_a_login_learns_the_names_ban_and_account_in_one_trip(db: Database) -> None:
+    assert await db.standing("ann") == (None, None)
+    key = new_key()
+    await db.claim("ann", fingerprint(key), openssh_line(key))
+    banned, account = await db.standing("ann")
+    assert banned is None and account is not None
+    assert account.fingerprints == (fingerprint(key),)
+    await db.ban("account", "ann", "rude")
+    assert (await db.standing("ann"))[0] == "rude"
