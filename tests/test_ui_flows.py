@@ -147,10 +147,14 @@ async def test_the_new_table_form_changes_choices_with_keys_and_clicks() -> None
             await pilot.click("#min_bid", offset=(0, 0))  # the ‹ steps back: 4 -> 3
             await pilot.click("#timer", offset=(4, 0))  # the rest steps on: none -> 20 s
             await pilot.press("right", "left", "left", "left")  # 30 s, 20 s, none, round to 120 s
+            await pilot.press("tab", "tab", "space")  # past "No 0-0" to tick the widow rule
+            await pilot.click("#spectators")
+            await wait_for(pilot, lambda: "[ ] Spectators may watch" in screen_text(app), "x")
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the room")
             table = app.model.tables[app.current_table or ""].table
             assert (table.rules.players, table.rules.min_bid, table.turn_seconds) == (4, 3, 120)
+            assert table.rules.trump_before_widow and not table.spectators_allowed
 
 
 async def test_opening_the_new_table_form_styles_each_widget_once() -> None:

@@ -1,9 +1,10 @@
-"""One of a few options on one line, `‹ value ›`: ← and → (or space, or a click) step through.
+"""One-line form fields: `Choice` (`‹ value ›`, ← → step through) and `Flag` (`[x] label`).
 
-Used instead of Textual's `Select` for the table options. A `Select` is five widgets and
-a drop-down overlay; the new-table dialog had seven of them, and opening it cost about
-three times as much server CPU as opening the lobby (measured). A dozen players opening
-tables at once held up everyone else's screens on a shared server.
+Used instead of Textual's `Select` and `Checkbox` for the table options. A `Select` is
+five widgets and a drop-down overlay, a `Checkbox` carries two component-style nodes;
+the new-table dialog had seven of each, and opening it cost about three times as much
+server CPU as opening the lobby (measured). A few players opening tables at once held up
+everyone else's screens on a shared server.
 """
 
 from __future__ import annotations
@@ -66,3 +67,38 @@ class Choice(Widget, Generic[ValueT], can_focus=True):
 
     def _label_width(self) -> int:
         return max(len(label) for label, _ in self.options)
+
+
+class Flag(Widget, can_focus=True):
+    """An option that is on or off, `[x] label`: space, Enter or a click toggles it (the
+    mark reads without colour)."""
+
+    DEFAULT_CSS = """
+    Flag { height: 1; width: auto; }
+    Flag:focus {
+        color: $block-cursor-foreground;
+        background: $block-cursor-background;
+        text-style: $block-cursor-text-style;
+    }
+    """
+    BINDINGS = [Binding("space,enter", "flip", "toggle", show=False)]
+
+    def __init__(self, label: str, value: bool, *,
+                 id: str | None = None) -> None:  # noqa: A002 - as in Textual
+        super().__init__(id=id)
+        self.label = label
+        self._value = value
+
+    @property
+    def value(self) -> bool:
+        return self._value
+
+    def action_flip(self) -> None:
+        self._value = not self._value
+        self.refresh()
+
+    def on_click(self) -> None:
+        self.action_flip()
+
+    def render(self) -> Content:
+        return Content(f"[{'x' if self._value else ' '}] {self.label}")

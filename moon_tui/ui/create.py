@@ -8,13 +8,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
-from textual.content import Content
-from textual.widgets import Button, Checkbox, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
 from ..lobby.messages import CreateTable
 from ..rules import Rules, RulesError
 from .base import MoonModal, set_text, steady_input
-from .choice import Choice
+from .choice import Choice, Flag
 
 TIMERS: list[tuple[str, int | None]] = [("no timer", None), ("20 s", 20), ("30 s", 30),
                                        ("60 s", 60), ("120 s", 120)]
@@ -36,18 +35,6 @@ FLAGS: list[tuple[str, str]] = [
     ("doubles_trump", "Doubles may be trump"),
     ("no_trump", "No trump (follow-me) allowed"),
 ]
-
-
-class Flag(Checkbox):
-    """A checkbox that shows its state as `[x]` / `[ ]`, not by colour alone."""
-
-    BUTTON_LEFT = "["
-    BUTTON_RIGHT = "]"
-
-    @property
-    def _button(self) -> Content:
-        style = self.get_visual_style("toggle--button")
-        return Content.assemble(("[", style), ("x" if self.value else " ", style), ("]", style))
 
 
 class FormScroll(VerticalScroll, can_focus=False):
@@ -89,10 +76,9 @@ class CreateTableScreen(MoonModal):
                 for key, label in FLAGS:
                     value = False if key in ("no00", "trump_before_widow") else getattr(
                         defaults, key)
-                    yield Flag(label, value, id=key, compact=True)
-                yield Flag("Private (join by invite code only)", False, id="private",
-                               compact=True)
-                yield Flag("Spectators may watch", True, id="spectators", compact=True)
+                    yield Flag(label, value, id=key)
+                yield Flag("Private (join by invite code only)", False, id="private")
+                yield Flag("Spectators may watch", True, id="spectators")
             yield Static("Tab: next · ← →: change a choice · space: tick a box", classes="hint")
             yield Static(id="form-error")
             with Horizontal(id="create-buttons"):
@@ -105,10 +91,10 @@ class CreateTableScreen(MoonModal):
         for key, _, _ in CHOICES:
             options[key] = self.query_one(f"#{key}", Choice).value
         players = options["players"]
-        if players == 3 and self.query_one("#no00", Checkbox).value:
+        if players == 3 and self.query_one("#no00", Flag).value:
             options["set"] = "moon21"
         for key, _ in FLAGS[1:]:
-            options[key] = self.query_one(f"#{key}", Checkbox).value
+            options[key] = self.query_one(f"#{key}", Flag).value
         target = self.query_one("#target", Input).value.strip()
         if target:
             options["target"] = int(target)
@@ -121,8 +107,8 @@ class CreateTableScreen(MoonModal):
             name=name,
             rules=self.rules(),
             turn_seconds=timer,
-            private=self.query_one("#private", Checkbox).value,
-            spectators_allowed=self.query_one("#spectators", Checkbox).value,
+            private=self.query_one("#private", Flag).value,
+            spectators_allowed=self.query_one("#spectators", Flag).value,
         )
 
     def action_create(self) -> None:
