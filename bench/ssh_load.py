@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import importlib
 import json
 import os
 import statistics
@@ -244,6 +245,10 @@ async def player(
 
 
 async def run(sessions: int, typing_seconds: float, openers: str) -> dict[str, Any]:
+    # Imported now, not by the first player: the import (~0.4 s, it pulls in the whole
+    # server) blocked this process's loop while the first players' clocks ran.
+    importlib.import_module("server.probe")
+
     data = tempfile.mkdtemp(prefix="moon-bench-")
     process = await asyncio.create_subprocess_exec(
         sys.executable, __file__, "--serve", data,
