@@ -36,8 +36,6 @@ READ_CHUNK = 1024
 EVENTS_PER_SECOND = 40.0
 EVENT_BURST = 120.0
 BYTES_PER_TOKEN = 64
-END_SLOT_WAIT = 10.0
-"""Seconds an app whose client went away waits for an end slot before ending anyway."""
 """Reading costs one token per this many bytes, so garbage making no events is metered too."""
 
 _MOUSE_ON = "\x1b[?1000h\x1b[?1006h"  # clicks only (no motion tracking), SGR coordinates
@@ -218,14 +216,11 @@ class SSHDriver(Driver):
                 # The client went away: end the app (the session then closes the channel).
                 # A hundred clients leaving at once (a network blip, the end of a club
                 # evening) would otherwise shut down a hundred apps in the same loop
-                # passes: wait for a slot (not for ever: an app stuck in its shutdown must
-                # not keep every later one from ending).
+                # passes: wait for a slot.
                 self._input_open = False
-                slots = self._terminal.end_slots
-                if slots is not None:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(slots.acquire(), END_SLOT_WAIT)
-                        self._terminal.holds_end_slot = True
+                if self._terminal.end_slots is not None:
+                    await self._terminal.end_slots.acquire()
+                    self._terminal.holds_end_slot = True
                 self._app.exit()
 
     def _deliver(self, messages: Iterator[Message]) -> None:
