@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import contextvars
 import logging
 import time
 from collections.abc import Callable, Iterator
@@ -36,6 +37,8 @@ READ_CHUNK = 1024
 EVENTS_PER_SECOND = 40.0
 EVENT_BURST = 120.0
 BYTES_PER_TOKEN = 64
+END_SLOT_LOAN = 10.0
+"""Seconds an ending app may hold its end slot (`SSHTerminal.take_end_slot`)."""
 """Reading costs one token per this many bytes, so garbage making no events is metered too."""
 
 _MOUSE_ON = "\x1b[?1000h\x1b[?1006h"  # clicks only (no motion tracking), SGR coordinates
@@ -57,8 +60,30 @@ class SSHTerminal:
     first_frame: asyncio.Event = field(default_factory=asyncio.Event)
     on_first_frame: Callable[[], None] | None = None
     end_slots: asyncio.Semaphore | None = None
-    """Apps ending at once because their clients went away; `run_game` frees the slot."""
+    """Apps ending at once because their clients went away (see `take_end_slot`)."""
     holds_end_slot: bool = False
+    _end_slot_loan: asyncio.TimerHandle | None = None
+
+    async def take_end_slot(self) -> None:
+        """Wait for a turn to end the app. The turn is lent for at most `END_SLOT_LOAN`
+        seconds, so an app stuck in its shutdown cannot keep every later one waiting."""
+        if self.end_slots is None:
+            return
+        await self.end_slots.acquire()
+        self.holds_end_slot = True
+        # In an empty context: a timer keeps its context until its time comes, even
+        # cancelled, and the app's context holds the whole app (Textual's active_app).
+        self._end_slot_loan = asyncio.get_running_loop().call_later(
+            END_SLOT_LOAN, self.give_back_end_slot, context=contextvars.Context())
+
+    def give_back_end_slot(self) -> None:
+        """The app has ended (or its loan ran out): the next one may end."""
+        if self.holds_end_slot and self.end_slots is not None:
+            self.holds_end_slot = False
+            self.end_slots.release()
+        if self._end_slot_loan is not None:
+            self._end_slot_loan.cancel()
+            self._end_slot_loan = None
 
 
 CURRENT_TERMINAL: ContextVar[SSHTerminal] = ContextVar("moon_ssh_terminal")
@@ -216,11 +241,9 @@ class SSHDriver(Driver):
                 # The client went away: end the app (the session then closes the channel).
                 # A hundred clients leaving at once (a network blip, the end of a club
                 # evening) would otherwise shut down a hundred apps in the same loop
-                # passes: wait for a slot.
+                # passes: wait for a turn.
                 self._input_open = False
-                if self._terminal.end_slots is not None:
-                    await self._terminal.end_slots.acquire()
-                    self._terminal.holds_end_slot = True
+                await self._terminal.take_end_slot()
                 self._app.exit()
 
     def _deliver(self, messages: Iterator[Message]) -> None:

@@ -156,8 +156,7 @@ async def run_game(
             # Nothing uses the app any more: break its cycles so it is freed now (memory.py).
             dismantle(app)
         finally:
-            if terminal.holds_end_slot and end_slots is not None:
-                end_slots.release()
+            terminal.give_back_end_slot()
 
 
 def _say_goodbye(

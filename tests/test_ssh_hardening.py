@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import asyncssh
 import pytest
@@ -13,9 +13,19 @@ from textual.app import App, ComposeResult
 from textual.widgets import Button, Static
 
 from moon_tui.lobby import LobbyConfig
+from server import driver
 from server.config import Limits
+from server.driver import SSHTerminal
 from server.identity import Player
-from server.probe import ScreenClient, click, enter_lobby, open_connection, running_server
+from server.probe import (
+    ScreenClient,
+    click,
+    enter_lobby,
+    eventually,
+    open_connection,
+    running_server,
+)
+from server.service import ENDS_AT_ONCE
 
 pytestmark = pytest.mark.ssh
 
@@ -197,3 +207,23 @@ async def test_an_idle_session_is_closed_with_a_message(tmp_path: Path) -> None:
         client = await ScreenClient.connect(server.port, "ann", key=new_key())
         await client.wait_closed(timeout=15)
         assert "without a key press" in client.text()
+
+
+async def test_an_app_stuck_while_ending_gives_its_turn_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Apps whose clients went away end a few at a time (a hundred at once stalled the
+    # server). A turn is only lent: apps stuck in their shutdown must not keep the others
+    # from ending.
+    monkeypatch.setattr(driver, "END_SLOT_LOAN", 0.3)
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        clients = [await ScreenClient.connect(server.port, name) for name in ("ann", "bob")]
+        for client in clients:
+            await enter_lobby(client)
+        for _ in range(ENDS_AT_ONCE):  # every turn taken by an app that never finishes
+            stuck = SSHTerminal(cast(Any, None), cast(Any, None), end_slots=server._end_slots)
+            await stuck.take_end_slot()
+        for client in clients:
+            await client.close()
+        await eventually(lambda: server.session_count == 0, "both sessions ended anyway")
+        await eventually(lambda: not server._end_slots.locked(), "every turn given back")
