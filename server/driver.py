@@ -37,9 +37,9 @@ READ_CHUNK = 1024
 EVENTS_PER_SECOND = 40.0
 EVENT_BURST = 120.0
 BYTES_PER_TOKEN = 64
+"""Reading costs one token per this many bytes, so garbage making no events is metered too."""
 END_SLOT_LOAN = 10.0
 """Seconds an ending app may hold its end slot (`SSHTerminal.take_end_slot`)."""
-"""Reading costs one token per this many bytes, so garbage making no events is metered too."""
 
 _MOUSE_ON = "\x1b[?1000h\x1b[?1006h"  # clicks only (no motion tracking), SGR coordinates
 _MOUSE_OFF = "\x1b[?1000l\x1b[?1006l"

@@ -13,7 +13,7 @@ from textual.widgets import Button, Input, Label, Static
 from ..lobby.messages import CreateTable
 from ..rules import Rules, RulesError
 from .base import MoonModal, set_text, steady_input
-from .choice import Choice, Flag
+from .fields import Choice, Flag
 
 TIMERS: list[tuple[str, int | None]] = [("no timer", None), ("20 s", 20), ("30 s", 30),
                                        ("60 s", 60), ("120 s", 120)]

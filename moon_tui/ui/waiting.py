@@ -26,7 +26,7 @@ from ..lobby.messages import (
 from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
-from .choice import Choice
+from .fields import Choice
 from .rows import RowList
 from .words import seat_detail
 

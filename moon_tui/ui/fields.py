@@ -47,11 +47,6 @@ class Choice(Widget, Generic[ValueT], can_focus=True):
     def value(self) -> ValueT:
         return self.options[self._index][1]
 
-    @value.setter
-    def value(self, value: ValueT) -> None:
-        self._index = [v for _, v in self.options].index(value)
-        self.refresh()
-
     def action_step(self, by: int) -> None:
         self._index = (self._index + by) % len(self.options)
         self.refresh()
