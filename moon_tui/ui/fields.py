@@ -21,17 +21,22 @@ from textual.widget import Widget
 ValueT = TypeVar("ValueT")
 
 
-class Choice(Widget, Generic[ValueT], can_focus=True):
-    """Picks one of `options` ((label, value) pairs); `value` is the one shown."""
+class Field(Widget, can_focus=True):
+    """A one-line form field, highlighted like Textual's own fields when it has the focus."""
 
     DEFAULT_CSS = """
-    Choice { height: 1; width: auto; }
-    Choice:focus {
+    Field { height: 1; width: auto; }
+    Field:focus {
         color: $block-cursor-foreground;
         background: $block-cursor-background;
         text-style: $block-cursor-text-style;
     }
     """
+
+
+class Choice(Field, Generic[ValueT]):
+    """Picks one of `options` ((label, value) pairs); `value` is the one shown."""
+
     BINDINGS = [
         Binding("left", "step(-1)", "previous", show=False),
         Binding("right,space", "step(1)", "next", show=False),
@@ -64,18 +69,10 @@ class Choice(Widget, Generic[ValueT], can_focus=True):
         return max(len(label) for label, _ in self.options)
 
 
-class Flag(Widget, can_focus=True):
+class Flag(Field):
     """An option that is on or off, `[x] label`: space, Enter or a click toggles it (the
     mark reads without colour)."""
 
-    DEFAULT_CSS = """
-    Flag { height: 1; width: auto; }
-    Flag:focus {
-        color: $block-cursor-foreground;
-        background: $block-cursor-background;
-        text-style: $block-cursor-text-style;
-    }
-    """
     BINDINGS = [Binding("space,enter", "flip", "toggle", show=False)]
 
     def __init__(self, label: str, value: bool, *,
