@@ -224,10 +224,10 @@ class MoonSSHServer(asyncssh.SSHServer):
         name = self._username
         print_ = fingerprint(key)
         operator = name in self._ctx.operator_keys
-        if self._account is None:
-            if await self._ctx.db.claim(name, print_, openssh_line(key)):
-                log.info("account %s claimed by key %s", name, print_)  # seen just now
-            else:
+        if self._account is None and await self._ctx.db.claim(name, print_, openssh_line(key)):
+            log.info("account %s claimed by key %s", name, print_)  # last seen: now
+        else:
+            if self._account is None:  # claimed by someone else since begin_auth?
                 account = await self._ctx.db.account(name)
                 if account is None or print_ not in account.fingerprints:
                     conn.disconnect(
@@ -235,8 +235,6 @@ class MoonSSHServer(asyncssh.SSHServer):
                         f"the name '{name}' was just claimed by someone else",
                     )
                     return
-                await self._ctx.db.touch(name)
-        else:
             await self._ctx.db.touch(name)
         self.player = Player(
             name,

@@ -37,6 +37,7 @@ from .session import (
     is_help,
     refusal_for,
     run_game,
+    write_farewell,
     write_line,
 )
 from .store import Database, SQLiteRecordStore
@@ -213,7 +214,7 @@ class MoonServer:
         for session in self.all_sessions():
             session.end(reason)
         for process in list(self._at_banner):
-            write_line(process, f"\x1b[?1049l\x1b[?25h{reason}\r\n")
+            write_farewell(process, reason)
             process.exit(0)
         if self._handlers:
             await asyncio.wait(list(self._handlers), timeout=10)
@@ -271,8 +272,7 @@ class MoonServer:
         if reason is None and player.fingerprint:
             reason = await self.db.ban_reason("key", player.fingerprint)
         if reason is not None:
-            write_line(process, f"\x1b[?1049l\x1b[?25hYou were banned from this server: "
-                                f"{reason}\r\n")
+            write_farewell(process, f"You were banned from this server: {reason}")
         return reason is not None
 
     def _idle_message(self) -> str:
@@ -343,11 +343,11 @@ class MoonServer:
                 return  # told by stop() / refused below
             if choice in ("quit", "idle"):
                 goodbye = self._idle_message() if choice == "idle" else "Goodbye from Moon."
-                write_line(process, f"\x1b[?1049l\x1b[?25h{goodbye}\r\n")
+                write_farewell(process, goodbye)
                 return
         # Starting an app costs ~0.1 s of CPU in small steps: started all at once they
-        # share the loop and all finish late. A few at a time, in order of arrival, each
-        # reaches its first screen as early as the CPU allows.
+        # share the loop and all finish late. One at a time (STARTS_AT_ONCE), in order of
+        # arrival, each reaches its first screen as early as the CPU allows.
         if self._start_slots.locked():
             if height:
                 process.stdout.write(banner.status_line(banner.STARTING, height).encode())

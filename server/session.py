@@ -42,7 +42,7 @@ NO_PTY = (
 
 CRASHED = (
     "Sorry, the game crashed for your session only; the error was logged for the club. "
-    "Please reconnect.\r\n"
+    "Please reconnect."
 )
 
 
@@ -87,6 +87,12 @@ def write_line(process: asyncssh.SSHServerProcess[bytes], text: str) -> None:
     channel = process.channel
     if not channel.is_closing():
         channel.write(text.replace("\r\n", "\n").replace("\n", "\r\n").encode())
+
+
+def write_farewell(process: asyncssh.SSHServerProcess[bytes], text: str) -> None:
+    """Leave the full screen (the banner's, or a crashed app's), show the cursor again,
+    and say `text` on the client's own terminal."""
+    write_line(process, f"\x1b[?1049l\x1b[?25h{text}\r\n")
 
 
 def is_help(command: str | None) -> bool:
@@ -168,7 +174,7 @@ def _say_goodbye(
             session.player.name,
             exc_info=(type(crash), crash, crash.__traceback__),
         )
-        write_line(process, "\x1b[?1049l\x1b[?25h" + CRASHED)
+        write_farewell(process, CRASHED)
         return
     farewell = session.farewell
     if farewell is None:

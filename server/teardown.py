@@ -8,11 +8,10 @@ whole server — would find them. Once the app has stopped, nothing uses those o
 again, so emptying the attribute dictionaries of its DOM nodes, the app and its driver
 breaks the cycles and lets reference counting free most of it at once.
 
-Measured (10 sessions through the welcome screen and the lobby): cyclic garbage left
+Measured (10 sessions through a welcome screen and the lobby): cyclic garbage left
 per ended session went from ~5,700 objects (~850 KB) to ~1,700 (~200 KB) with this and
 the reuse of component-style nodes in `patches.py`. What remains is mostly widgets
-removed during the session (a closed dialog, then the welcome screen) that were already
-frozen.
+removed during the session (a closed dialog) that were already frozen.
 """
 
 from __future__ import annotations
