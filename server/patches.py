@@ -199,13 +199,13 @@ def _divide(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
     return result
 
 
+_original_update_node_styles = DOMNode.update_node_styles
+
+
 def _update_node_styles(self: DOMNode, animate: bool = True) -> None:
     if self._parent is None and not isinstance(self, textual_app.App):
         return  # not mounted yet: `App._register` applies the stylesheet when it is
     _original_update_node_styles(self, animate)
-
-
-_original_update_node_styles = DOMNode.update_node_styles
 
 
 def _screen_resized(self: Screen[Any], size: Size) -> None:

@@ -96,7 +96,6 @@ class LobbyScreen(MoonScreen):
 
     def __init__(self) -> None:
         super().__init__(classes="lobby")
-        self._rows: tuple[tuple[str, ...], ...] = ()
         self._stale = False
 
     def compose_body(self) -> ComposeResult:
@@ -144,13 +143,9 @@ class LobbyScreen(MoonScreen):
         set_text(self.query_one("#header", Static), header)
         set_text(self.query_one("#online", Static),
                  online_text(lobby.online, self.moon.player_name))
-        rows = tuple(table_row(info) for info in lobby.tables)
-        if rows == self._rows:
-            return
-        self._rows = rows
-        self.query_one(RowList).set_rows(
-            [(info.table_id, row) for info, row in zip(lobby.tables, rows, strict=True)])
-        self.refresh_bindings()  # join and watch need a table to choose
+        if self.query_one(RowList).set_rows(
+                [(info.table_id, table_row(info)) for info in lobby.tables]):
+            self.refresh_bindings()  # join and watch need a table to choose
 
     def _selected_id(self) -> str | None:
         return self.query_one(RowList).selected

@@ -76,8 +76,11 @@ class RowList(Widget, can_focus=True):
         """The key of the row under the cursor (None when there is no row)."""
         return self._rows[self.cursor][0] if self._rows else None
 
-    def set_rows(self, rows: Sequence[Row]) -> None:
-        """Show `rows`; the cursor stays on the same key when it is still there."""
+    def set_rows(self, rows: Sequence[Row]) -> bool:
+        """Show `rows`; the cursor stays on the same key when it is still there. False
+        (and nothing redrawn) when they are the rows already shown."""
+        if tuple(rows) == self._rows:
+            return False
         selected = self.selected
         self._rows = tuple(rows)
         self._lines = tuple(self._line(cells) for _, cells in self._rows)
@@ -86,6 +89,7 @@ class RowList(Widget, can_focus=True):
             min(self.cursor, max(0, len(keys) - 1))
         self._scroll_to_cursor()
         self.refresh()
+        return True
 
     def _line(self, cells: tuple[str, ...]) -> str:
         return "".join(" " + set_cell_size(cell, width) + " "

@@ -67,7 +67,6 @@ class WaitingScreen(MoonScreen):
     def __init__(self, table_id: str) -> None:
         super().__init__(classes="waiting")
         self.table_id = table_id
-        self._rows: list[tuple[str, str, str]] = []
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
@@ -127,10 +126,8 @@ class WaitingScreen(MoonScreen):
             lines.append(f"Waiting for {info.owner} to start the game.")
         set_text(self.query_one("#info", Static), "\n".join(lines), layout=True)
         self.query_one("#owner-row").display = self.is_owner
-        rows = seat_rows(info, self.moon.player_name)
-        if rows != self._rows:
-            self._rows = rows
-            self.query_one(RowList).set_rows([(str(i), row) for i, row in enumerate(rows)])
+        self.query_one(RowList).set_rows(
+            [(str(i), row) for i, row in enumerate(seat_rows(info, self.moon.player_name))])
         self.refresh_bindings()
 
     def _seat(self) -> int:
