@@ -349,13 +349,12 @@ class Lobby:
             else config.presence_redraws_per_second
         count = max(1, round(rate * UPDATE_SLICE))
         self._next_slice_at = time.monotonic() + count / max(1, rate)
-        online = self.online()
         while count and self._to_tell:
             name = next(iter(self._to_tell))
             del self._to_tell[name]
             handle = self._sessions.get(name)
             if handle is not None:
-                handle.deliver(LobbyUpdate(self._listing.for_player(name), online))
+                handle.deliver(self._lobby_update(name))
                 count -= 1
         if not self._to_tell:
             self._urgent = False
