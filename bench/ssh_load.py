@@ -66,7 +66,6 @@ async def _serve(data: Path) -> None:
     """Since the run began (arrivals included); `worst_stall` is since the last reset."""
     worst_stall_connected = 0.0
     """Since the run began, counting only moments when anyone was connected."""
-    connected = [lambda: True]
 
     gc_pauses: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
     gc_started = [0.0]
@@ -85,7 +84,7 @@ async def _serve(data: Path) -> None:
     long_stalls: list[tuple[float, float, float]] = []
     """(seconds since the run began, stall ms, CPU ms the server used meanwhile) for each
     stall over 100 ms: when they happen, and whether the server was busy or descheduled."""
-    began = [loop.time()]
+    began = loop.time()
 
     async def watch_stalls() -> None:
         nonlocal worst_stall, worst_stall_run, worst_stall_connected
@@ -95,10 +94,10 @@ async def _serve(data: Path) -> None:
             await asyncio.sleep(0.01)
             stall = loop.time() - start - 0.01
             worst_stall_run = max(worst_stall_run, stall)
-            if connected[0]():
+            if server.gate.connections:  # anyone connected, even at the banner
                 worst_stall_connected = max(worst_stall_connected, stall)
             if stall > 0.1:
-                long_stalls.append((round(start - began[0], 1), round(stall * 1000),
+                long_stalls.append((round(start - began, 1), round(stall * 1000),
                                     round((time.process_time() - cpu) * 1000)))
             if stall > worst_stall:
                 # CPU this process used during the stall: close to the stall itself when
@@ -113,7 +112,6 @@ async def _serve(data: Path) -> None:
         return 0
 
     async with MoonServer(config, freeze_memory=not os.environ.get("MOON_NO_FREEZE")) as server:
-        connected[0] = lambda: bool(server.gate.connections)
         watcher = asyncio.create_task(watch_stalls())
         print(json.dumps({"port": server.port}), flush=True)
         while True:
@@ -123,7 +121,7 @@ async def _serve(data: Path) -> None:
                 break
             if command == "begin":
                 worst_stall_run = worst_stall_connected = 0.0
-                began[0] = loop.time()
+                began = loop.time()
                 long_stalls.clear()
             if command in ("reset", "begin"):
                 worst_stall = 0.0
