@@ -122,11 +122,11 @@ class MoonSSHServer(asyncssh.SSHServer):
             return True
         problem = name_problem(username)
         if problem is None:
-            banned, account = await self._ctx.db.standing(username)
+            banned = await self._ctx.db.ban_reason("account", username)
             if banned is not None:
                 problem = f"The player '{username}' is banned: {banned}"
             else:
-                self._account = account
+                self._account = await self._ctx.db.account(username)
         self._name_refusal = problem
         return True
 
@@ -235,7 +235,7 @@ class MoonSSHServer(asyncssh.SSHServer):
                         f"the name '{name}' was just claimed by someone else",
                     )
                     return
-            await self._ctx.db.touch(name)
+            self._ctx.db.touch_soon(name)
         self.player = Player(
             name,
             operator=operator,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -66,12 +69,32 @@ async def test_bans_by_account_and_by_key(db: Database) -> None:
     assert await db.ban_reason("key", "SHA256:other") is None
 
 
-async def test_a_login_learns_the_names_ban_and_account_in_one_trip(db: Database) -> None:
-    assert await db.standing("ann") == (None, None)
+async def test_a_logins_checks_do_not_wait_for_the_database_thread(db: Database) -> None:
     key = new_key()
     await db.claim("ann", fingerprint(key), openssh_line(key))
-    banned, account = await db.standing("ann")
-    assert banned is None and account is not None
-    assert account.fingerprints == (fingerprint(key),)
-    await db.ban("account", "ann", "rude")
-    assert (await db.standing("ann"))[0] == "rude"
+    await db.ban("key", "SHA256:abc", "rude")
+    # Keep the writer thread busy: the reads a login makes still answer, and they see
+    # every write committed before them.
+    release = threading.Event()
+    busy = asyncio.get_running_loop().run_in_executor(db._executor, release.wait)
+    try:
+        account = await db.account("ann")
+        assert account is not None and account.fingerprints == (fingerprint(key),)
+        assert await db.ban_reason("key", "SHA256:abc") == "rude"
+        assert await db.ban_reason("account", "ann") is None
+        assert await db.key_owner(fingerprint(key)) == "ann"
+    finally:
+        release.set()
+        await busy
+
+
+async def test_last_seen_is_noted_without_waiting(db: Database) -> None:
+    key = new_key()
+    await db.claim("ann", fingerprint(key), openssh_line(key))
+    before = await db.account("ann")
+    assert before is not None
+    time.sleep(0.01)
+    db.touch_soon("ann")
+    await db.ban("key", "SHA256:abc", "flush")  # after the touch on the same thread
+    after = await db.account("ann")
+    assert after is not None and after.last_seen > before.last_seen
