@@ -1,4 +1,5 @@
-"""Process-wide adjustments to Textual so that many apps can share one server process.
+"""Process-wide adjustments to Textual (and one to asyncssh) so that many apps can
+share one server process.
 
 Textual assumes one app per process. Measured over SSH:
 
@@ -45,17 +46,33 @@ Textual assumes one app per process. Measured over SSH:
    for a change of the terminal's size. Here a screen (or one under a dialog) whose
    size has not changed is not laid out again; a real resize still is.
 
-`install()` is idempotent; textual is pinned in pyproject because this touches internals.
+9. A message pump with a backlog handled all of it in one pass of the event loop, and so
+   did every other busy app: while a few players opened tables, one pass took 30-60 ms,
+   and a login, which needs about ten passes (one per round trip), waited 300-500 ms for
+   its welcome. Here app work yields to the loop once a pass has run `PASS_BUDGET` of it:
+   the rest waits for the next pass, after the network has been served. Nothing is done
+   twice or dropped, only interleaved; when the server is not busy no pass reaches the
+   budget and nothing changes.
+
+10. asyncssh re-reads its sshd-style config for each user who logs in, in a worker thread:
+    a trip there and back, two passes of the loop, for nothing when no such file is
+    loaded (moon-server loads none). Here that trip is skipped when there is no file.
+
+`install()` is idempotent; textual and asyncssh are pinned in pyproject because this
+touches internals.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import time
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
 import textual.app as textual_app
+from asyncssh.connection import SSHServerConnection
 from rich.color import ColorSystem
 from rich.console import Console
 from rich.style import Style
@@ -64,9 +81,12 @@ from textual.color import Color
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.geometry import Size
+from textual.message import Message
+from textual.message_pump import MessagePump
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.style import Style as TextualStyle
+from textual.timer import Timer
 
 _installed = False
 _TAG = {system: chr(int(system)) for system in ColorSystem}
@@ -213,6 +233,62 @@ def _screen_resized(self: Screen[Any], size: Size) -> None:
         self._refresh_layout(size)
 
 
+PASS_BUDGET = 0.010
+"""Seconds of app work in one pass of the event loop before the rest waits a pass."""
+
+
+class _Pass:
+    """How long app work has run in the event loop's current pass.
+
+    The pass is taken to begin at the first check in it; a callback queued then runs in
+    the next pass and starts a new count. A stale count (a loop that stopped, or another
+    loop) is never trusted."""
+
+    def __init__(self) -> None:
+        self._began = 0.0
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def spent(self) -> bool:
+        now = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop or now - self._began > 1.0:
+            self._loop, self._began = loop, now
+            loop.call_soon(self._new_pass)
+            return False
+        return now - self._began > PASS_BUDGET
+
+    def _new_pass(self) -> None:
+        self._loop = None
+
+
+_pass = _Pass()
+_original_get_message = MessagePump._get_message
+
+
+async def _get_message(self: MessagePump) -> Message:
+    ready = self._pending_message is not None or not self._message_queue.empty()
+    if ready and _pass.spent():  # (with none ready, the pump waits for one anyway)
+        await asyncio.sleep(0)
+    return await _original_get_message(self)
+
+
+_original_tick = Timer._tick
+
+
+async def _tick(self: Timer, *, next_timer: float, count: int) -> None:
+    if _pass.spent():
+        await asyncio.sleep(0)
+    await _original_tick(self, next_timer=next_timer, count=count)
+
+
+_original_reload_config = SSHServerConnection.reload_config
+
+
+async def _reload_config(self: SSHServerConnection) -> None:
+    if self._options.config.loaded:
+        await _original_reload_config(self)
+
+
 def install() -> None:
     """Apply the adjustments (once per process)."""
     global _installed
@@ -231,3 +307,6 @@ def install() -> None:
     setattr(Strip, "divide", _divide)  # noqa: B010
     setattr(DOMNode, "update_node_styles", _update_node_styles)  # noqa: B010
     setattr(Screen, "_screen_resized", _screen_resized)  # noqa: B010
+    setattr(MessagePump, "_get_message", _get_message)  # noqa: B010
+    setattr(Timer, "_tick", _tick)  # noqa: B010
+    setattr(SSHServerConnection, "reload_config", _reload_config)  # noqa: B010

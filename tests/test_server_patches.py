@@ -136,3 +136,41 @@ async def test_a_dialog_opening_does_not_lay_out_again_for_a_resize_that_did_not
     # the screen under it once)
     assert "Screen" not in opened and 1 <= opened.count("Dialog") <= 2, opened
     assert sorted(set(laid_out)) == ["Dialog", "Screen"]  # the screen under it follows too
+
+
+async def test_an_app_with_a_backlog_lets_other_work_run_in_between() -> None:
+    # A message pump handled its whole backlog in one pass of the event loop, and nothing
+    # else ran meanwhile: a login's next round trip waited behind another player's screen.
+    import asyncio
+    import time
+
+    from textual.app import App
+    from textual.message import Message
+
+    class Busy(App[None]):
+        class Work(Message):
+            pass
+
+        handled = 0
+
+        def on_busy_work(self, _message: Busy.Work) -> None:
+            until = time.perf_counter() + 0.002
+            while time.perf_counter() < until:
+                pass
+            self.handled += 1
+
+    app = Busy()
+    async with app.run_test():
+        for _ in range(40):
+            app.post_message(Busy.Work())
+        seen: list[int] = []
+
+        async def other_work() -> None:
+            while app.handled < 40:
+                seen.append(app.handled)
+                await asyncio.sleep(0)
+
+        await asyncio.wait_for(other_work(), 30)
+    # the other work ran while the backlog was being handled, and nothing was dropped
+    assert len({n for n in seen if 0 < n < 40}) >= 3, seen
+    assert app.handled == 40

@@ -51,6 +51,28 @@ async def test_a_key_claims_a_free_name_and_only_that_key_gets_it_back(tmp_path:
         assert "belongs to a player with a key" in message
 
 
+async def test_a_login_does_not_wait_for_a_config_file_that_is_not_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # asyncssh re-read its sshd-style config (none here) for each user, in a worker
+    # thread: two passes of the event loop per login for nothing.
+    from asyncssh.connection import SSHServerConnectionOptions
+
+    built: list[object] = []
+    original = SSHServerConnectionOptions.construct
+
+    async def counting(*args: object, **kwargs: object) -> object:
+        built.append(kwargs.get("username"))
+        return await original(*args, **kwargs)  # type: ignore[arg-type]
+
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        monkeypatch.setattr(SSHServerConnectionOptions, "construct", counting)
+        client = await ScreenClient.connect(server.port, "bob")
+        await client.wait_for("Welcome, guest-")
+        await client.close()
+    assert built == []
+
+
 async def test_a_keyless_player_is_a_guest_and_nothing_is_kept(tmp_path: Path) -> None:
     async with running_server(tmp_path, lobby_config=FAST) as server:
         client = await ScreenClient.connect(server.port, "bob")
