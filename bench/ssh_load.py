@@ -5,10 +5,10 @@
 The server runs in a child process (the real MoonServer, uvloop, gc as `moon-server`
 does) with a small control line protocol on stdin/stdout for its own figures. This
 process is the players: asyncssh clients with a PTY of 80x24, screens read through pyte,
-connecting 5 per second, each then pressing a key every second: the first four (or
-with `--openers last`, the last four) open a table each and wait in it, the others
-browse the lobby's table list (down, up, down...; the highlight moves; every tenth key
-the screen is checked through pyte).
+connecting 5 per second, each then pressing a key every second on average (at random
+moments, see `KEY_INTERVAL`): the first four (or with `--openers last`, the last four)
+open a table each and wait in it, the others browse the lobby's table list (down, up,
+down...; the highlight moves; every tenth key the screen is checked through pyte).
 The players stand for a hundred separate machines, so this process's own garbage
 collector is off during a run: a full collection here (50-90 ms with 100 clients,
 measured) stalled every player's clock at once and counted as the server's slowness.
@@ -35,6 +35,7 @@ import importlib
 import json
 import math
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -48,7 +49,13 @@ sys.path.insert(0, str(ROOT))
 CONNECT_RATE = 5.0
 TABLES = 4
 """The first players open this many tables; the others browse the list: ↓ ↑ ↓ ..."""
-KEY_INTERVAL = 1.0
+KEY_INTERVAL = (0.5, 1.5)
+"""Seconds between a player's keys: at random in this range, one a second on average.
+Pressing exactly a second after the last answer put the players in lock-step: they arrive
+0.2 s apart, so every fifth shared a phase, and a dozen or more keys landed within a few
+milliseconds, a burst no club produces. The slowest keys were the end of such bursts
+queueing (key p99 up to 60 ms at 100 players, measured), not the server's answer to one
+key."""
 
 
 # --- the server side (child process) -------------------------------------------------------
@@ -224,9 +231,10 @@ async def player(
             await stop.wait()
             return
         await client.wait_for(f"{TABLES} tables", timeout=120)
+        pace = random.Random(index)
         presses = 0
         while not stop.is_set():
-            await asyncio.sleep(KEY_INTERVAL)
+            await asyncio.sleep(pace.uniform(*KEY_INTERVAL))
             if stop.is_set():
                 break
             seen = client.updates
