@@ -50,7 +50,9 @@ Textual assumes one app per process. Measured over SSH:
    did every other busy app: while a few players opened tables, one pass took 30-60 ms,
    and a login, which needs about ten passes (one per round trip), waited 300-500 ms for
    its welcome. Here app work yields to the loop once a pass has run `PASS_BUDGET` of it:
-   the rest waits for the next pass, after the network has been served. Nothing is done
+   a pump's next message, or a timer's tick (a screen's refresh), waits for the next
+   pass, after the network has been served. A single long step (composing a dialog,
+   ~25 ms) still runs whole. Nothing is done
    twice or dropped, only interleaved; when the server is not busy no pass reaches the
    budget and nothing changes.
 
