@@ -23,6 +23,7 @@ the best and the median round are printed.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import random
 import statistics
@@ -80,7 +81,7 @@ def rounds_of(play: Callable[[Rules, random.Random, int], None], rules: Rules, s
               hands: int, rounds: int) -> list[float]:
     """Hands per CPU second in each round."""
     play(rules, random.Random(seed - 1), max(hands // 10, 100))  # warm up
-    return [hands / cpu_seconds(lambda r=r: play(rules, random.Random(seed + r), hands))
+    return [hands / cpu_seconds(functools.partial(play, rules, random.Random(seed + r), hands))
             for r in range(rounds)]
 
 

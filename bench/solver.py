@@ -12,6 +12,7 @@ import argparse
 import random
 import statistics
 import time
+from collections.abc import Sequence
 
 from moon_tui.bots.expert import ExpertBot
 from moon_tui.bots.heuristic import HeuristicBot
@@ -19,7 +20,7 @@ from moon_tui.bots.solver import Solver
 from moon_tui.rules import GameState, Phase, Rules
 
 
-def pct(values: list[float], q: float) -> float:
+def pct(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
 
@@ -47,7 +48,8 @@ def decision_times(players: int, decisions: int, seed: int,
     rng = random.Random(seed)
     rules = Rules.make(players=players)
     expert, other = ExpertBot(time_budget=budget), HeuristicBot()
-    cpu, wall = [], []
+    cpu: list[float] = []
+    wall: list[float] = []
     while len(cpu) < decisions:
         state = GameState.new_game(rules, rng)
         while not state.is_terminal() and len(cpu) < decisions:
