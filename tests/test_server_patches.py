@@ -174,3 +174,33 @@ async def test_an_app_with_a_backlog_lets_other_work_run_in_between() -> None:
     # the other work ran while the backlog was being handled, and nothing was dropped
     assert len({n for n in seen if 0 < n < 40}) >= 3, seen
     assert app.handled == 40
+
+
+async def test_a_timer_waits_a_pass_once_the_pass_has_run_its_budget() -> None:
+    # Textual's timers (a screen's refresh among them) ran whenever due, however much
+    # app work the pass had already done; now they wait for the next pass, as pumps do.
+    import asyncio
+    import time
+
+    from textual._context import active_app
+    from textual.app import App
+    from textual.timer import Timer
+
+    app = App[None]()
+    async with app.run_test():
+        order: list[str] = []
+        timer = Timer(app, 1.0, callback=lambda: order.append("timer"))
+        token = active_app.set(app)
+        try:
+            loop = asyncio.get_running_loop()
+            for spent in (False, True):
+                order.clear()
+                patches._pass._loop = loop
+                patches._pass._began = time.perf_counter() - (
+                    patches.PASS_BUDGET * 2 if spent else 0.0)
+                loop.call_soon(order.append, "next pass")
+                await timer._tick(next_timer=0.0, count=1)
+                await asyncio.sleep(0)
+                assert order == (["next pass", "timer"] if spent else ["timer", "next pass"])
+        finally:
+            active_app.reset(token)
