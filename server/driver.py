@@ -61,8 +61,8 @@ class SSHTerminal:
     on_first_frame: Callable[[], None] | None = None
     end_slots: asyncio.Semaphore | None = None
     """Apps ending at once because their clients went away (see `take_end_slot`)."""
-    holds_end_slot: bool = False
     _end_slot_loan: asyncio.TimerHandle | None = None
+    """Set while this app holds an end slot: the timer that takes it back."""
 
     async def take_end_slot(self) -> None:
         """Wait for a turn to end the app. The turn is lent for at most `END_SLOT_LOAN`
@@ -70,7 +70,6 @@ class SSHTerminal:
         if self.end_slots is None:
             return
         await self.end_slots.acquire()
-        self.holds_end_slot = True
         # In an empty context: a timer keeps its context until its time comes, even
         # cancelled, and the app's context holds the whole app (Textual's active_app).
         self._end_slot_loan = asyncio.get_running_loop().call_later(
@@ -78,12 +77,10 @@ class SSHTerminal:
 
     def give_back_end_slot(self) -> None:
         """The app has ended (or its loan ran out): the next one may end."""
-        if self.holds_end_slot and self.end_slots is not None:
-            self.holds_end_slot = False
-            self.end_slots.release()
-        if self._end_slot_loan is not None:
+        if self._end_slot_loan is not None and self.end_slots is not None:
             self._end_slot_loan.cancel()
             self._end_slot_loan = None
+            self.end_slots.release()
 
 
 CURRENT_TERMINAL: ContextVar[SSHTerminal] = ContextVar("moon_ssh_terminal")
