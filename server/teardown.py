@@ -83,7 +83,11 @@ def dismantle(app: App[Any]) -> None:
     """Empty the app, its driver and every DOM node it had that is still alive.
 
     Only for an app that has finished running and that no code will touch again."""
-    todo: list[DOMNode] = list(app.__dict__.get("_moon_nodes", ()))
+    driver = app.__dict__.get("_driver")
+    if driver is not None:
+        driver.__dict__.clear()
+    # The app is a DOM node too (the root): emptied the same way.
+    todo: list[DOMNode] = [app, *app.__dict__.get("_moon_nodes", ())]
     seen: set[int] = set()
     while todo:
         node = todo.pop()
@@ -96,13 +100,6 @@ def dismantle(app: App[Any]) -> None:
             elif isinstance(value, LRUCache):
                 _unlink(value)
         node.__dict__.clear()
-    driver = app.__dict__.get("_driver")
-    if driver is not None:
-        driver.__dict__.clear()
-    for value in app.__dict__.values():
-        if isinstance(value, LRUCache):
-            _unlink(value)
-    app.__dict__.clear()
 
 
 def _unlink(cache: LRUCache[Any, Any]) -> None:
