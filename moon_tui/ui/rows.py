@@ -79,10 +79,11 @@ class RowList(Widget, can_focus=True):
     def set_rows(self, rows: Sequence[Row]) -> bool:
         """Show `rows`; the cursor stays on the same key when it is still there. False
         (and nothing redrawn) when they are the rows already shown."""
-        if tuple(rows) == self._rows:
+        shown = tuple(rows)
+        if shown == self._rows:
             return False
         selected = self.selected
-        self._rows = tuple(rows)
+        self._rows = shown
         self._lines = tuple(self._line(cells) for _, cells in self._rows)
         keys = [key for key, _ in self._rows]
         self.cursor = keys.index(selected) if selected in keys else \
