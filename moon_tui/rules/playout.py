@@ -109,7 +109,6 @@ class PlayoutResult:
     points: tuple[int, ...]
 
 
-
 def random_hand(rules: Rules, rng: random.Random, first_bidder: int) -> PlayoutResult:
     """One whole hand of uniformly random legal decisions: deal, bids, widow and discard,
     trump, every play, and the score."""

@@ -48,7 +48,6 @@ class OperatorScreen(MoonModal):
             yield Static(id="operator-message")
             yield Static("Enter sends · Esc closes", classes="hint")
 
-
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         try:
