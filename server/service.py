@@ -29,6 +29,8 @@ from .config import ServerConfig
 from .driver import SSHDriver
 from .identity import AccountKeys, Player, fingerprint, name_problem
 from .limits import Gate
+from .link_codes import LinkCodes
+from .linking import link_new_key
 from .memory import FreezePolicy
 from .session import (
     AppFactory,
@@ -103,6 +105,8 @@ class MoonServer:
         self._lobby_config = lobby_config
         self.db = Database(config.database_path)
         self.gate = Gate(config.limits)
+        self.link_codes = LinkCodes(config.limits)
+        """Codes from keys dialogs (in memory: a restart forgets them). Tests set its clock."""
         self.sessions: dict[str, list[LiveSession]] = defaultdict(list)
         self._app_factory = app_factory
         self._lobby: Lobby | None = None
@@ -162,7 +166,8 @@ class MoonServer:
         )
         self._lobby = await lobby.__aenter__()
         context = AuthContext(
-            self.config, self.db, self.gate, operators, self._online_names
+            self.config, self.db, self.gate, operators, self._online_names,
+            link_codes=self.link_codes,
         )
         self._listener = await asyncssh.create_server(
             lambda: MoonSSHServer(context),
@@ -258,7 +263,9 @@ class MoonServer:
             player.name,
             motd=self.config.motd,
             operator=player.operator,
-            keys=AccountKeys(self.db, player),
+            keys=None if player.guest else AccountKeys(
+                self.db, player, self.link_codes, self.port
+            ),
             driver_class=SSHDriver,
         )
         app.help_first = help_first
@@ -291,8 +298,9 @@ class MoonServer:
         try:
             await asyncio.wait_for(auth.identified.wait(), timeout=30)
             player = auth.player
+            link = auth.link
             refusal = refusal_for(process, self.port)
-            if refusal is None and player is None:
+            if refusal is None and player is None and link is None:
                 refusal = "Login failed.\r\n"
             if refusal is None and self._stopping:
                 refusal = "The server is shutting down.\r\n"
@@ -300,11 +308,18 @@ class MoonServer:
                 refusal = "One game per connection: open another ssh connection.\r\n"
             if refusal is None:
                 refusal = self.gate.session_refusal()
-            if refusal is not None or player is None:
+            if refusal is not None or (player is None and link is None):
                 write_line(process, refusal or "")
                 process.exit(0 if is_help(process.command) else 1)
                 return
             conn.set_extra_info(moon_playing=True)
+            if player is None and link is not None:  # a new key: it types its code first
+                player = await link_new_key(process, auth, link, codes=self.link_codes,
+                                            db=self.db, limits=self.config.limits)
+            if player is None:  # the code was not typed: a failed login, the connection ends
+                process.exit(1)
+                conn.close()
+                return
             self.gate.sessions += 1
             try:
                 await self._welcome_then_play(process, player)
