@@ -24,7 +24,7 @@ from textual.app import App
 from moon_tui.lobby import Lobby, LobbyConfig
 
 from . import banner, patches, teardown
-from .auth import AuthContext, MoonSSHServer
+from .auth import AuthContext, KeyToLink, MoonSSHServer
 from .config import ServerConfig
 from .driver import SSHDriver
 from .identity import AccountKeys, Player, fingerprint, name_problem
@@ -121,7 +121,8 @@ class MoonServer:
         self._start_slots = asyncio.Semaphore(STARTS_AT_ONCE)
         self._end_slots = asyncio.Semaphore(ENDS_AT_ONCE)
         self._at_banner: set[asyncssh.SSHServerProcess[bytes]] = set()
-        """Players looking at the welcome banner (no app yet): told when the server stops."""
+        """Players at the welcome banner or the code prompt of a new key (no app yet): told
+        when the server stops."""
 
     @property
     def lobby(self) -> Lobby:
@@ -314,8 +315,7 @@ class MoonServer:
                 return
             conn.set_extra_info(moon_playing=True)
             if player is None and link is not None:  # a new key: it types its code first
-                player = await link_new_key(process, auth, link, codes=self.link_codes,
-                                            db=self.db, limits=self.config.limits)
+                player = await self._link_new_key(process, auth, link)
             if player is None:  # the code was not typed: a failed login, the connection ends
                 process.exit(1)
                 conn.close()
@@ -335,6 +335,16 @@ class MoonServer:
             if task is not None:
                 self._handlers.discard(task)
             self._connections.discard(conn)
+
+    async def _link_new_key(
+        self, process: asyncssh.SSHServerProcess[bytes], auth: MoonSSHServer, link: KeyToLink
+    ) -> Player | None:
+        self._at_banner.add(process)  # no app yet: stop() says goodbye to them directly
+        try:
+            return await link_new_key(process, auth, link, codes=self.link_codes, db=self.db,
+                                      limits=self.config.limits)
+        finally:
+            self._at_banner.discard(process)
 
     async def _welcome_then_play(
         self, process: asyncssh.SSHServerProcess[bytes], player: Player

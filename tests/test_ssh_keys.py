@@ -167,7 +167,10 @@ async def test_a_player_cannot_take_the_operators_key_and_the_operator_still_log
         await enter_lobby(mallory)
         await mallory.press("k")
         await mallory.wait_for("Your SSH keys")
-        await mallory.press(openssh_line(op_key), "enter")  # the old dialog took this
+        # Pasted as the old dialog took it; wait for the dialog's answer (the old one added
+        # the key; this one only makes a code, for the 'a' in the line).
+        await mallory.press(openssh_line(op_key), "enter")
+        await mallory.wait_for(lambda s: "added key" in s or "Your code" in s)
         await mallory.press("escape")
         await mallory.wait_for("new table")
         await mallory.close()
