@@ -288,8 +288,9 @@ class MoonSSHServer(asyncssh.SSHServer):
         if self._account is None and await self._ctx.db.claim(name, print_, openssh_line(key)):
             log.info("account %s claimed by key %s", name, print_)  # last seen: now
         elif self._account is None and operator:
-            # The config says whose name this is; the key may belong to another name of
-            # theirs (a key never moves), so the account is made without it.
+            # The config says whose name this is. Their key may belong to another name
+            # (one of theirs, or pasted by someone before keys needed proof): a key never
+            # moves, so the account is made without it.
             await self._ctx.db.open_account(name)
         else:
             if self._account is None:  # claimed by someone else since begin_auth?

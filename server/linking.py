@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Literal
 
 import asyncssh
 
@@ -26,29 +27,61 @@ CODE_INPUT_CHARS = 24
 INPUT_BYTES = 4096
 """Bytes read at this prompt in all, before the connection ends: nobody types that much."""
 _ERASE = (0x7F, 0x08)
+_ENTER = (0x0D, 0x0A)
 _QUIT = (0x03, 0x04)  # Ctrl+C, Ctrl+D
 _ESC = 0x1B
 _TYPED = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789- ")
+EscapeState = Literal["", "esc", "csi", "ss3"]
 
 
 class LinePrompt:
     """Short lines typed on a raw terminal (the client's line editing is off), echoed as
-    they are typed; bounded in time (`deadline`, loop time) and in bytes read."""
+    they are typed; bounded in time (`deadline`, loop time) and in bytes read. Keys that
+    send escape sequences (arrows, function keys, the mouse) are skipped whole."""
 
     def __init__(self, process: asyncssh.SSHServerProcess[bytes], deadline: float) -> None:
         self._process = process
         self._loop = asyncio.get_running_loop()
         self.deadline = deadline
         self._bytes_left = INPUT_BYTES
+        self._unread = b""
+        """What came after the last Enter, for the next line."""
+        self._escape: EscapeState = ""
 
     @property
     def timed_out(self) -> bool:
         return self._loop.time() >= self.deadline
 
     async def read_line(self) -> str | None:
-        """The next line; None when the client left, pressed Ctrl+C, sent too much, or
-        the time is up."""
+        """The next line that is not empty; None when the client left, pressed Ctrl+C,
+        sent too much, or the time is up."""
         typed = bytearray()
+        while True:
+            data: bytes | None = self._unread or await self._read()
+            self._unread = b""
+            if data is None:
+                return None
+            echo = bytearray()
+            for index, byte in enumerate(data):
+                if self._in_escape(byte):
+                    continue
+                if byte in _ENTER:
+                    if typed:
+                        self._unread = data[index + 1 :]
+                        self._echo(bytes(echo))
+                        return typed.decode("ascii")
+                elif byte in _QUIT:
+                    return None
+                elif byte in _ERASE:
+                    if typed:
+                        typed.pop()
+                        echo += b"\b \b"
+                elif byte in _TYPED and len(typed) < CODE_INPUT_CHARS:
+                    typed.append(byte)
+                    echo.append(byte)
+            self._echo(bytes(echo))
+
+    async def _read(self) -> bytes | None:
         while True:
             try:
                 async with asyncio.timeout_at(self.deadline):
@@ -59,24 +92,27 @@ class LinePrompt:
                     asyncssh.Error, OSError):
                 return None
             self._bytes_left -= len(data)
-            if not data or self._bytes_left < 0:
-                return None
-            echo = bytearray()
-            for byte in data:
-                if byte == _ESC:
-                    break  # an arrow or another key's sequence: the rest is not typing
-                if byte in (0x0D, 0x0A):
-                    self._echo(bytes(echo))
-                    return typed.decode("ascii")
-                if byte in _QUIT:
-                    return None
-                if byte in _ERASE and typed:
-                    typed.pop()
-                    echo += b"\b \b"
-                elif byte in _TYPED and len(typed) < CODE_INPUT_CHARS:
-                    typed.append(byte)
-                    echo.append(byte)
-            self._echo(bytes(echo))
+            return data if data and self._bytes_left >= 0 else None
+
+    def _in_escape(self, byte: int) -> bool:
+        """Whether `byte` belongs to an escape sequence (ESC [ ... final, ESC O x, ESC x)."""
+        state = self._escape
+        if state == "csi":
+            if 0x40 <= byte <= 0x7E:
+                self._escape = ""
+            return True
+        if state == "ss3":
+            self._escape = ""
+            return True
+        if state == "esc":
+            if byte in b"[O":
+                self._escape = "csi" if byte == ord("[") else "ss3"
+                return True
+            self._escape = ""  # a lone Esc: this byte is a key of its own
+        if byte == _ESC:
+            self._escape = "esc"
+            return True
+        return False
 
     def _echo(self, data: bytes) -> None:
         if data and not self._process.channel.is_closing():

@@ -14,6 +14,7 @@ import asyncssh
 import pytest
 
 from moon_tui.lobby import LobbyConfig
+from server import linking
 from server.config import Limits
 from server.identity import fingerprint, openssh_line
 from server.probe import ScreenClient, enter_lobby, eventually, open_connection, running_server
@@ -126,6 +127,29 @@ async def test_an_expired_code_adds_nothing(tmp_path: Path) -> None:
         assert await owner(server, laptop) is None
         # With no code waiting any more, the new key is refused at the door.
         assert "already taken" in await refused(server.port, "ann", laptop)
+
+
+async def test_the_code_prompt_reads_a_typed_line_and_nothing_else(tmp_path: Path) -> None:
+    ann_key, laptop, other = new_key(), new_key(), new_key()
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        await claim(server, "ann", ann_key)
+        code = server.link_codes.issue("ann")
+        client = await ScreenClient.connect(server.port, "ann", key=laptop)
+        await client.wait_for(PROMPT)
+        # Empty lines, an erased letter, an arrow and a mouse click around the code, all
+        # in one write: none of it costs a try or lands in the code.
+        client.send(f"\r\n\rx\x7f\x1b[A{code[:4]}\x1b[<0;3;4M-\x1bOP{code[4:]}\r\n")
+        await client.wait_for("Welcome, ann")
+        await client.close()
+        assert await owner(server, laptop) == "ann"
+
+        server.link_codes.issue("ann")
+        flood = await ScreenClient.connect(server.port, "ann", key=other)
+        await flood.wait_for(PROMPT)
+        flood.send("A" * (linking.INPUT_BYTES + 1))
+        await flood.wait_closed()
+        assert "The key was not added." in flood.text()
+        await flood.close()
 
 
 async def test_no_code_in_time_ends_the_connection(tmp_path: Path) -> None:
