@@ -6,19 +6,36 @@ here keeps the layers pointing one way: the interface never imports `server`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 
+@dataclass(frozen=True, slots=True)
+class LinkCode:
+    """A one-time code that adds the key of the next login that types it."""
+
+    code: str
+    """As shown to the player (e.g. ABCD-EFGH)."""
+    minutes: float
+    """How long it can be used."""
+    command: str
+    """What to run on the other computer, e.g. `ssh -p 2222 ann@this-server`."""
+
+
 class KeyManager(Protocol):
-    """The player's SSH keys, so they can add another key from inside the app."""
+    """The player's SSH keys: which may log in, and a way to add one from another computer.
+
+    A key is only ever added by logging in with it (proof that the player holds it), never
+    from a pasted public key: anyone can copy someone else's public key.
+    """
 
     async def list_keys(self) -> list[str]:
         """Fingerprints of the keys that may log in as this player."""
         ...
 
-    async def add_key(self, openssh_public_key: str) -> str:
-        """Add a key (one `ssh-ed25519 AAAA... comment` line); return a message to show.
+    async def new_link_code(self) -> LinkCode:
+        """A code for the first login with a new key to type.
 
-        Raises `ValueError` with a plain-words message for a line that is not a public key.
+        Raises `ValueError` with a plain-words message when the player cannot add keys.
         """
         ...

@@ -3,6 +3,8 @@
 - A valid, free name: the first key that logs in with it claims it.
 - A claimed name: only one of its keys; anyone else is refused with a clear banner.
 - An operator's name: only the keys in the config (or added later by that operator).
+- A new key for a name that made a code in its keys dialog: let in to type the code
+  (server/linking.py), which adds the key. A key that belongs to a name is never moved.
 - No key at all: a guest-NNNN name when guests are on (keyboard-interactive, no prompt).
 
 `validate_public_key` is also called for unsigned probes, so identity is only trusted
@@ -21,11 +23,16 @@ import asyncssh
 from .config import ServerConfig
 from .identity import Player, fingerprint, guest_name, name_problem, openssh_line
 from .limits import Gate
+from .link_codes import LinkCodes
 from .store import Account, Database
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS_PER_CONNECTION = 12
+KEY_HAS_A_NAME = (
+    "This key already belongs to another player's name, and a key never moves to "
+    "another name. Log in with that name, or make a new key for this one (ssh-keygen)."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +48,28 @@ class AuthContext:
     guests: set[str] = field(default_factory=set)
     """Guest names given to connections still open: a guest waiting for its game to
     start is not online yet, and must not get a name that another guest will use."""
+    link_codes: LinkCodes = field(default_factory=LinkCodes)
+    """Codes made in keys dialogs, waiting for a login with a new key to type them."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyToLink:
+    """A login that proved it holds a key new to `name`: in once it types a code."""
+
+    name: str
+    fingerprint: str
+    public_key: str
+    operator: bool
+    address: str
+
+    def player(self) -> Player:
+        return Player(
+            self.name,
+            operator=self.operator,
+            fingerprint=self.fingerprint,
+            public_key=self.public_key,
+            address=self.address,
+        )
 
 
 class MoonSSHServer(asyncssh.SSHServer):
@@ -54,13 +83,16 @@ class MoonSSHServer(asyncssh.SSHServer):
         self._account: Account | None = None
         self._name_refusal: str | None = None
         self._key: asyncssh.SSHKey | None = None
+        self._new_key = False
         self._guest = False
         self._banners: set[str] = set()
         self._kbdint_refused = False
         self._failures = 0
         self.player: Player | None = None
+        self.link: KeyToLink | None = None
+        """Set instead of `player` for a new key: it must type a code before it plays."""
         self.identified = asyncio.Event()
-        """Set once `auth_completed` has settled `player` (None: refused after all)."""
+        """Set once `auth_completed` has settled `player` or `link` (both None: refused)."""
 
     # --- connection -----------------------------------------------------------------
 
@@ -137,6 +169,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         if username != self._username:
             await self.begin_auth(username)
         self._key = None
+        self._new_key = False
         self._guest = False
         print_ = fingerprint(key)
         banned = await self._ctx.db.ban_reason("key", print_)
@@ -150,26 +183,48 @@ class MoonSSHServer(asyncssh.SSHServer):
             if self._account is not None:
                 allowed.update(self._account.fingerprints)
             if print_ not in allowed:
-                self._banner(
+                return await self._new_key_for(
+                    username,
+                    print_,
                     f"The name '{username}' belongs to an operator of this server and "
-                    "needs their key. Pick another name: ssh othername@this-host"
+                    "needs their key. Pick another name: ssh othername@this-host",
+                    key,
                 )
-                self._failed_attempt()
-                return False
         elif self._name_refusal is not None:
             self._banner(self._name_refusal)
             self._kbdint_refused = True  # someone with a key wants a name: tell, don't guest
             self._failed_attempt()
             return False
         elif self._account is not None and print_ not in self._account.fingerprints:
-            self._banner(
+            return await self._new_key_for(
+                username,
+                print_,
                 f"The name '{username}' is already taken by someone else's key. Log in "
-                "with your own key, or pick another name: ssh othername@this-host"
+                "with your own key, or pick another name: ssh othername@this-host",
+                key,
             )
+        elif self._account is None and await self._ctx.db.key_owner(print_) is not None:
+            self._banner(KEY_HAS_A_NAME)  # one key, one name: it cannot claim a second
+            self._kbdint_refused = True  # someone with a key wants a name: tell, don't guest
             self._failed_attempt()
             return False
         self._key = key
         return True
+
+    async def _new_key_for(
+        self, username: str, print_: str, refusal: str, key: asyncssh.SSHKey
+    ) -> bool:
+        """A key that is not one of the name's: let in to type a code if the name is
+        waiting for one and the key belongs to nobody; otherwise refused with `refusal`."""
+        if self._ctx.link_codes.pending(username):
+            if await self._ctx.db.key_owner(print_) is None:
+                self._key = key
+                self._new_key = True
+                return True
+            refusal = KEY_HAS_A_NAME
+        self._banner(refusal)
+        self._failed_attempt()
+        return False
 
     def kbdint_auth_supported(self) -> bool:
         # Offered even with guests off, so a keyless client is told why it cannot enter.
@@ -224,8 +279,19 @@ class MoonSSHServer(asyncssh.SSHServer):
         name = self._username
         print_ = fingerprint(key)
         operator = name in self._ctx.operator_keys
+        if self._new_key:
+            # Proved it holds the key (a probe never gets here): now it must type a code.
+            self.link = KeyToLink(name, print_, openssh_line(key), operator, self._address)
+            log.info("login %s with new key %s from %s: asking for a code",
+                     name, print_, self._address)
+            return
         if self._account is None and await self._ctx.db.claim(name, print_, openssh_line(key)):
             log.info("account %s claimed by key %s", name, print_)  # last seen: now
+        elif self._account is None and operator:
+            # The config says whose name this is. Their key may belong to another name
+            # (one of theirs, or pasted by someone before keys needed proof): a key never
+            # moves, so the account is made without it.
+            await self._ctx.db.open_account(name)
         else:
             if self._account is None:  # claimed by someone else since begin_auth?
                 account = await self._ctx.db.account(name)
@@ -250,6 +316,17 @@ class MoonSSHServer(asyncssh.SSHServer):
             print_,
             self._address,
         )
+
+    def key_linked(self) -> Player:
+        """The new key typed its code and was added: from now on this is a login."""
+        if self.link is None:
+            raise RuntimeError("no key is waiting for a code on this connection")
+        self.player = self.link.player()
+        self.link = None
+        log.info("login %s%s with key %s from %s", self.player.name,
+                 " (operator)" if self.player.operator else "", self.player.fingerprint,
+                 self._address)
+        return self.player
 
     # --- everything that is not a game session is refused -----------------------------
 

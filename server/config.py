@@ -37,6 +37,16 @@ class Limits:
     chat_max_chars: int = 300
     grace_seconds: float = 120.0
     """A dropped player keeps their seat this long while a computer plays it."""
+    # --- adding a key from another computer (server/link_codes.py) ---
+    link_code_minutes: float = 10.0
+    """A code from the keys dialog adds a key only within this time after it was made."""
+    link_code_tries: int = 3
+    """Codes a new key may type in one connection before the connection ends."""
+    link_codes_per_name: int = 3
+    """Codes a name may have waiting at once; a new one replaces the oldest."""
+    link_code_misses_per_name: int = 20
+    """Wrong codes typed for a name, over all connections, before its waiting codes are
+    withdrawn (the player then makes a new one)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 
 import asyncssh
 
+from moon_tui.services import LinkCode
+
+from .link_codes import LinkCodes, shown
 from .store import Database
 
 NAME_RULES = "2 to 16 characters: lower-case letters, digits, '-' or '_', starting with a letter"
@@ -59,9 +62,11 @@ def guest_name(taken: Container[str]) -> str:
 class AccountKeys:
     """`moon_tui.services.KeyManager` over the accounts database, for one player."""
 
-    def __init__(self, db: Database, player: Player) -> None:
+    def __init__(self, db: Database, player: Player, codes: LinkCodes, port: int) -> None:
         self._db = db
         self._player = player
+        self._codes = codes
+        self._port = port
 
     async def list_keys(self) -> list[str]:
         if self._player.guest:
@@ -69,19 +74,13 @@ class AccountKeys:
         account = await self._db.account(self._player.name)
         return [] if account is None else list(account.fingerprints)
 
-    async def add_key(self, openssh_public_key: str) -> str:
+    async def new_link_code(self) -> LinkCode:
         if self._player.guest:
             raise ValueError("guests have no account: log in with an SSH key to keep a name")
-        try:
-            key = asyncssh.import_public_key(openssh_public_key.strip())
-        except (asyncssh.KeyImportError, ValueError) as error:
-            raise ValueError(
-                "that is not an SSH public key: paste one line like 'ssh-ed25519 AAAA... you@pc'"
-            ) from error
-        print_ = fingerprint(key)
-        owner = await self._db.add_key(self._player.name, print_, openssh_line(key))
-        if owner == self._player.name:
-            return f"that key ({print_}) can already log in as {self._player.name}"
-        if owner is not None:
-            raise ValueError("that key already belongs to another player")
-        return f"added key {print_}: it can now log in as {self._player.name}"
+        code = self._codes.issue(self._player.name)
+        port = "" if self._port == 22 else f"-p {self._port} "
+        return LinkCode(
+            code=shown(code),
+            minutes=self._codes.limits.link_code_minutes,
+            command=f"ssh {port}{self._player.name}@this-server",
+        )

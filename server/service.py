@@ -24,11 +24,13 @@ from textual.app import App
 from moon_tui.lobby import Lobby, LobbyConfig
 
 from . import banner, patches, teardown
-from .auth import AuthContext, MoonSSHServer
+from .auth import AuthContext, KeyToLink, MoonSSHServer
 from .config import ServerConfig
 from .driver import SSHDriver
 from .identity import AccountKeys, Player, fingerprint, name_problem
 from .limits import Gate
+from .link_codes import LinkCodes
+from .linking import link_new_key
 from .memory import FreezePolicy
 from .session import (
     AppFactory,
@@ -103,6 +105,8 @@ class MoonServer:
         self._lobby_config = lobby_config
         self.db = Database(config.database_path)
         self.gate = Gate(config.limits)
+        self.link_codes = LinkCodes(config.limits)
+        """Codes from keys dialogs (in memory: a restart forgets them). Tests set its clock."""
         self.sessions: dict[str, list[LiveSession]] = defaultdict(list)
         self._app_factory = app_factory
         self._lobby: Lobby | None = None
@@ -117,7 +121,8 @@ class MoonServer:
         self._start_slots = asyncio.Semaphore(STARTS_AT_ONCE)
         self._end_slots = asyncio.Semaphore(ENDS_AT_ONCE)
         self._at_banner: set[asyncssh.SSHServerProcess[bytes]] = set()
-        """Players looking at the welcome banner (no app yet): told when the server stops."""
+        """Players at the welcome banner or the code prompt of a new key (no app yet): told
+        when the server stops."""
 
     @property
     def lobby(self) -> Lobby:
@@ -162,7 +167,8 @@ class MoonServer:
         )
         self._lobby = await lobby.__aenter__()
         context = AuthContext(
-            self.config, self.db, self.gate, operators, self._online_names
+            self.config, self.db, self.gate, operators, self._online_names,
+            link_codes=self.link_codes,
         )
         self._listener = await asyncssh.create_server(
             lambda: MoonSSHServer(context),
@@ -258,7 +264,9 @@ class MoonServer:
             player.name,
             motd=self.config.motd,
             operator=player.operator,
-            keys=AccountKeys(self.db, player),
+            keys=None if player.guest else AccountKeys(
+                self.db, player, self.link_codes, self.port
+            ),
             driver_class=SSHDriver,
         )
         app.help_first = help_first
@@ -291,8 +299,9 @@ class MoonServer:
         try:
             await asyncio.wait_for(auth.identified.wait(), timeout=30)
             player = auth.player
+            link = auth.link
             refusal = refusal_for(process, self.port)
-            if refusal is None and player is None:
+            if refusal is None and player is None and link is None:
                 refusal = "Login failed.\r\n"
             if refusal is None and self._stopping:
                 refusal = "The server is shutting down.\r\n"
@@ -300,11 +309,17 @@ class MoonServer:
                 refusal = "One game per connection: open another ssh connection.\r\n"
             if refusal is None:
                 refusal = self.gate.session_refusal()
-            if refusal is not None or player is None:
+            if refusal is not None or (player is None and link is None):
                 write_line(process, refusal or "")
                 process.exit(0 if is_help(process.command) else 1)
                 return
             conn.set_extra_info(moon_playing=True)
+            if player is None and link is not None:  # a new key: it types its code first
+                player = await self._link_new_key(process, auth, link)
+            if player is None:  # the code was not typed: a failed login, the connection ends
+                process.exit(1)
+                conn.close()
+                return
             self.gate.sessions += 1
             try:
                 await self._welcome_then_play(process, player)
@@ -320,6 +335,16 @@ class MoonServer:
             if task is not None:
                 self._handlers.discard(task)
             self._connections.discard(conn)
+
+    async def _link_new_key(
+        self, process: asyncssh.SSHServerProcess[bytes], auth: MoonSSHServer, link: KeyToLink
+    ) -> Player | None:
+        self._at_banner.add(process)  # no app yet: stop() says goodbye to them directly
+        try:
+            return await link_new_key(process, auth, link, codes=self.link_codes, db=self.db,
+                                      limits=self.config.limits)
+        finally:
+            self._at_banner.discard(process)
 
     async def _welcome_then_play(
         self, process: asyncssh.SSHServerProcess[bytes], player: Player

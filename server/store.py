@@ -170,7 +170,9 @@ class Database:
         return await self._run(claim)
 
     async def add_key(self, name: str, fingerprint: str, public_key: str) -> str | None:
-        """Add a key to `name`; returns the account already owning it, if any."""
+        """Add a key to `name`, for a login that proved it holds it (server/linking.py).
+
+        A key that belongs to a name already is never moved: returns that name instead."""
 
         def add() -> str | None:
             db = self._db()
@@ -188,6 +190,21 @@ class Database:
             return None
 
         return await self._run(add)
+
+    async def open_account(self, name: str) -> None:
+        """Make sure the account `name` exists, with no key of its own (an operator's:
+        their keys are in the config, and one of them may belong to another name)."""
+
+        def open_() -> None:
+            db = self._db()
+            now = time.time()
+            with db:
+                db.execute(
+                    "INSERT OR IGNORE INTO accounts (name, created, last_seen) VALUES (?, ?, ?)",
+                    (name, now, now),
+                )
+
+        await self._run(open_)
 
     def touch_soon(self, name: str) -> None:
         """Note that `name` was seen now, without waiting for the disk: a login need not

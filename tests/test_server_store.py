@@ -12,6 +12,7 @@ import asyncssh
 import pytest
 
 from server.identity import AccountKeys, Player, fingerprint, openssh_line
+from server.link_codes import LinkCodes
 from server.store import Database
 
 
@@ -36,28 +37,33 @@ async def test_a_name_is_claimed_once(db: Database) -> None:
     assert await db.key_owner(fingerprint(first)) == "ann"
 
 
-async def test_a_player_adds_a_key_from_inside_the_game(db: Database) -> None:
-    first, second = new_key(), new_key()
+async def test_the_keys_dialog_gives_a_code_for_its_own_name(db: Database) -> None:
+    first = new_key()
     await db.claim("ann", fingerprint(first), openssh_line(first))
-    keys = AccountKeys(db, Player("ann", fingerprint=fingerprint(first)))
-    message = await keys.add_key(openssh_line(second) + " ann@laptop")
-    assert "added" in message and fingerprint(second) in message
-    assert await keys.list_keys() == [fingerprint(first), fingerprint(second)]
-    assert "already" in await keys.add_key(openssh_line(second))
-    with pytest.raises(ValueError, match="not an SSH public key"):
-        await keys.add_key("hello there")
+    codes = LinkCodes()
+    keys = AccountKeys(db, Player("ann", fingerprint=fingerprint(first)), codes, 2222)
+    assert await keys.list_keys() == [fingerprint(first)]
+    link = await keys.new_link_code()
+    assert link.command == "ssh -p 2222 ann@this-server" and link.minutes == 10
+    assert codes.pending("ann") and not codes.pending("bob")
+    assert not codes.redeem("bob", link.code)
+    assert codes.redeem("ann", link.code.lower())
+    assert not codes.redeem("ann", link.code)  # once
 
 
-async def test_nobody_adds_someone_elses_key_and_guests_have_none(db: Database) -> None:
+async def test_a_key_is_never_moved_and_guests_have_no_keys(db: Database) -> None:
     ann, bob = new_key(), new_key()
     await db.claim("ann", fingerprint(ann), openssh_line(ann))
     await db.claim("bob", fingerprint(bob), openssh_line(bob))
-    with pytest.raises(ValueError, match="another player"):
-        await AccountKeys(db, Player("bob")).add_key(openssh_line(ann))
-    guest = AccountKeys(db, Player("guest-0001", guest=True))
+    assert await db.add_key("bob", fingerprint(ann), openssh_line(ann)) == "ann"
+    assert await db.key_owner(fingerprint(ann)) == "ann"
+    laptop = new_key()
+    assert await db.add_key("ann", fingerprint(laptop), openssh_line(laptop)) is None
+    assert await db.key_owner(fingerprint(laptop)) == "ann"
+    guest = AccountKeys(db, Player("guest-0001", guest=True), LinkCodes(), 2222)
     assert await guest.list_keys() == []
     with pytest.raises(ValueError, match="guests"):
-        await guest.add_key(openssh_line(new_key()))
+        await guest.new_link_code()
 
 
 async def test_bans_by_account_and_by_key(db: Database) -> None:

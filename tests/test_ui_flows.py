@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn, wait_for
+from textual.widgets import Input
 
 from moon_tui.app import MoonApp
 from moon_tui.lobby import Lobby, SendChat
 from moon_tui.rules import Phase
+from moon_tui.services import LinkCode
 from moon_tui.ui.create import CreateTableScreen
 from moon_tui.ui.game import GameScreen
+from moon_tui.ui.keys import KeysScreen
 from moon_tui.ui.lobby_screen import LobbyScreen
 from moon_tui.ui.waiting import WaitingScreen
 
@@ -202,3 +205,37 @@ async def test_the_waiting_room_cursor_picks_the_seat_for_a_computer_player() ->
                            "a computer player in seat 3")
             assert app.model.tables[table_id].table.seats[1].is_free
             assert "Seat 3  Bot 3" in screen_text(app)
+
+
+class CodeKeys:
+    """A `KeyManager` that makes one code, then refuses (in words with brackets)."""
+
+    def __init__(self) -> None:
+        self.made = 0
+
+    async def list_keys(self) -> list[str]:
+        return ["SHA256:first"] + ["SHA256:second"] * min(self.made, 1)
+
+    async def new_link_code(self) -> LinkCode:
+        self.made += 1
+        if self.made > 1:
+            raise ValueError("no more codes [b]now[/b]")
+        return LinkCode("ABCD-EFGH", 10, "ssh -p 2222 ann@this-server")
+
+
+async def test_the_keys_dialog_shows_a_code_and_no_way_to_paste_a_key() -> None:
+    async with Lobby(FAST, seed=7) as lobby:
+        keys = CodeKeys()
+        app = MoonApp(lobby, "ann", keys=keys)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("k")
+            await wait_for(pilot, lambda: isinstance(app.screen, KeysScreen), "the dialog")
+            await wait_for(pilot, lambda: "SHA256:first" in screen_text(app), "the list")
+            assert not app.screen.query(Input)
+            await pilot.press("a")
+            await wait_for(pilot, lambda: "Your code: ABCD-EFGH" in screen_text(app), "a code")
+            assert "ssh -p 2222 ann@this-server" in screen_text(app)
+            await pilot.press("a")
+            await wait_for(pilot, lambda: "✗ no more codes [b]now[/b]" in screen_text(app),
+                           "the refusal, as plain text")

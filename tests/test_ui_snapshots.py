@@ -16,6 +16,7 @@ from textual.pilot import Pilot
 from moon_tui.lobby import ChatLine, CreateTable, LobbyConfig, SendChat, Spectate
 from moon_tui.local import LocalMoonApp
 from moon_tui.rules import Phase, Rules
+from moon_tui.services import LinkCode
 
 SIZES = [(80, 24), (120, 40)]
 FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0)
@@ -24,19 +25,16 @@ HOLD = LobbyConfig(bot_delay=0.0, hand_pause=600.0)
 
 
 class MemoryKeys:
-    """A `KeyManager` holding keys in a list (the server's real one stores them in SQLite)."""
+    """A `KeyManager` with one key and a fixed code (the server's stores keys in SQLite)."""
 
     def __init__(self) -> None:
-        self.keys = ["SHA256:3bVt2cS1x0ZqfTZ5ILu1Y8w5pD1q9nKQ0lH1n4kzT7E ann@laptop"]
+        self.keys = ["SHA256:3bVt2cS1x0ZqfTZ5ILu1Y8w5pD1q9nKQ0lH1n4kzT7E"]
 
     async def list_keys(self) -> list[str]:
         return list(self.keys)
 
-    async def add_key(self, openssh_public_key: str) -> str:
-        if not openssh_public_key.startswith("ssh-"):
-            raise ValueError("that is not an OpenSSH public key")
-        self.keys.append(openssh_public_key.split()[1][:20])
-        return "Key added."
+    async def new_link_code(self) -> LinkCode:
+        return LinkCode("K7QM-3XPA", 10, "ssh -p 2222 ann@this-server")
 
 
 Step = Callable[[Pilot[None]], Awaitable[None]]
@@ -199,6 +197,7 @@ CASES: dict[str, Case] = {
     "create_table": Case(local(table=False), create_form),
     "waiting_room": Case(local(table=False), waiting_room),
     "keys": Case(local(table=False), keys_screen),
+    "keys_code": Case(local(table=False), then_press(keys_screen, "a")),
     "help": Case(local(table=False), then_press(nothing, "question_mark")),
     "bidding": Case(local(), until(phase_is(Phase.BID), "my bid")),
     "discard": Case(local(), until(phase_is(Phase.DISCARD), "the discard")),

@@ -1,31 +1,51 @@
-"""The player's SSH keys: list them and add another (through the host's `KeyManager`)."""
+"""The player's SSH keys: which may log in, and a code to add one from another computer.
+
+A key is added only by logging in with it and typing the code shown here (the host's
+`KeyManager` checks it): a pasted public key proves nothing, anyone can copy one.
+"""
 
 from __future__ import annotations
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Input, Static
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Static
 
-from ..services import KeyManager
-from .base import MoonModal, set_text, steady_input
+from ..services import KeyManager, LinkCode
+from .base import MoonModal, set_text
+
+REFRESH_SECONDS = 5.0
+"""While a code is shown, the list is read again this often, so the new key appears."""
+
+
+def instructions(link: LinkCode) -> Content:
+    """What to do with the code, in plain text (nothing in it is markup)."""
+    return Content(
+        f"Your code: {link.code}\n\n"
+        f"On the other computer, run:  {link.command}\n"
+        "with the new key, and type this code when asked.\n"
+        "(this-server: the address you used to connect here)\n"
+        f"The code works once, for {link.minutes:g} minutes."
+    )
 
 
 class KeysScreen(MoonModal):
-    AUTO_FOCUS = "Input"
+    BINDINGS = [Binding("a", "new_code", "add a key")]
 
     def __init__(self, keys: KeyManager) -> None:
         super().__init__(classes="dialog")
         self.keys = keys
+        self._refresh: Timer | None = None
 
     def compose_body(self) -> ComposeResult:
         with Vertical(classes="box wide"):
             yield Static("Your SSH keys", classes="title")
             yield Static("…", id="key-list")
-            yield Static("Add a key: paste one line (ssh-ed25519 AAAA… comment), Enter")
-            yield steady_input(placeholder="ssh-ed25519 AAAA…", id="new-key")
-            yield Static(id="key-message")
-            yield Static("Esc closes", classes="hint")
+            yield Static("a: add a key from another computer", id="key-code")
+            yield Static("a makes a code · Esc closes", classes="hint")
 
     def on_mount(self) -> None:
         self.load()
@@ -34,21 +54,19 @@ class KeysScreen(MoonModal):
     async def load(self) -> None:
         found = await self.keys.list_keys()
         text = "\n".join(f"• {k}" for k in found) or "No key yet."
-        set_text(self.query_one("#key-list", Static), text, layout=True)
+        set_text(self.query_one("#key-list", Static), Content(text), layout=True)
 
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        line = event.value.strip()
-        if line:
-            self.add(line)
+    def action_new_code(self) -> None:
+        self.new_code()
 
-    @work(exclusive=True, group="add-key")
-    async def add(self, line: str) -> None:
+    @work(exclusive=True, group="link-code")
+    async def new_code(self) -> None:
+        shown = self.query_one("#key-code", Static)
         try:
-            message = await self.keys.add_key(line)
+            link = await self.keys.new_link_code()
         except ValueError as exc:
-            set_text(self.query_one("#key-message", Static), f"✗ {exc}", layout=True)
+            set_text(shown, Content(f"✗ {exc}"), layout=True)
             return
-        self.query_one(Input).clear()
-        set_text(self.query_one("#key-message", Static), message, layout=True)
-        self.load()
+        set_text(shown, instructions(link), layout=True)
+        if self._refresh is None:
+            self._refresh = self.set_interval(REFRESH_SECONDS, self.load)
