@@ -22,3 +22,12 @@ class KeyManager(Protocol):
         Raises `ValueError` with a plain-words message for a line that is not a public key.
         """
         ...
+
+
+class ServerHealth(Protocol):
+    """What is wrong with the server now, for its operators (e.g. game records that the
+    disk refused). The operator screen shows it."""
+
+    def alarms(self) -> tuple[str, ...]:
+        """One line of plain words per problem; empty when all is well."""
+        ...

@@ -37,6 +37,12 @@ class Limits:
     chat_max_chars: int = 300
     grace_seconds: float = 120.0
     """A dropped player keeps their seat this long while a computer plays it."""
+    # -- the data folder (storage) --
+    records_kept_in_memory: int = 200
+    """Game records kept in memory while the database cannot take them (disk full, folder
+    read-only), retried until it can; past this many the oldest is lost (and logged)."""
+    record_retry_seconds: float = 60.0
+    """How often game records waiting in memory are offered to the database again."""
 
 
 @dataclass(frozen=True, slots=True)
