@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from .datafolder import CannotStart
+from .logtext import shown
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +131,8 @@ class Database:
             conn.execute("PRAGMA journal_mode=WAL")
             problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(3)")]
             if problems != ["ok"]:
-                raise DatabaseUnusable.because(self.path, "; ".join(problems))
+                found = " ".join(" ".join(problems).split())  # one paragraph
+                raise DatabaseUnusable.because(self.path, shown(found, 200))
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.executescript(_SCHEMA)
             conn.commit()
