@@ -157,7 +157,7 @@ class MoonSSHServer(asyncssh.SSHServer):
                   shown(self._username), self._address, error)
         self._ctx.db.alarm("logins", f"a login failed: the database said '{error}'.")
         self.player = None
-        self.refusal = message
+        self.refusal = message + "\n"
         conn = self._conn
         if conn is not None and not conn.get_extra_info("username"):  # still authenticating
             self._banner(message)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 from collections.abc import Container
@@ -9,7 +10,9 @@ from dataclasses import dataclass
 
 import asyncssh
 
-from .store import Database
+from .store import Database, StoreFailure
+
+log = logging.getLogger(__name__)
 
 NAME_RULES = "2 to 16 characters: lower-case letters, digits, '-' or '_', starting with a letter"
 _NAME = re.compile(r"[a-z][a-z0-9_-]{1,15}")
@@ -79,7 +82,15 @@ class AccountKeys:
                 "that is not an SSH public key: paste one line like 'ssh-ed25519 AAAA... you@pc'"
             ) from error
         print_ = fingerprint(key)
-        owner = await self._db.add_key(self._player.name, print_, openssh_line(key))
+        try:
+            owner = await self._db.add_key(self._player.name, print_, openssh_line(key))
+        except StoreFailure as error:
+            log.error("could not add a key for %s: %s", self._player.name, error)
+            self._db.alarm("keys", f"a player's new key could not be saved: '{error}'.")
+            raise ValueError(
+                "the server could not save your key (its disk is full or its database has a "
+                "problem): please tell the club's operator"
+            ) from error
         if owner == self._player.name:
             return f"that key ({print_}) can already log in as {self._player.name}"
         if owner is not None:

@@ -191,7 +191,7 @@ def _fill(conn: sqlite3.Connection, insert: str, row: Any) -> None:
 
 async def fill_the_disk(db: Database) -> None:
     """A real "database or disk is full": the database may not grow a page more, and
-    its accounts and records have no room left (`PRAGMA max_page_count`)."""
+    its accounts, keys and records have no room left (`PRAGMA max_page_count`)."""
 
     def fill() -> None:
         conn = db._db()
@@ -199,6 +199,8 @@ async def fill_the_disk(db: Database) -> None:
         conn.execute(f"PRAGMA max_page_count = {pages}")
         count = iter(range(1_000_000))
         _fill(conn, "INSERT INTO accounts VALUES (?, 0, 0)",
+              lambda size: (f"~filler{next(count)}" + "x" * size,))
+        _fill(conn, "INSERT INTO account_keys VALUES (?, '~filler', '', 0)",
               lambda size: (f"~filler{next(count)}" + "x" * size,))
         _fill(conn, "INSERT INTO records (saved_at, finished, record) VALUES (0, 0, ?)",
               lambda size: (json.dumps({"filler": "x" * size}),))
@@ -333,3 +335,21 @@ async def test_moon_server_refuses_a_folder_another_one_runs_on(tmp_path: Path) 
         first.send_signal(signal.SIGTERM)
         await asyncio.wait_for(first.communicate(), 30)
     assert first.returncode == 0
+
+
+async def test_a_key_the_disk_cannot_save_is_explained(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from server.identity import AccountKeys, Player, fingerprint, openssh_line
+
+    db = Database(tmp_path / "moon.sqlite3")
+    await db.open()
+    first = new_key()
+    await db.claim("ann", fingerprint(first), openssh_line(first))
+    await fill_the_disk(db)
+    keys = AccountKeys(db, Player("ann", fingerprint=fingerprint(first)))
+    with pytest.raises(ValueError, match="could not save your key"):
+        await keys.add_key(openssh_line(new_key()))
+    assert any(r.levelno >= logging.ERROR for r in caplog.records)
+    assert db.alarms()
+    await db.close()
