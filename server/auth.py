@@ -145,7 +145,7 @@ class MoonSSHServer(asyncssh.SSHServer):
 
     def _refuse_connection(self, text: str) -> None:
         self._banner(text)
-        log.info("refused %s: %s", self._address, text)
+        log.info("refused %s: %s", self._address, shown(text, 200))
         conn = self._conn
         if conn is not None:
             conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, text)

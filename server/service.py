@@ -24,7 +24,7 @@ from textual.app import App
 from moon_tui.lobby import Lobby, LobbyConfig
 
 from . import banner, patches, teardown
-from .auth import AuthContext, MoonSSHServer
+from .auth import DATABASE_PROBLEM, AuthContext, MoonSSHServer
 from .config import ServerConfig
 from .datafolder import DataFolderLock
 from .driver import SSHDriver
@@ -42,7 +42,7 @@ from .session import (
     write_farewell,
     write_line,
 )
-from .store import Database, SQLiteRecordStore
+from .store import Database, SQLiteRecordStore, StoreFailure
 
 log = logging.getLogger(__name__)
 
@@ -335,6 +335,13 @@ class MoonServer:
                 self.gate.sessions -= 1
             process.exit(0)
             conn.close()
+        except StoreFailure as error:  # e.g. the ban check after the banner
+            log.error("database failure in the session of %s: %s", conn.get_extra_info(
+                "username"), error)
+            self.db.alarm("sessions", f"a session failed: the database said '{error}'.")
+            with contextlib.suppress(Exception):
+                write_farewell(process, DATABASE_PROBLEM)
+                process.exit(1)
         except Exception:
             log.exception("session handler failed")
             with contextlib.suppress(Exception):
