@@ -26,7 +26,7 @@ from .lobby.messages import (
     TableLeft,
     TableUpdate,
 )
-from .services import KeyManager
+from .services import KeyManager, ServerHealth
 from .ui.base import EventSink, MoonModal, MoonScreen
 from .ui.game import GameScreen
 from .ui.lobby_screen import LobbyScreen
@@ -69,7 +69,8 @@ class MoonApp(App[None]):
 
     def __init__(self, lobby: Lobby, name: str, *, motd: str = "", operator: bool = False,
                  keys: KeyManager | None = None,
-                 driver_class: type[Driver] | None = None) -> None:
+                 driver_class: type[Driver] | None = None,
+                 health: ServerHealth | None = None) -> None:
         super().__init__(driver_class=driver_class)
         # While an app runs, Textual points the process-wide sys.stdout/stderr at objects
         # holding that app. With many apps in one server that hides the server's output
@@ -81,6 +82,8 @@ class MoonApp(App[None]):
         self.motd = motd
         self.operator = operator
         self.keys = keys
+        self.health = health
+        """The server's alarms, for an operator's screen (None: nothing to report)."""
         self.model = Model(name)
         self.handle: PlayerHandle | None = None
         self.current_table: str | None = None

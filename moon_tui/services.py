@@ -39,3 +39,12 @@ class KeyManager(Protocol):
         Raises `ValueError` with a plain-words message when the player cannot add keys.
         """
         ...
+
+
+class ServerHealth(Protocol):
+    """What is wrong with the server now, for its operators (e.g. game records that the
+    disk refused). The operator screen shows it."""
+
+    def alarms(self) -> tuple[str, ...]:
+        """One line of plain words per problem; empty when all is well."""
+        ...

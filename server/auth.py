@@ -14,9 +14,11 @@ once `auth_completed` runs; the claim happens there.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Concatenate, ParamSpec
 
 import asyncssh
 
@@ -24,15 +26,54 @@ from .config import ServerConfig
 from .identity import Player, fingerprint, guest_name, name_problem, openssh_line
 from .limits import Gate
 from .link_codes import LinkCodes
-from .store import Account, Database
+from .logtext import shown
+from .store import Account, Database, StoreFailure
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
 
 MAX_ATTEMPTS_PER_CONNECTION = 12
 KEY_HAS_A_NAME = (
     "This key already belongs to another player's name, and a key never moves to "
     "another name. Log in with that name, or make a new key for this one (ssh-keygen)."
 )
+
+DATABASE_PROBLEM = (
+    "The server has a problem with its database and cannot log you in right now. "
+    "Please tell the club's operator."
+)
+NAME_NOT_SAVED = (
+    "The server could not save your new name '{name}' (its disk is full or read-only). "
+    "Please tell the club's operator."
+)
+GUEST_MEANWHILE = (
+    " You can play as a guest meanwhile: ssh -o PubkeyAuthentication=no guest@this-host"
+)
+
+
+def _database_guarded(
+    answer: bool,
+) -> Callable[
+    [Callable[Concatenate[MoonSSHServer, P], Awaitable[bool]]],
+    Callable[Concatenate[MoonSSHServer, P], Awaitable[bool]],
+]:
+    """An auth step whose database read fails says so (ERROR in the log, plain words to
+    the player) and closes the connection, answering `answer` meanwhile (never "come in")."""
+
+    def wrap(
+        step: Callable[Concatenate[MoonSSHServer, P], Awaitable[bool]],
+    ) -> Callable[Concatenate[MoonSSHServer, P], Awaitable[bool]]:
+        @functools.wraps(step)
+        async def guarded(server: MoonSSHServer, /, *args: P.args, **kwargs: P.kwargs) -> bool:
+            try:
+                return await step(server, *args, **kwargs)
+            except StoreFailure as error:
+                server._database_failed(error, DATABASE_PROBLEM)
+                return answer
+
+        return guarded
+
+    return wrap
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +132,8 @@ class MoonSSHServer(asyncssh.SSHServer):
         self.player: Player | None = None
         self.link: KeyToLink | None = None
         """Set instead of `player` for a new key: it must type a code before it plays."""
+        self.refusal: str | None = None
+        """Why a login that passed authentication still cannot play (said in its session)."""
         self.identified = asyncio.Event()
         """Set once `auth_completed` has settled `player` or `link` (both None: refused)."""
 
@@ -110,7 +153,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         self._ctx.gate.closed(self._address, logged_in=self.player is not None)
         who = self.player.name if self.player else "(not logged in)"
         if exc is not None:  # e.g. "Login timeout expired", "... not responding to keepalive"
-            log.info("connection from %s closed for %s: %s", self._address, who, exc)
+            log.info("connection from %s closed for %s: %s", self._address, who, shown(exc))
         else:
             log.info("connection from %s closed for %s", self._address, who)
         self._conn = None
@@ -134,13 +177,27 @@ class MoonSSHServer(asyncssh.SSHServer):
 
     def _refuse_connection(self, text: str) -> None:
         self._banner(text)
-        log.info("refused %s: %s", self._address, text)
+        log.info("refused %s: %s", self._address, shown(text, 200))
         conn = self._conn
         if conn is not None:
             conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, text)
 
+    def _database_failed(self, error: StoreFailure, message: str) -> None:
+        """The database failed this login: log it as an error, raise the operators' alarm,
+        tell the player in words (a banner while authenticating, else their session)."""
+        log.error("database failure while %s from %s logged in: %s",
+                  shown(self._username), self._address, error)
+        self._ctx.db.alarm("logins", f"a login failed: the database said '{error}'.")
+        self.player = None
+        self.refusal = message + "\n"
+        conn = self._conn
+        if conn is not None and not conn.get_extra_info("username"):  # still authenticating
+            self._banner(message)
+            conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, "server database problem")
+
     # --- authentication -------------------------------------------------------------
 
+    @_database_guarded(answer=True)
     async def begin_auth(self, username: str) -> bool:
         self._username = username
         self._account = None
@@ -165,6 +222,7 @@ class MoonSSHServer(asyncssh.SSHServer):
     def public_key_auth_supported(self) -> bool:
         return True
 
+    @_database_guarded(answer=False)
     async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         if username != self._username:
             await self.begin_auth(username)
@@ -259,8 +317,21 @@ class MoonSSHServer(asyncssh.SSHServer):
     async def auth_completed(self) -> None:
         try:
             await self._identify()
+        except StoreFailure as error:
+            self._database_failed(error, DATABASE_PROBLEM)
         finally:
             self.identified.set()
+
+    async def _claim(self, name: str, print_: str, key: asyncssh.SSHKey) -> bool | None:
+        """Claim `name` for `key`: False if someone was faster, None (the player told why)
+        if the database could not save it."""
+        try:
+            return await self._ctx.db.claim(name, print_, openssh_line(key))
+        except StoreFailure as error:
+            message = NAME_NOT_SAVED.format(name=name)
+            self._database_failed(error, message + (GUEST_MEANWHILE if self._ctx.config.guests
+                                                    else ""))
+            return None
 
     async def _identify(self) -> None:
         conn = self._conn
@@ -285,7 +356,10 @@ class MoonSSHServer(asyncssh.SSHServer):
             log.info("login %s with new key %s from %s: asking for a code",
                      name, print_, self._address)
             return
-        if self._account is None and await self._ctx.db.claim(name, print_, openssh_line(key)):
+        claimed = await self._claim(name, print_, key) if self._account is None else False
+        if claimed is None:
+            return
+        if claimed:
             log.info("account %s claimed by key %s", name, print_)  # last seen: now
         elif self._account is None and operator:
             # The config says whose name this is. Their key may belong to another name
@@ -333,7 +407,8 @@ class MoonSSHServer(asyncssh.SSHServer):
     def connection_requested(
         self, dest_host: str, dest_port: int, orig_host: str, orig_port: int
     ) -> bool:
-        log.info("refused port forwarding to %s:%s from %s", dest_host, dest_port, self._address)
+        log.info("refused port forwarding to %s:%s from %s", shown(dest_host), dest_port,
+                 self._address)
         return False
 
     def server_requested(self, listen_host: str, listen_port: int) -> bool:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from .config import DEFAULT_PORT, ConfigError, ServerConfig, build_config
+from .datafolder import CannotStart
 from .service import MoonServer
 
 log = logging.getLogger("server")
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
         log.info("using uvloop")
     try:
         asyncio.run(serve(config))
+    except CannotStart as error:  # a damaged database, a folder in use: what to do
+        print(f"moon-server: cannot start: {error}", file=sys.stderr)
+        return 1
     except OSError as error:
         print(f"moon-server: cannot start: {error}", file=sys.stderr)
         return 1

@@ -47,6 +47,12 @@ class Limits:
     link_code_misses_per_name: int = 20
     """Wrong codes typed for a name, over all connections, before its waiting codes are
     withdrawn (the player then makes a new one)."""
+    # -- the data folder (storage) --
+    records_kept_in_memory: int = 200
+    """Game records kept in memory while the database cannot take them (disk full, folder
+    read-only), retried until it can; past this many the oldest is lost (and logged)."""
+    record_retry_seconds: float = 60.0
+    """How often game records waiting in memory are offered to the database again."""
 
 
 @dataclass(frozen=True, slots=True)

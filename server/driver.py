@@ -27,6 +27,7 @@ from textual.message import Message
 
 from . import patches
 from .keyboard import InputDecoder, TokenBucket
+from .logtext import shown
 from .terminal import TerminalProfile
 
 log = logging.getLogger(__name__)
@@ -232,7 +233,7 @@ class SSHDriver(Driver):
                 self._budget.charge(len(data) / BYTES_PER_TOKEN)
                 self._deliver(self._decoder.feed(decode(data)))
         except (asyncssh.Error, OSError) as error:
-            log.debug("input ended: %s", error)
+            log.debug("input ended: %s", shown(error))
         finally:
             if self._input_open:
                 # The client went away: end the app (the session then closes the channel).
@@ -264,7 +265,7 @@ class SSHDriver(Driver):
     # --- things a terminal app could do to the server: refused ------------------------
 
     def open_url(self, url: str, new_tab: bool = True) -> None:
-        log.info("ignored open_url(%r) from an SSH session", url)
+        log.info("ignored open_url(%s) from an SSH session", shown(url))
 
     def deliver_binary(
         self,

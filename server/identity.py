@@ -11,7 +11,7 @@ import asyncssh
 
 from moon_tui.services import LinkCode
 
-from .link_codes import LinkCodes, shown
+from .link_codes import LinkCodes, grouped
 from .store import Database
 
 NAME_RULES = "2 to 16 characters: lower-case letters, digits, '-' or '_', starting with a letter"
@@ -80,7 +80,7 @@ class AccountKeys:
         code = self._codes.issue(self._player.name)
         port = "" if self._port == 22 else f"-p {self._port} "
         return LinkCode(
-            code=shown(code),
+            code=grouped(code),
             minutes=self._codes.limits.link_code_minutes,
             command=f"ssh {port}{self._player.name}@this-server",
         )

@@ -28,7 +28,7 @@ def normalise(typed: str) -> str:
     return "".join(typed.split()).replace("-", "").upper()
 
 
-def shown(code: str) -> str:
+def grouped(code: str) -> str:
     """How a code is displayed: two groups of four."""
     return f"{code[:4]}-{code[4:]}"
 

@@ -18,7 +18,7 @@ from .config import Limits
 from .identity import Player
 from .link_codes import LinkCodes
 from .session import write_line
-from .store import Database
+from .store import Database, StoreFailure
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +167,14 @@ async def _add(
     if reason is not None:
         write_line(process, f"\nYou are banned from this server: {reason}\n")
         return None
-    owner = await db.add_key(link.name, link.fingerprint, link.public_key)
+    try:
+        owner = await db.add_key(link.name, link.fingerprint, link.public_key)
+    except StoreFailure as error:
+        log.error("could not add a key to %s: %s", link.name, error)
+        db.alarm("keys", f"a player's new key could not be saved: '{error}'.")
+        write_line(process, "\nThe server could not save your key (its disk is full or its "
+                   "database has a problem): please tell the club's operator.\n")
+        return None
     if owner is not None and owner != link.name:  # taken by another name meanwhile
         write_line(process, f"\n{KEY_HAS_A_NAME}\n")
         return None

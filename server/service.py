@@ -24,13 +24,15 @@ from textual.app import App
 from moon_tui.lobby import Lobby, LobbyConfig
 
 from . import banner, patches, teardown
-from .auth import AuthContext, KeyToLink, MoonSSHServer
+from .auth import DATABASE_PROBLEM, AuthContext, KeyToLink, MoonSSHServer
 from .config import ServerConfig
+from .datafolder import DataFolderLock
 from .driver import SSHDriver
 from .identity import AccountKeys, Player, fingerprint, name_problem
 from .limits import Gate
 from .link_codes import LinkCodes
 from .linking import link_new_key
+from .logtext import shown
 from .memory import FreezePolicy
 from .session import (
     AppFactory,
@@ -42,7 +44,7 @@ from .session import (
     write_farewell,
     write_line,
 )
-from .store import Database, SQLiteRecordStore
+from .store import Database, SQLiteRecordStore, StoreFailure
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +106,12 @@ class MoonServer:
         self.config = config
         self._lobby_config = lobby_config
         self.db = Database(config.database_path)
+        self.records = SQLiteRecordStore(
+            self.db,
+            keep=config.limits.records_kept_in_memory,
+            retry_seconds=config.limits.record_retry_seconds,
+        )
+        self._data_lock = DataFolderLock(config.data)
         self.gate = Gate(config.limits)
         self.link_codes = LinkCodes(config.limits)
         """Codes from keys dialogs (in memory: a restart forgets them). Tests set its clock."""
@@ -143,11 +151,23 @@ class MoonServer:
         await self.stop()
 
     async def start(self) -> None:
+        """Start everything, or raise (`datafolder.CannotStart` says what to do) having
+        let go of the data folder again."""
+        # First the data folder: a second server on it is refused before it touches
+        # anything (its pid is in the message), then the database is checked.
+        self._data_lock.acquire()
+        try:
+            await self._start()
+        except BaseException:
+            await self.db.close()
+            self._data_lock.release()
+            raise
+
+    async def _start(self) -> None:
         patches.install()
         teardown.install()
         for module in UI_MODULES:  # now, not while the first player opens each dialog
             importlib.import_module(module)
-        self.config.data.mkdir(parents=True, exist_ok=True)
         host_key = load_or_create_host_key(self.config.host_key_path)
         operators = _operator_fingerprints(self.config)
         await self.db.open()
@@ -162,7 +182,7 @@ class MoonServer:
                 operators=frozenset(self.config.operators),
                 motd=self.config.motd,
             ),
-            SQLiteRecordStore(self.db),
+            self.records,
             on_ban=self._on_ban,
         )
         self._lobby = await lobby.__aenter__()
@@ -234,7 +254,9 @@ class MoonServer:
         if self._listener is not None:
             with contextlib.suppress(Exception):
                 await self._listener.wait_closed()
+        await self.records.close()  # records the disk refused until now: a last try
         await self.db.close()
+        self._data_lock.release()
         log.info("stopped")
 
     # --- sessions -------------------------------------------------------------------
@@ -267,6 +289,7 @@ class MoonServer:
             keys=None if player.guest else AccountKeys(
                 self.db, player, self.link_codes, self.port
             ),
+            health=self.db if player.operator else None,
             driver_class=SSHDriver,
         )
         app.help_first = help_first
@@ -302,7 +325,7 @@ class MoonServer:
             link = auth.link
             refusal = refusal_for(process, self.port)
             if refusal is None and player is None and link is None:
-                refusal = "Login failed.\r\n"
+                refusal = auth.refusal or "Login failed.\r\n"
             if refusal is None and self._stopping:
                 refusal = "The server is shutting down.\r\n"
             if refusal is None and conn.get_extra_info("moon_playing"):
@@ -327,6 +350,13 @@ class MoonServer:
                 self.gate.sessions -= 1
             process.exit(0)
             conn.close()
+        except StoreFailure as error:  # e.g. the ban check after the banner
+            log.error("database failure in the session of %s: %s", conn.get_extra_info(
+                "username"), error)
+            self.db.alarm("sessions", f"a session failed: the database said '{error}'.")
+            with contextlib.suppress(Exception):
+                write_farewell(process, DATABASE_PROBLEM)
+                process.exit(1)
         except Exception:
             log.exception("session handler failed")
             with contextlib.suppress(Exception):
@@ -401,7 +431,7 @@ class MoonServer:
     def _session_started(self, session: LiveSession) -> None:
         self.sessions[session.player.name].append(session)
         log.info("session start %s (%s, %dx%d)", session.player.name,
-                 session.terminal.profile.term, session.terminal.profile.width,
+                 shown(session.terminal.profile.term), session.terminal.profile.width,
                  session.terminal.profile.height)
 
     def _session_ended(self, session: LiveSession) -> None:
@@ -457,6 +487,6 @@ class MoonServer:
         for session in live:
             if session.player.guest and session.player.address:
                 self.gate.ban_address(session.player.address, reason)
-        log.info("ban %s (%d keys): %s", name, len(keys), reason)
+        log.info("ban %s (%d keys): %s", shown(name), len(keys), shown(reason))
         for session in list(live):
             session.end(f"You were banned from this server: {reason}")

@@ -19,6 +19,7 @@ from textual.app import App
 
 from .driver import CURRENT_TERMINAL, SSHDriver, SSHTerminal
 from .identity import Player
+from .logtext import shown
 from .teardown import dismantle
 from .terminal import TerminalProfile, exit_message, fit_app_to_terminal
 
@@ -105,12 +106,12 @@ def refusal_for(process: asyncssh.SSHServerProcess[bytes], port: int) -> str | N
     if command is not None:
         if is_help(command):
             return HELP.format(port=port, host="this-host")
-        log.info("refused exec request %r", command[:80])
+        log.info("refused exec request %s", shown(command))
         return (
             "This server only offers the game (and 'help'): connect without a command.\n"
         )
     if process.subsystem is not None:
-        log.info("refused subsystem %r", process.subsystem)
+        log.info("refused subsystem %s", shown(process.subsystem))
         return "This server offers no file transfer or other subsystems.\n"
     if process.get_terminal_type() is None:
         return NO_PTY

@@ -11,15 +11,21 @@ of a login's wait (measured). Every method is a coroutine all the same.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import json
 import logging
 import sqlite3
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
+
+from .datafolder import CannotStart
+from .logtext import shown
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +61,33 @@ CREATE TABLE IF NOT EXISTS records (
 """
 
 
+StoreFailure = sqlite3.Error
+"""What a read or write raises when the file is damaged, full or read-only."""
+
+_DAMAGED = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
+
+
+class DatabaseUnusable(CannotStart):
+    """The database cannot be used at start: damaged, not a database, or not writable."""
+
+    @classmethod
+    def because(cls, path: Path, error: sqlite3.Error | OSError | str) -> DatabaseUnusable:
+        """The one-paragraph message for the operator: what is wrong and what to do."""
+        damaged = isinstance(error, str) or getattr(error, "sqlite_errorname", "") in _DAMAGED
+        if damaged:
+            return cls(
+                f"the database {path} is damaged ({error}). Stop here and restore it from "
+                f"your latest backup: copy the backup to {path} and delete {path}-wal and "
+                f"{path}-shm if they exist, then start the server again (keep the damaged "
+                f"file: 'sqlite3 {path} .recover' may save what the backup lacks)."
+            )
+        return cls(
+            f"cannot open or write the database {path} ({error}). Check that the folder "
+            f"{path.parent} exists, that the user running moon-server may write in it, and "
+            "that its disk is not full; then start the server again."
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Account:
     name: str
@@ -82,17 +115,35 @@ class Database:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="moon-db")
         self._conn: sqlite3.Connection | None = None
         self._reader: sqlite3.Connection | None = None
+        self._alarms: dict[str, str] = {}
 
     async def open(self) -> None:
+        """Open and check the file (`PRAGMA quick_check`); `DatabaseUnusable` says why not.
+
+        A damaged file used to start a server that then dropped every login."""
         await self._run(self._open)
 
     def _open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.executescript(_SCHEMA)
-        conn.commit()
+        conn: sqlite3.Connection | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(3)")]
+            if problems != ["ok"]:
+                found = " ".join(" ".join(problems).split())  # one paragraph
+                raise DatabaseUnusable.because(self.path, shown(found, 200))
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(_SCHEMA)
+            conn.commit()
+        except (sqlite3.Error, OSError) as error:
+            if conn is not None:
+                conn.close()
+            raise DatabaseUnusable.because(self.path, error) from error
+        except BaseException:
+            if conn is not None:
+                conn.close()
+            raise
         self._conn = conn
         # Made here, used only by the loop's thread.
         reader = sqlite3.connect(self.path, check_same_thread=False, timeout=self.READ_TIMEOUT)
@@ -125,6 +176,20 @@ class Database:
         if self._reader is None:
             raise RuntimeError(f"database {self.path} is not open")
         return self._reader
+
+    # --- alarms for the operators ---------------------------------------------------
+
+    def alarm(self, topic: str, text: str) -> None:
+        """Note a failure for the operators (their operator screen lists the alarms);
+        a new alarm on `topic` replaces the last one."""
+        self._alarms[topic] = f"{time.strftime('%H:%M')} {text}"
+
+    def clear_alarm(self, topic: str) -> None:
+        self._alarms.pop(topic, None)
+
+    def alarms(self) -> tuple[str, ...]:
+        """`moon_tui.services.ServerHealth`: what is wrong now, in plain words."""
+        return tuple(self._alarms.values())
 
     # --- accounts -------------------------------------------------------------------
 
@@ -271,20 +336,107 @@ class Database:
 
 
 class SQLiteRecordStore:
-    """The lobby's `RecordStore`, kept in the server's database."""
+    """The lobby's `RecordStore`, kept in the server's database.
 
-    def __init__(self, db: Database) -> None:
+    A record the database cannot take (disk full, folder read-only) is not lost at once:
+    up to `keep` records wait in memory, retried every `retry_seconds` and at `close()`,
+    and the operators are told (an ERROR in the log, an alarm on their operator screen).
+    """
+
+    ALARM = "records"
+
+    def __init__(self, db: Database, *, keep: int = 200, retry_seconds: float = 60.0) -> None:
         self._db = db
+        self._keep = keep
+        self._retry_seconds = retry_seconds
+        self.waiting: deque[tuple[dict[str, Any], bool]] = deque()
+        """Records not written yet (with their `finished` flag), oldest first."""
+        self._retrying: asyncio.Task[None] | None = None
+        self._why = ""
+        """The database's last answer to a record, e.g. "database or disk is full"."""
 
     async def save(self, record: dict[str, Any], *, finished: bool) -> None:
+        if self.waiting:  # keep the order: this one waits behind the others
+            self._wait(record, finished)
+            return
+        try:
+            await self._write(record, finished)
+        except StoreFailure as error:
+            self._why = str(error)
+            self._wait(record, finished)
+
+    async def _write(self, record: dict[str, Any], finished: bool) -> None:
         record_id = await self._db.save_record(record, finished=finished)
-        seats = record.get("seats")
-        who = ", ".join(str(s) for s in seats) if isinstance(seats, list) else "?"
-        hands = record.get("hands")
         log.info(
             "%s: %s, %d hands (record %d)",
             "game finished" if finished else "unfinished game saved",
-            who,
-            len(hands) if isinstance(hands, list) else 0,
+            _players(record),
+            len(record["hands"]) if isinstance(record.get("hands"), list) else 0,
             record_id,
         )
+
+    def _wait(self, record: dict[str, Any], finished: bool) -> None:
+        if len(self.waiting) >= self._keep:
+            lost, _ = self.waiting.popleft()
+            log.error("game record of %s lost: %d records already wait for the database",
+                      _players(lost), self._keep)
+        self.waiting.append((record, finished))
+        log.error(
+            "could not save the game record of %s (%s): kept in memory, %d waiting, "
+            "retried every %g s", _players(record), self._why, len(self.waiting),
+            self._retry_seconds,
+        )
+        self._db.alarm(
+            self.ALARM,
+            f"{len(self.waiting)} game records could not be saved ({self._why}). They wait in "
+            f"memory (at most {self._keep}) and are retried every {self._retry_seconds:g} s: "
+            "free disk space or make the data folder writable.",
+        )
+        if self._retrying is None or self._retrying.done():
+            # An empty context: made from a table's task, it must not keep anything alive.
+            self._retrying = asyncio.get_running_loop().create_task(
+                self._retry_every(), name="moon-records-retry", context=contextvars.Context()
+            )
+
+    async def _retry_every(self) -> None:
+        while self.waiting:
+            await asyncio.sleep(self._retry_seconds)
+            await self.retry()
+
+    async def retry(self) -> int:
+        """Write the waiting records, oldest first, until one fails; how many were written."""
+        written = 0
+        while self.waiting:
+            record, finished = self.waiting[0]
+            try:
+                await self._write(record, finished)
+            except StoreFailure as error:
+                self._why = str(error)
+                log.error("the database still cannot take game records (%s): %d waiting",
+                          error, len(self.waiting))
+                return written
+            self.waiting.popleft()
+            written += 1
+        if written:
+            log.warning("saved %d game records that had waited for the database", written)
+        self._db.clear_alarm(self.ALARM)
+        return written
+
+    async def close(self) -> None:
+        """At shutdown: one last try; what still fails is logged in full, to be re-entered
+        by hand (each record is one line of JSON)."""
+        if self._retrying is not None:
+            self._retrying.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._retrying
+            self._retrying = None
+        await self.retry()
+        for record, finished in self.waiting:
+            log.error("game record lost at shutdown (finished=%s): %s", finished,
+                      json.dumps(record, separators=(",", ":"), sort_keys=True))
+        self.waiting.clear()
+
+
+def _players(record: dict[str, Any]) -> str:
+    seats = record.get("seats")
+    return ", ".join(str(s) for s in seats) if isinstance(seats, list) else "?"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from server.config import Limits
-from server.link_codes import ALPHABET, CODE_LENGTH, LinkCodes, normalise, shown
+from server.link_codes import ALPHABET, CODE_LENGTH, LinkCodes, grouped, normalise
 
 
 class Clock:
@@ -19,8 +19,8 @@ def test_a_code_is_made_of_unambiguous_characters_and_typed_loosely() -> None:
     code = codes.issue("ann")
     assert len(code) == CODE_LENGTH and set(code) <= set(ALPHABET)
     assert not set("0O1IL") & set(ALPHABET)
-    assert normalise(f" {shown(code).lower()} ") == code
-    assert codes.redeem("ann", shown(code).lower())
+    assert normalise(f" {grouped(code).lower()} ") == code
+    assert codes.redeem("ann", grouped(code).lower())
 
 
 def test_a_code_expires_after_its_lifetime() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -10,6 +11,8 @@ from textual.widgets import Input, Static
 from ..lobby.messages import Ban, Broadcast, CloseTable, Command, Kick
 from .base import MoonModal, set_text, steady_input
 
+ALARM_REFRESH_SECONDS = 2.0
+"""How often an open operator screen looks for new alarms (only operators open it)."""
 USAGE = "say TEXT · kick NAME REASON · ban NAME REASON · close TABLE REASON (reasons optional)"
 
 
@@ -44,9 +47,23 @@ class OperatorScreen(MoonModal):
         with Vertical(classes="box wide"):
             yield Static("Operator", classes="title")
             yield Static(USAGE)
+            yield Static(id="operator-alarms")
             yield steady_input(placeholder="say Tournament at 8pm!", id="operator-line")
             yield Static(id="operator-message")
             yield Static("Enter sends · Esc closes", classes="hint")
+
+    def on_mount(self) -> None:
+        self._show_alarms()
+        if self.moon.health is not None:
+            self.set_interval(ALARM_REFRESH_SECONDS, self._show_alarms)
+
+    def _show_alarms(self) -> None:
+        """The server's problems (a full disk refusing game records...), plain text."""
+        health = self.moon.health
+        alarms = health.alarms() if health is not None else ()
+        box = self.query_one("#operator-alarms", Static)
+        box.display = bool(alarms)
+        set_text(box, Text("\n".join(f"⚠ {alarm}" for alarm in alarms)), layout=True)
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
