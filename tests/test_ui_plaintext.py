@@ -9,9 +9,11 @@ character for character (control characters aside: those are dropped, `ui.plain`
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from hypothesis import Phase, assume, given, settings
 from hypothesis import strategies as st
@@ -207,3 +209,55 @@ async def _walk(pilot, app: MoonApp, other, t: Typed) -> None:  # type: ignore[n
     await wait_for(pilot, lambda: isinstance(app.screen, SessionOver), "the end")
     assert_shown(app, f"kicked by {t.me}" + (f": {t.kick_reason}" if t.kick_reason else ""),
                  "the kick's reason")
+
+
+# -- the interface's code keeps data out of markup ---------------------------------------
+
+UI_FILES = sorted((Path(__file__).resolve().parent.parent / "moon_tui").glob("ui/*.py")) + [
+    Path(__file__).resolve().parent.parent / "moon_tui" / "app.py"]
+SHOWN_BY = {"Static", "Label", "notify", "add_row", "add_column", "add_columns", "write",
+            "Toast", "Button"}
+"""Calls that show a `str` argument as Textual markup (our `notify` excepted, but a
+message built with an f-string there is still data mixed with words: keep it plain)."""
+
+
+def _data_in_markup(node: ast.Call) -> bool:
+    """An f-string with a non-constant value handed straight to a widget that reads
+    markup (constants are UPPER_CASE names)."""
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name not in SHOWN_BY or name == "notify":
+        return False
+    for arg in node.args:
+        if isinstance(arg, ast.JoinedStr):
+            for value in arg.values:
+                if isinstance(value, ast.FormattedValue) and not (
+                        isinstance(value.value, ast.Name) and value.value.id.isupper()):
+                    return True
+    return False
+
+
+def test_the_interface_never_hands_data_to_markup() -> None:
+    """Widgets get data through `set_text` / `ui.plain` (see its docstring): no f-string
+    with data reaches a widget that reads markup, no `update()` beside `set_text`'s, and
+    nothing parses markup on purpose."""
+    problems = []
+    for path in UI_FILES:
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            where = f"{path.name}:{getattr(node, 'lineno', '?')}"
+            if isinstance(node, ast.Call):
+                func = node.func
+                attr = func.attr if isinstance(func, ast.Attribute) else ""
+                if _data_in_markup(node):
+                    problems.append(f"{where}: data in an f-string shown as markup")
+                if attr == "from_markup":
+                    problems.append(f"{where}: from_markup")
+                if attr == "update" and path.name != "base.py":
+                    problems.append(f"{where}: update() outside set_text")
+                for keyword in node.keywords:
+                    if keyword.arg == "markup" and not (
+                            isinstance(keyword.value, ast.Constant)
+                            and keyword.value.value is False):
+                        problems.append(f"{where}: markup turned on")
+    assert not problems, "\n".join(problems)
