@@ -2,7 +2,8 @@
 
 An operator's broadcast holding `[/]` raised `MarkupError` in every connected session,
 a message of the day with `[/]` in each session entering the lobby, an invite code
-`[/]` in its own session; `[bring snacks]` vanished and `[b]x[/b]` came out bold.
+`[/]` in its own session, a kick's reason in the kicked session; `[bring snacks]`
+vanished and `[b]x[/b]` came out bold.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import asyncssh
 import pytest
 
 from moon_tui.lobby import LobbyConfig
+from moon_tui.lobby.messages import Kick
 from server.probe import ScreenClient, enter_lobby, eventually, running_server
 from server.service import MoonServer
 from server.session import CRASHED
@@ -109,3 +111,23 @@ async def test_a_wrong_invite_code_is_quoted_as_typed(tmp_path: Path) -> None:
         await ann.press(*"[/]", "enter")
         await ann.wait_for("no table has the invite code '[/]'")
         await still_playing(server, ann)
+
+
+async def test_a_kick_reason_is_shown_as_written_and_sends_no_escape_sequence(
+    tmp_path: Path,
+) -> None:
+    async with club(tmp_path, new_key()) as server:
+        ann = await ScreenClient.connect(server.port, "ann", key=new_key())
+        ann.keep_raw = True
+        await enter_lobby(ann)
+        olga = await server.lobby.connect("olga", operator=True)
+        olga.send(Kick("ann", "[/] bye \x1b]0;pwned\x07"))
+        await ann.wait_for("kicked by olga: [/] bye")  # the session's last screen
+        await ann.press("enter")
+        await ann.wait_closed()
+        await olga.close()
+        # The reason is on the last screen and the farewell line, its escape sequence
+        # (which would retitle the player's terminal) on neither.
+        assert CRASHED not in ann.text()
+        assert bytes(ann.raw).rstrip().endswith(b"kicked by olga: [/] bye ]0;pwned")
+        assert b"\x1b]0;pwned" not in ann.raw
