@@ -15,7 +15,7 @@ import contextlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hypothesis import Phase, assume, given, settings
+from hypothesis import Phase, assume, example, given, settings
 from hypothesis import strategies as st
 from rich.cells import set_cell_size
 from test_ui_support import FAST, screen_text, wait_for
@@ -105,8 +105,15 @@ async def toast(pilot, app: MoonApp, expected: str, where: str) -> None:  # type
                                       for t in app.screen.query(Toast)), where)
 
 
-@settings(max_examples=12, deadline=None, phases=(Phase.explicit, Phase.generate))
+@settings(max_examples=10, deadline=None, phases=(Phase.explicit, Phase.generate))
 @given(typed)
+@example(Typed(me="[b]x[/b]", other="[/]", motd="[/] [bring snacks]", broadcast="[/]",
+               chat="[b]x[/b]", table_name="[bring snacks]", code="[/]",
+               not_a_command="[@click=app.quit]", close_reason="[/]", kick_reason="[/]"))
+@example(Typed(me="[@click=app.quit]", other="月🌙", motd="\x1b]0;pwned\x07" + "x" * 3000,
+               broadcast="[b]" + "月" * 200, chat="[/]\x00\t\u202e", table_name="\x1b[2J[/]",
+               code="\x1b[", not_a_command="[link=x]y", close_reason="a\nb\x7f[/]",
+               kick_reason="\ud83c[/]"))
 async def test_typed_text_is_shown_as_written_everywhere(t: Typed) -> None:
     assume(t.me != t.other)
     config = replace(FAST, motd=t.motd)
