@@ -50,8 +50,8 @@ def welcome_lines(name: str, motd: str) -> list[tuple[str, str]]:
     lines += [("", ""), ("the domino game, in your terminal", ""), ("", ""),
               (f"Welcome, {name}!", "bold"), ("", "")]
     if motd:
-        lines += [(line, "italic") for line in printable(motd).strip().splitlines()]
-        lines.append(("", ""))
+        lines += [(printable(line, lines=False), "italic")
+                  for line in motd.strip().splitlines()] + [("", "")]
     lines.append(("Press Enter to go to the lobby, ? for help.", ""))
     return lines
 
