@@ -11,9 +11,12 @@ import io
 import logging
 import sys
 
+from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.content import Content
 from textual.css.query import NoMatches
 from textual.driver import Driver
+from textual.notifications import SeverityLevel
 from textual.widgets import Static
 
 from .lobby import Lobby, PlayerHandle
@@ -31,6 +34,7 @@ from .ui.base import EventSink, MoonModal, MoonScreen
 from .ui.game import GameScreen
 from .ui.lobby_screen import LobbyScreen
 from .ui.model import Model
+from .ui.plain import plain, printable
 from .ui.waiting import WaitingScreen
 
 log = logging.getLogger(__name__)
@@ -49,14 +53,14 @@ class SessionOver(MoonModal):
         self.reason = reason
 
     def compose_body(self) -> ComposeResult:
-        yield Static(f"Your session has ended:\n\n{self.reason}\n\n(any key closes)",
-                     id="ended")
+        yield Static(Content.assemble("Your session has ended:\n\n", plain(self.reason),
+                                      "\n\n(any key closes)"), id="ended")
 
     def on_mount(self) -> None:
         self.set_timer(ENDED_SECONDS, self.action_close)
 
     def action_close(self) -> None:
-        self.app.exit(message=self.reason)
+        self.app.exit(message=Text(printable(self.reason)))  # a str would be read as markup
 
 
 class MoonApp(App[None]):
@@ -136,6 +140,16 @@ class MoonApp(App[None]):
             return
         self._ended = True
         self.push_screen(SessionOver(reason))
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """A toast, always as plain text (`markup` is ignored; see `ui.plain`).
+
+        Toasts carry broadcasts, the message of the day, reasons and refusals that quote
+        what a person typed; Textual's `notify` (and a screen's, which passes
+        `markup=True`) would read them as markup, and `[/]` raised in every session."""
+        super().notify(printable(message), title=printable(title), severity=severity,
+                       timeout=timeout, markup=False)
 
     # -- events ----------------------------------------------------------------------------
     def take(self, event: Event) -> None:

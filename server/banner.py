@@ -18,6 +18,8 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
+from moon_tui.ui.plain import printable
+
 from .terminal import TerminalProfile
 
 Choice = Literal["lobby", "help", "quit", "idle"]
@@ -41,12 +43,15 @@ def _block(art: str) -> str:
 def welcome_lines(name: str, motd: str) -> list[tuple[str, str]]:
     """(line, style) pairs: the banner, a greeting, the message of the day, the keys.
 
-    Drawn by the server before the player's app starts."""
+    Drawn by the server before the player's app starts. Lines are appended to a `Text`,
+    never parsed as markup (a `[/]` in the message of the day is shown as written), and
+    control characters are dropped (`ui.plain`)."""
     lines = [(line, "bold") for line in _block(BANNER).splitlines()]
     lines += [("", ""), ("the domino game, in your terminal", ""), ("", ""),
               (f"Welcome, {name}!", "bold"), ("", "")]
     if motd:
-        lines += [(line, "italic") for line in motd.strip().splitlines()] + [("", "")]
+        lines += [(printable(line, lines=False), "italic")
+                  for line in motd.strip().splitlines()] + [("", "")]
     lines.append(("Press Enter to go to the lobby, ? for help.", ""))
     return lines
 

@@ -17,6 +17,8 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
+from moon_tui.ui.plain import printable
+
 from .driver import CURRENT_TERMINAL, SSHDriver, SSHTerminal
 from .identity import Player
 from .logtext import shown
@@ -92,8 +94,8 @@ def write_line(process: asyncssh.SSHServerProcess[bytes], text: str) -> None:
 
 def write_farewell(process: asyncssh.SSHServerProcess[bytes], text: str) -> None:
     """Leave the full screen (the banner's, or a crashed app's), show the cursor again,
-    and say `text` on the client's own terminal."""
-    write_line(process, f"\x1b[?1049l\x1b[?25h{text}\r\n")
+    and say `text` on the client's own terminal (as plain text: see `ui.plain`)."""
+    write_line(process, f"\x1b[?1049l\x1b[?25h{printable(text)}\r\n")
 
 
 def is_help(command: str | None) -> bool:
@@ -180,7 +182,8 @@ def _say_goodbye(
     farewell = session.farewell
     if farewell is None:
         farewell = exit_message(session.app) or None
-    write_line(process, f"{farewell or 'Goodbye from Moon.'}\r\n")
+    # A reason may quote an operator or a ban record: no escape sequence reaches the client.
+    write_line(process, f"{printable(farewell or 'Goodbye from Moon.')}\r\n")
     if session.terminal.dropped_events:
         log.info("%s: %d input events over the limit dropped", session.player.name,
                  session.terminal.dropped_events)

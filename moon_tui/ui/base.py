@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual import events
 from textual._context import active_app
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
 from ..lobby.messages import Event
+from .plain import plain
 
 if TYPE_CHECKING:
     from ..app import MoonApp
@@ -35,12 +38,16 @@ class TooSmall(Static):
         )
 
 
-def set_text(widget: Static, text: Any, *, layout: bool = False) -> None:
-    """Update a Static only when its content changed, without a re-layout by default."""
+def set_text(widget: Static, text: str | Text | Content, *, layout: bool = False) -> None:
+    """Update a Static only when its content changed, without a re-layout by default.
+
+    A `str` is shown as plain text (see `plain`): what a screen draws holds names, chat,
+    reasons, error messages, and Textual would read it as markup (`[/]` raised). Style
+    is given as `Text`/`Content` spans, never as markup in the string."""
     if getattr(widget, "_moon_last", None) == text:
         return
     widget._moon_last = text  # type: ignore[attr-defined]
-    widget.update(text, layout=layout)
+    widget.update(plain(text) if isinstance(text, str) else text, layout=layout)
 
 
 class EventSink:

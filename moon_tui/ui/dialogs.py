@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Input, Static
 from ..lobby.messages import Event, JoinByCode, TableUpdate
 from ..rules import MOON, SeatView
 from .base import MoonModal, set_text, steady_input
+from .plain import cell
 from .table_text import trick_lines
 from .words import seat_name, side_name, trump_words
 
@@ -60,7 +61,7 @@ class ScoreSheetScreen(TableDialog):
     def compose_body(self) -> ComposeResult:
         with Vertical(classes="box wide"):
             yield Static("Score sheet", classes="title")
-            sheet: DataTable[str] = DataTable(id="sheet", cursor_type="none")
+            sheet: DataTable[Text] = DataTable(id="sheet", cursor_type="none")
             yield sheet
             yield Static("Esc closes", classes="hint")
 
@@ -73,7 +74,8 @@ class ScoreSheetScreen(TableDialog):
         sheet = self.query_one(DataTable)
         sheet.clear(columns=True)
         sides = [side_name(rules, info, s) for s in range(rules.sides)]
-        sheet.add_columns("Hand", "Bid", "Result", *sides)
+        # Cells and titles as Text: DataTable reads a str as markup, and names are data.
+        sheet.add_columns("Hand", "Bid", "Result", *map(cell, sides))
         for result in view.results:
             if result.redeal or result.declarer is None:
                 bid, verdict = "all passed", "redeal"
@@ -84,9 +86,9 @@ class ScoreSheetScreen(TableDialog):
                 verdict = "made" if result.made else "set"
             cells = [f"{p:+d} = {s}" for p, s in zip(result.points, result.scores,
                                                       strict=True)]
-            sheet.add_row(str(result.number + 1), bid, verdict, *cells)
+            sheet.add_row(*map(cell, (str(result.number + 1), bid, verdict, *cells)))
         if not view.results:
-            sheet.add_row("", "no hand finished yet", "", *["0"] * len(sides))
+            sheet.add_row(*map(cell, ("", "no hand finished yet", "", *["0"] * len(sides))))
 
 
 class InviteCodeScreen(MoonModal):

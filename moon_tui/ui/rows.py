@@ -21,6 +21,8 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from .plain import printable
+
 Row = tuple[str, tuple[str, ...]]
 """A row's key and its cells."""
 
@@ -93,7 +95,9 @@ class RowList(Widget, can_focus=True):
         return True
 
     def _line(self, cells: tuple[str, ...]) -> str:
-        return "".join(" " + set_cell_size(cell, width) + " "
+        """Cells are data (names, table names): drawn as segments, never read as markup,
+        and with no control character left to reach the terminal."""
+        return "".join(" " + set_cell_size(printable(cell, lines=False), width) + " "
                        for cell, width in zip(cells, self._widths, strict=False))
 
     # -- moving ----------------------------------------------------------------------------

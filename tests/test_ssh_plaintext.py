@@ -1,0 +1,133 @@
+"""Over real SSH: what people typed reaches other players as written, and crashes no one.
+
+An operator's broadcast holding `[/]` raised `MarkupError` in every connected session,
+a message of the day with `[/]` in each session entering the lobby, an invite code
+`[/]` in its own session, a kick's reason in the kicked session; `[bring snacks]`
+vanished and `[b]x[/b]` came out bold.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from moon_tui.lobby import LobbyConfig
+from moon_tui.lobby.messages import Kick
+from server.probe import ScreenClient, enter_lobby, eventually, running_server
+from server.service import MoonServer
+from server.session import CRASHED
+
+pytestmark = pytest.mark.ssh
+
+MOTD = "[/] [bring snacks]"
+CHAT_PLACEHOLDER = "c: chat with everyone"
+
+
+def new_key() -> asyncssh.SSHKey:
+    return asyncssh.generate_private_key("ssh-ed25519")
+
+
+@contextlib.asynccontextmanager
+async def club(tmp_path: Path, olga_key: asyncssh.SSHKey, *,
+               motd: str = "") -> AsyncIterator[MoonServer]:
+    """A server where olga (with `olga_key`) is an operator."""
+    olga_line = olga_key.export_public_key("openssh").decode()
+    lobby = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05,
+                        operators=frozenset({"olga"}), motd=motd)
+    async with running_server(tmp_path, lobby_config=lobby, motd=motd,
+                              operators={"olga": (olga_line,)}) as server:
+        yield server
+
+
+def cursor_on(client: ScreenClient, placeholder: str) -> bool:
+    """The input showing `placeholder` has the focus: its cursor, a block of its own
+    colours, sits on the placeholder's first letter. Keys typed now go into it (typed
+    at once after the key that focuses it, they would reach the widget focused before)."""
+    for y, line in enumerate(client.text().splitlines()):
+        x = line.find(placeholder)
+        if x >= 0:
+            row = client.screen.buffer[y]
+            return bool(row[x].bg != row[x + 1].bg)
+    return False
+
+
+async def still_playing(server: MoonServer, *clients: ScreenClient) -> None:
+    """Every session is alive, in its lobby; then they leave."""
+    try:
+        for client in clients:
+            await client.wait_for("new table")
+            assert not client.closed.is_set()
+            assert CRASHED not in client.text()
+        assert server.session_count == len(clients)
+    finally:
+        for client in clients:
+            await client.close()
+    await eventually(lambda: server.session_count == 0, "every session ended")
+
+
+async def test_the_message_of_the_day_is_shown_as_written(tmp_path: Path) -> None:
+    async with club(tmp_path, new_key(), motd=MOTD) as server:
+        ann = await ScreenClient.connect(server.port, "ann", key=new_key())
+        await ann.wait_for(MOTD)  # on the banner
+        await enter_lobby(ann)
+        await ann.wait_for(MOTD)  # and in the lobby
+        await still_playing(server, ann)
+
+
+async def test_a_broadcast_and_a_chat_line_reach_another_player_as_written(
+    tmp_path: Path,
+) -> None:
+    olga_key = new_key()
+    async with club(tmp_path, olga_key) as server:
+        ann = await ScreenClient.connect(server.port, "ann", key=new_key())
+        olga = await ScreenClient.connect(server.port, "olga", key=olga_key)
+        await enter_lobby(ann)
+        await enter_lobby(olga)
+
+        await olga.press("o")
+        await olga.wait_for("Operator")
+        await olga.press(*"say [/] tea at 8", "enter")
+        await olga.wait_for("Sent: say [/] tea at 8")
+        await ann.wait_for("[/] tea at 8")
+        await olga.press("escape")
+
+        await ann.press("c")
+        await ann.wait_for(lambda _: cursor_on(ann, CHAT_PLACEHOLDER))
+        await ann.press(*"[b]x[/b]", "enter")
+        await olga.wait_for("ann: [b]x[/b]")
+        await still_playing(server, ann, olga)
+
+
+async def test_a_wrong_invite_code_is_quoted_as_typed(tmp_path: Path) -> None:
+    async with club(tmp_path, new_key()) as server:
+        ann = await ScreenClient.connect(server.port, "ann", key=new_key())
+        await enter_lobby(ann)
+        await ann.press("i")
+        await ann.wait_for("Join by invite code")
+        await ann.press(*"[/]", "enter")
+        await ann.wait_for("no table has the invite code '[/]'")
+        await still_playing(server, ann)
+
+
+async def test_a_kick_reason_is_shown_as_written_and_sends_no_escape_sequence(
+    tmp_path: Path,
+) -> None:
+    async with club(tmp_path, new_key()) as server:
+        ann = await ScreenClient.connect(server.port, "ann", key=new_key())
+        ann.keep_raw = True
+        await enter_lobby(ann)
+        olga = await server.lobby.connect("olga", operator=True)
+        olga.send(Kick("ann", "[/] bye \x1b]0;pwned\x07"))
+        await ann.wait_for("kicked by olga: [/] bye")  # the session's last screen
+        await ann.press("enter")
+        await ann.wait_closed()
+        await olga.close()
+        # The reason is on the last screen and the farewell line, its escape sequence
+        # (which would retitle the player's terminal) on neither.
+        assert CRASHED not in ann.text()
+        assert bytes(ann.raw).rstrip().endswith(b"kicked by olga: [/] bye ]0;pwned")
+        assert b"\x1b]0;pwned" not in ann.raw
