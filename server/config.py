@@ -37,6 +37,23 @@ class Limits:
     chat_max_chars: int = 300
     grace_seconds: float = 120.0
     """A dropped player keeps their seat this long while a computer plays it."""
+    # --- what one client may send: its terminal, environment and input (issue 11) ---
+    max_terminal_width: int = 500
+    """Columns a session is drawn at, at most; a wider terminal shows it in its corner."""
+    max_terminal_height: int = 200
+    """Rows a session is drawn at, at most."""
+    max_term_chars: int = 64
+    """Longest terminal type (TERM) kept; longer or odd ones are cut to letters, digits, -_.+"""
+    max_env_variables: int = 8
+    """Environment variables kept per session; only names the game reads are kept at all."""
+    max_env_value_chars: int = 256
+    """Longest environment value kept; a longer one is refused."""
+    escape_max_chars: int = 256
+    """An escape string (OSC, DCS, APC...) longer than this is dropped, unfinished or not."""
+    escape_timeout_seconds: float = 0.5
+    """An escape string or paste left open this long is dropped, and the keyboard works again."""
+    paste_max_chars: int = 4096
+    """Characters kept from one paste; the player is told when a paste was cut."""
 
 
 @dataclass(frozen=True, slots=True)

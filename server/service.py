@@ -25,6 +25,7 @@ from moon_tui.lobby import Lobby, LobbyConfig
 
 from . import banner, patches, teardown
 from .auth import AuthContext, MoonSSHServer
+from .channel import GameSSHServer
 from .config import ServerConfig
 from .driver import SSHDriver
 from .identity import AccountKeys, Player, fingerprint, name_problem
@@ -165,11 +166,10 @@ class MoonServer:
             self.config, self.db, self.gate, operators, self._online_names
         )
         self._listener = await asyncssh.create_server(
-            lambda: MoonSSHServer(context),
+            lambda: GameSSHServer(context, self._handle_process),
             self.config.host,
             self.config.port,
             server_host_keys=[host_key],
-            process_factory=self._handle_process,
             acceptor=self._accepted,
             encoding=None,
             line_editor=False,
