@@ -367,6 +367,7 @@ class MoonServer:
                 process, player, lambda p: self.make_app(p, help_first=choice == "help"),
                 on_start=self._session_started, on_end=self._session_ended,
                 on_first_frame=first_frame, end_slots=self._end_slots,
+                limits=self.config.limits,
             )
         finally:
             if not released:
