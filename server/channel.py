@@ -5,7 +5,8 @@ asyncssh keeps whatever a client sends about its session: every environment vari
 (a 4294967295-column PTY grew one by 230 MB/s as Textual drew it) and every window
 change, queued for the reader one by one. Here, before anything is stored:
 
-- only the environment variables the game reads are kept, few and short;
+- only the environment variables the game reads are kept, few and short, and a client
+  sending many more than any terminal does is disconnected;
 - the terminal type is cut to a short plain word (it is logged and shown);
 - the terminal size is clamped to `Limits.max_terminal_width` x `max_terminal_height`:
   a larger terminal shows the game in its top-left corner;
@@ -18,6 +19,7 @@ channel (made by `conn.create_server_channel()`) and the `SSHServerProcess` to r
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +29,8 @@ from asyncssh.packet import SSHPacket
 
 from .auth import AuthContext, MoonSSHServer
 from .config import Limits
+
+log = logging.getLogger(__name__)
 
 GAME_ENV = frozenset({b"TERM", b"LANG", b"LC_ALL", b"LC_CTYPE", b"COLORTERM", b"NO_COLOR"})
 """The environment variables the game reads (colours) or a terminal commonly sends."""
@@ -82,11 +86,22 @@ class BoundedChannel(asyncssh.SSHServerChannel[bytes]):
     """A session channel that keeps only bounded terminal and environment requests."""
 
     limits: Limits = Limits()
+    _env_requests = 0
 
     def _process_env_request(self, packet: SSHPacket) -> bool:
         name = packet.get_string()
         value = packet.get_string()
         packet.check_end()
+        self._env_requests += 1
+        if self._env_requests > self.limits.max_env_requests:
+            # Refusing costs little, but receiving does not: 60,000 variables of 30 KB
+            # are 1.8 GB to decrypt, and others' keys waited 0.7 s behind them (measured).
+            peer = self._conn.get_extra_info("peername")
+            log.info("closed %s: more than %d environment variables",
+                     peer[0] if peer else "?", self.limits.max_env_requests)
+            self._conn.disconnect(asyncssh.DISC_BY_APPLICATION,
+                                  "too many environment variables")
+            return False
         env = self._env
         if (name not in GAME_ENV or len(value) > self.limits.max_env_value_chars
                 or (name not in env and len(env) >= self.limits.max_env_variables)):

@@ -48,6 +48,9 @@ class Limits:
     """Environment variables kept per session; only names the game reads are kept at all."""
     max_env_value_chars: int = 256
     """Longest environment value kept; a longer one is refused."""
+    max_env_requests: int = 64
+    """Environment variables a client may send on one session, kept or not; one more
+    closes its connection (OpenSSH sends a handful; 60,000 were an attack)."""
     escape_max_chars: int = 256
     """An escape string (OSC, DCS, APC...) longer than this is dropped, unfinished or not."""
     escape_timeout_seconds: float = 0.5

@@ -4,6 +4,8 @@ its window changes, escape strings and pastes (server/channel.py, banner.py, key
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from pathlib import Path
 from typing import Any
@@ -104,13 +106,23 @@ async def test_the_banner_under_a_resize_flood_keeps_its_output_bounded(tmp_path
 async def test_only_a_few_short_game_variables_of_the_environment_are_kept(
     tmp_path: Path,
 ) -> None:
-    flood = {f"X{index}": "v" * 30_000 for index in range(300)}
+    flood = {f"X{index}": "v" * 30_000 for index in range(40)}
     env = {**flood, "COLORTERM": "truecolor", "LANG": "C.UTF-8", "NO_COLOR": "x" * 5000}
     async with running_server(tmp_path, lobby_config=FAST) as server:
         conn, _process = await raw_process(server.port, "ann", env=env)
         server_side = await at_banner(server)
         assert dict(server_side.env) == {"COLORTERM": "truecolor", "LANG": "C.UTF-8"}
         conn.close()
+
+
+async def test_a_client_sending_hundreds_of_variables_is_disconnected(tmp_path: Path) -> None:
+    env = {f"X{index}": "v" for index in range(Limits().max_env_requests + 1)}
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        conn = await open_connection(server.port, "ann", key=new_key())
+        with contextlib.suppress(asyncssh.Error, OSError):
+            await conn.create_process(term_type="xterm", env=env, encoding=None)
+        await asyncio.wait_for(conn.wait_closed(), 10)
+        assert server.session_count == 0
 
 
 async def test_the_terminal_type_is_a_short_plain_word(
