@@ -20,6 +20,7 @@ from rich.text import Text
 
 from moon_tui.ui.plain import printable
 
+from .driver import OUTPUT_LIMIT
 from .terminal import TerminalProfile
 
 Choice = Literal["lobby", "help", "quit", "idle"]
@@ -59,6 +60,11 @@ def welcome_lines(name: str, motd: str) -> list[tuple[str, str]]:
 KEYS = " ⏎ go to the lobby  ? help  q quit"
 STARTING = " Starting your game, one moment…"
 _QUIT = (b"q", b"Q", b"\x03", b"\x04")  # q, Ctrl+C, Ctrl+D
+REPAINT_DELAY = 0.1
+"""Seconds between a window change and the banner's repaint: the changes that arrive
+meanwhile make one repaint (a full 500x200 banner is ~100 KB and ~5 ms of CPU)."""
+DRAIN_CHECK = 0.25
+"""Seconds between looks at a client's output buffer while it is too full to draw."""
 
 
 def render(name: str, motd: str, profile: TerminalProfile, width: int, height: int) -> str:
@@ -85,6 +91,59 @@ def status_line(text: str, height: int) -> str:
     return f"\x1b[{height};1H\x1b[2K\x1b[7m{text}\x1b[0m"
 
 
+class BannerPainter:
+    """Draws the banner on one channel with the game's output bounds (server/driver.py).
+
+    A client sending 33,000 window changes in 20 s without reading once cost a server
+    400 MB and others' typing seconds: each change drew a whole banner into the
+    channel's buffer. Here window changes are coalesced into one repaint per
+    `REPAINT_DELAY`, and nothing is drawn while more than `OUTPUT_LIMIT` bytes wait for
+    the client: the banner is drawn again, whole, once it has read most of them.
+    """
+
+    def __init__(self, process: asyncssh.SSHServerProcess[bytes], name: str, motd: str,
+                 profile: TerminalProfile) -> None:
+        self._process = process
+        self._name = name
+        self._motd = motd
+        self._profile = profile
+        self.width, self.height = profile.width, profile.height
+        self._timer: asyncio.TimerHandle | None = None
+        self._draining = False
+        self.frames = 0
+        self.skipped_frames = 0
+
+    def paint(self) -> None:
+        """Draw now if the client has room for it, else once it has read."""
+        self._timer = None
+        channel = self._process.channel
+        if channel.is_closing():
+            return
+        limit = OUTPUT_LIMIT // 4 if self._draining else OUTPUT_LIMIT
+        if channel.get_write_buffer_size() > limit:
+            self._draining = True
+            self.skipped_frames += 1
+            self._later(DRAIN_CHECK)
+            return
+        self._draining = False
+        self.frames += 1
+        channel.write(render(self._name, self._motd, self._profile,
+                             self.width, self.height).encode())
+
+    def resize(self, width: int, height: int) -> None:
+        self.width, self.height = max(1, width), max(1, height)
+        self._later(REPAINT_DELAY)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _later(self, delay: float) -> None:
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(delay, self.paint)
+
+
 async def show(
     process: asyncssh.SSHServerProcess[bytes], name: str, motd: str,
     profile: TerminalProfile, *, idle_seconds: float,
@@ -93,25 +152,33 @@ async def show(
 
     Returns the choice and the terminal's height (for the status line): "idle" when the
     client said nothing for `idle_seconds`, "quit" too when it closed its input."""
-    width, height = profile.width, profile.height
-    process.stdout.write(render(name, motd, profile, width, height).encode())
+    painter = BannerPainter(process, name, motd, profile)
+    painter.paint()
+    try:
+        return await _wait_for_choice(process, painter, idle_seconds)
+    finally:
+        painter.close()
+
+
+async def _wait_for_choice(
+    process: asyncssh.SSHServerProcess[bytes], painter: BannerPainter, idle_seconds: float
+) -> tuple[Choice, int]:
     while True:
         try:
             async with asyncio.timeout(idle_seconds):
                 data = await process.stdin.read(1024)
         except asyncssh.TerminalSizeChanged as change:
-            width, height = max(1, change.width), max(1, change.height)
-            process.stdout.write(render(name, motd, profile, width, height).encode())
+            painter.resize(change.width, change.height)
             continue
         except TimeoutError:
-            return "idle", height
+            return "idle", painter.height
         except (asyncssh.BreakReceived, asyncssh.SignalReceived, OSError,
                 asyncssh.Error):
-            return "quit", height
+            return "quit", painter.height
         if not data or data in _QUIT:
-            return "quit", height
+            return "quit", painter.height
         if data in (b"\r", b"\n", b"\r\n"):
-            return "lobby", height
+            return "lobby", painter.height
         if data == b"?":
-            return "help", height
+            return "help", painter.height
         # anything else (arrows, mouse, garbage) is ignored

@@ -53,6 +53,26 @@ class Limits:
     read-only), retried until it can; past this many the oldest is lost (and logged)."""
     record_retry_seconds: float = 60.0
     """How often game records waiting in memory are offered to the database again."""
+    # --- what one client may send: its terminal, environment and input (issue 11) ---
+    max_terminal_width: int = 500
+    """Columns a session is drawn at, at most; a wider terminal shows it in its corner."""
+    max_terminal_height: int = 200
+    """Rows a session is drawn at, at most."""
+    max_term_chars: int = 64
+    """Longest terminal type (TERM) kept; longer or odd ones are cut to letters, digits, -_.+"""
+    max_env_variables: int = 8
+    """Environment variables kept per session; only names the game reads are kept at all."""
+    max_env_value_chars: int = 256
+    """Longest environment value kept; a longer one is refused."""
+    max_env_requests: int = 64
+    """Environment variables a client may send on one session, kept or not; one more
+    closes its connection (OpenSSH sends a handful; 60,000 were an attack)."""
+    escape_max_chars: int = 256
+    """An escape string (OSC, DCS, APC...) longer than this is dropped, unfinished or not."""
+    escape_timeout_seconds: float = 0.5
+    """An escape string or paste left open this long is dropped, and the keyboard works again."""
+    paste_max_chars: int = 4096
+    """Characters kept from one paste; the player is told when a paste was cut."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from textual.driver import Driver
 from textual.message import Message
 
 from . import patches
+from .config import Limits
 from .keyboard import InputDecoder, TokenBucket
 from .logtext import shown
 from .terminal import TerminalProfile
@@ -39,6 +40,14 @@ EVENTS_PER_SECOND = 40.0
 EVENT_BURST = 120.0
 BYTES_PER_TOKEN = 64
 """Reading costs one token per this many bytes, so garbage making no events is metered too."""
+DROPPED_CHARS_PER_TOKEN = 16384
+"""What the decoder drops unparsed (a paste's excess, escape strings) costs this little:
+charged like keys, a 1 MB paste cost 16,000 tokens and the player's own keys waited
+minutes for them (over 180 s measured)."""
+RESIZE_COST = 8.0
+"""Tokens a window change costs: each one lays the whole screen out again (a key press
+costs 1); a flood is read at this pace, and the window changes that arrive meanwhile
+are merged into one (server/channel.py)."""
 END_SLOT_LOAN = 10.0
 """Seconds an ending app may hold its end slot (`SSHTerminal.take_end_slot`)."""
 
@@ -62,6 +71,8 @@ class SSHTerminal:
     on_first_frame: Callable[[], None] | None = None
     end_slots: asyncio.Semaphore | None = None
     """Apps ending at once because their clients went away (see `take_end_slot`)."""
+    limits: Limits = Limits()
+    """The server's bounds on what a client sends (paste and escape-string lengths)."""
     _end_slot_loan: asyncio.TimerHandle | None = None
     """Set while this app holds an end slot: the timer that takes it back."""
 
@@ -113,7 +124,12 @@ class SSHDriver(Driver):
         self._stale = False
         self._stale_check: asyncio.TimerHandle | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
-        self._decoder = InputDecoder()
+        limits = terminal.limits
+        self._decoder = InputDecoder(
+            paste_limit=limits.paste_max_chars,
+            escape_limit=limits.escape_max_chars,
+            escape_timeout=limits.escape_timeout_seconds,
+        )
         self._budget = TokenBucket(EVENTS_PER_SECOND, EVENT_BURST)
         self._input_open = False
 
@@ -225,13 +241,17 @@ class SSHDriver(Driver):
                 try:
                     data = await stdin.read(READ_CHUNK)
                 except asyncssh.TerminalSizeChanged as change:
+                    self._budget.charge(RESIZE_COST)
                     self._resize(change.width, change.height)
                     continue
                 if not data:
                     break
                 self._terminal.last_input = time.monotonic()
-                self._budget.charge(len(data) / BYTES_PER_TOKEN)
+                dropped = self._decoder.discarded
                 self._deliver(self._decoder.feed(decode(data)))
+                dropped = self._decoder.discarded - dropped
+                self._budget.charge(max(len(data) - dropped, 0) / BYTES_PER_TOKEN
+                                    + dropped / DROPPED_CHARS_PER_TOKEN)
         except (asyncssh.Error, OSError) as error:
             log.debug("input ended: %s", shown(error))
         finally:
@@ -247,6 +267,10 @@ class SSHDriver(Driver):
     def _deliver(self, messages: Iterator[Message]) -> None:
         for message in messages:
             self.process_message(message)
+        if self._decoder.cut_paste:
+            self._decoder.cut_paste = 0
+            self._app.notify(f"Pasted text was cut to {self._decoder.paste_limit} characters.",
+                             severity="warning")
         if self._decoder.waiting and self._tick_handle is None:
             self._tick_handle = self._loop.call_later(
                 constants.ESCAPE_DELAY + 0.01, self._tick

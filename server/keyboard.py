@@ -2,14 +2,16 @@
 
 Textual's `XTermParser` costs about 20 microseconds per character and each key event
 costs the app about 2 ms, so a flood of garbage or a megabyte paste fed straight in
-would stall every other player. Pastes are cut out before the parser (found with
-`str.find`, truncated), and events are metered by a token bucket.
+would stall every other player. Pastes and escape strings are cut out before the
+parser (found with `str.find` and a regex, truncated or dropped), and events are
+metered by a token bucket.
 """
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from textual import events
@@ -20,6 +22,14 @@ PASTE_START = "\x1b[200~"
 PASTE_END = "\x1b[201~"
 PASTE_LIMIT = 4096
 """Characters kept from one paste; the rest is dropped (chat lines are far shorter)."""
+ESCAPE_LIMIT = 256
+"""Characters an escape string (OSC, DCS, APC...) may hold before it is dropped."""
+ESCAPE_TIMEOUT = 0.5
+"""Seconds an escape string or a paste may stay open before it is given up."""
+
+_SPECIAL_START = re.compile(r"\x1b(?:\[200~|[\]P_^X])")
+"""A paste, or an escape string a terminal may send: OSC, DCS, APC, PM or SOS."""
+_STRING_END = re.compile(r"\x07|\x1b\\")
 
 
 class SessionParser(XTermParser):
@@ -47,69 +57,142 @@ def _prefix_tail(text: str, marker: str, minimum: int) -> int:
 
 
 class InputDecoder:
-    """Splits bracketed pastes out of the stream; everything else goes to the parser.
+    """Splits bracketed pastes and escape strings out of the stream; the rest goes to the
+    parser.
+
+    Nothing a client leaves open can hold the keyboard: Textual's parser turned an
+    unfinished `ESC ] 0;abc` into key presses (the `c` focused the chat), and a paste
+    without its end marker took every later key as pasted text. Here an escape string
+    (OSC, DCS, APC...) is dropped whole, or once it passes `escape_limit` characters or
+    `escape_timeout` seconds; a paste is ended after `escape_timeout` seconds without
+    input, and what passes `paste_limit` is dropped as it arrives (`discarded` counts
+    what was dropped, so the reader need not meter it like keys).
 
     Markers split across reads are kept back until the next read or `tick()`. A lone
     trailing Esc is *not* kept back, so the parser's own escape delay still applies.
     """
 
-    def __init__(self, paste_limit: int = PASTE_LIMIT) -> None:
+    def __init__(
+        self,
+        paste_limit: int = PASTE_LIMIT,
+        escape_limit: int = ESCAPE_LIMIT,
+        escape_timeout: float = ESCAPE_TIMEOUT,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.parser = SessionParser()
-        self._paste_limit = paste_limit
+        self.paste_limit = paste_limit
+        self._escape_limit = escape_limit
+        self._escape_timeout = escape_timeout
+        self._clock = clock
         self._in_paste = False
         self._paste: list[str] = []
         self._paste_size = 0
+        self._paste_seen = 0
+        self._in_string = False
+        self._string_size = 0
+        self._opened = 0.0
+        """When the open paste last got input, or when the open escape string began."""
         self._held = ""
+        self.discarded = 0
+        """Characters dropped so far (escape strings, the excess of pastes)."""
+        self.cut_paste = 0
+        """Length of the last paste that was cut (0: none); the reader resets it."""
 
     def feed(self, text: str) -> Iterator[Message]:
         text = self._held + text
         self._held = ""
         while text:
             if self._in_paste:
-                end = text.find(PASTE_END)
-                if end < 0:
-                    keep = _prefix_tail(text, PASTE_END, 1)
-                    self._add_paste(text[: len(text) - keep])
-                    self._held = text[len(text) - keep :]
-                    return
-                self._add_paste(text[:end])
-                text = text[end + len(PASTE_END) :]
-                yield self._finish_paste()
+                text = yield from self._feed_paste(text)
+            elif self._in_string:
+                text = self._feed_string(text)
             else:
-                start = text.find(PASTE_START)
-                if start < 0:
+                found = _SPECIAL_START.search(text)
+                if found is None:
                     keep = _prefix_tail(text, PASTE_START, 2)
                     self._held = text[len(text) - keep :]
                     yield from self.parser.feed(text[: len(text) - keep])
                     return
-                if start:
-                    yield from self.parser.feed(text[:start])
-                text = text[start + len(PASTE_START) :]
-                self._in_paste = True
+                if found.start():
+                    yield from self.parser.feed(text[: found.start()])
+                text = text[found.end() :]
+                self._opened = self._clock()
+                if found.group() == PASTE_START:
+                    self._in_paste = True
+                else:
+                    self._in_string = True
+                    self._string_size = 0
+
+    def _feed_paste(self, text: str) -> Generator[Message, None, str]:
+        """Take paste text up to its end marker; return what follows it."""
+        self._opened = self._clock()
+        end = text.find(PASTE_END)
+        if end < 0:
+            keep = _prefix_tail(text, PASTE_END, 1)
+            self._add_paste(text[: len(text) - keep])
+            self._held = text[len(text) - keep :]
+            return ""
+        self._add_paste(text[:end])
+        yield self._finish_paste()
+        return text[end + len(PASTE_END) :]
+
+    def _feed_string(self, text: str) -> str:
+        """Drop escape-string text up to its end (or the limit); return what follows."""
+        room = self._escape_limit - self._string_size
+        end = _STRING_END.search(text, 0, room + 2)
+        if end is not None:
+            self.discarded += end.end()
+            self._in_string = False
+            return text[end.end() :]
+        if len(text) > room:  # too long: give it up, what follows is input again
+            self.discarded += room
+            self._in_string = False
+            return text[room:]
+        keep = 1 if text.endswith("\x1b") else 0  # perhaps the start of ESC \
+        self._held = text[len(text) - keep :]
+        self._string_size += len(text) - keep
+        self.discarded += len(text) - keep
+        return ""
 
     def tick(self) -> Iterator[Message]:
-        """Release what waited for more input (a held partial marker, a lone Esc)."""
-        if self._held and not self._in_paste:
+        """Release what waited for more input (a held partial marker, a lone Esc), and
+        give up an escape string or a paste left open for `escape_timeout` seconds."""
+        overdue = self._clock() - self._opened >= self._escape_timeout
+        if self._in_string and overdue:
+            self._in_string = False
+            self.discarded += len(self._held)
+            self._held = ""
+        elif self._in_paste and overdue:
+            self._add_paste(self._held)
+            self._held = ""
+            yield self._finish_paste()
+        if self._held and not self._in_paste and not self._in_string:
             held, self._held = self._held, ""
             yield from self.parser.feed(held)
         yield from self.parser.tick()
 
     @property
     def waiting(self) -> bool:
-        """True when `tick()` has something to release later."""
-        return bool(self._held and not self._in_paste) or self.parser._timeout_time is not None
+        """True when `tick()` has something to release or give up later."""
+        return (bool(self._held) or self._in_paste or self._in_string
+                or self.parser._timeout_time is not None)
 
     def _add_paste(self, chunk: str) -> None:
-        room = self._paste_limit - self._paste_size
-        if room > 0 and chunk:
-            kept = chunk[:room]
+        self._paste_seen += len(chunk)
+        room = self.paste_limit - self._paste_size
+        kept = chunk[: max(room, 0)]
+        if kept:
             self._paste.append(kept)
             self._paste_size += len(kept)
+        self.discarded += len(chunk) - len(kept)
 
     def _finish_paste(self) -> events.Paste:
         text = "".join(self._paste).replace("\x00", "")
+        if self._paste_seen > self._paste_size:
+            self.cut_paste = self._paste_seen
         self._paste.clear()
         self._paste_size = 0
+        self._paste_seen = 0
         self._in_paste = False
         return events.Paste(text)
 

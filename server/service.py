@@ -25,6 +25,7 @@ from moon_tui.lobby import Lobby, LobbyConfig
 
 from . import banner, patches, teardown
 from .auth import DATABASE_PROBLEM, AuthContext, KeyToLink, MoonSSHServer
+from .channel import GameSSHServer
 from .config import ServerConfig
 from .datafolder import DataFolderLock
 from .driver import SSHDriver
@@ -191,11 +192,10 @@ class MoonServer:
             link_codes=self.link_codes,
         )
         self._listener = await asyncssh.create_server(
-            lambda: MoonSSHServer(context),
+            lambda: GameSSHServer(context, self._handle_process),
             self.config.host,
             self.config.port,
             server_host_keys=[host_key],
-            process_factory=self._handle_process,
             acceptor=self._accepted,
             encoding=None,
             line_editor=False,
@@ -422,6 +422,7 @@ class MoonServer:
                 process, player, lambda p: self.make_app(p, help_first=choice == "help"),
                 on_start=self._session_started, on_end=self._session_ended,
                 on_first_frame=first_frame, end_slots=self._end_slots,
+                limits=self.config.limits,
             )
         finally:
             if not released:

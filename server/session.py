@@ -19,6 +19,7 @@ from textual.app import App
 
 from moon_tui.ui.plain import printable
 
+from .config import Limits
 from .driver import CURRENT_TERMINAL, SSHDriver, SSHTerminal
 from .identity import Player
 from .logtext import shown
@@ -129,11 +130,12 @@ async def run_game(
     on_end: Callable[[LiveSession], None],
     on_first_frame: Callable[[], None] | None = None,
     end_slots: asyncio.Semaphore | None = None,
+    limits: Limits | None = None,
 ) -> None:
     """Run one app for `player` over `process` until it ends, whatever the reason."""
     profile = client_profile(process)
     terminal = SSHTerminal(process, profile, on_first_frame=on_first_frame,
-                           end_slots=end_slots)
+                           end_slots=end_slots, limits=limits or Limits())
     app = make_app(player)
     # Whatever the factory did, this app draws on the SSH channel, never on the
     # server's own terminal (the default would be LinuxDriver on the server's stdin).

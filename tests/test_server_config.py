@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.events import Paste
+from textual.events import Key, Paste
 
 from server.config import ConfigError, Limits, ServerConfig, build_config
 from server.identity import name_problem
@@ -119,6 +119,30 @@ def test_pastes_are_cut_out_of_the_stream_even_split_across_reads() -> None:
     names = [type(e).__name__ for e in events]
     assert names == ["Key", "Paste", "Key"]
     assert isinstance(events[1], Paste) and events[1].text == "hello worl"
+
+
+def test_escape_strings_are_dropped_whole_or_given_up_and_open_pastes_end() -> None:
+    now = [0.0]
+    decoder = InputDecoder(paste_limit=4, escape_limit=8, escape_timeout=0.5,
+                           clock=lambda: now[0])
+
+    def keys(text: str) -> str:
+        return "".join(e.character or "" for e in decoder.feed(text) if isinstance(e, Key))
+
+    assert keys("a\x1b]0;ti") + keys("tle\x1b") + keys("\\b") == "ab"  # OSC ended by ST
+    assert keys("\x1b_apc\x07c") == "c"  # APC ended by BEL
+    assert keys("\x1bP" + "z" * 8 + "q") == "q"  # past escape_limit: given up
+    assert keys("\x1b]open") == ""
+    assert decoder.waiting
+    now[0] = 1.0
+    assert list(decoder.tick()) == [] and not decoder.waiting
+    assert keys("x") == "x"
+    paste = list(decoder.feed("\x1b[200~123456"))
+    assert paste == [] and decoder.cut_paste == 0
+    now[0] = 2.0  # no end marker: the paste ends after escape_timeout without input
+    (pasted,) = list(decoder.tick())
+    assert isinstance(pasted, Paste) and pasted.text == "1234"
+    assert decoder.cut_paste == 6
 
 
 def test_a_token_bucket_meters_and_refills() -> None:

@@ -52,4 +52,4 @@ async def test_a_hostile_term_is_logged_escaped_and_bounded(
     assert not [line for line in lines if "\x1b" in line or "\x07" in line]
     assert max(len(line) for line in lines) < 300
     (start,) = [line for line in lines if line.startswith("session start ann")]
-    assert "\\n" in start or "…" in start
+    assert len(start) < 120  # TERM is cut to a plain word where it enters (server/channel.py)

@@ -9,6 +9,7 @@ from textual import events
 from textual._context import active_app
 from textual.app import ComposeResult
 from textual.content import Content
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
@@ -79,6 +80,14 @@ class MoonParts(EventSink):
             width, height = app.size
             screen.add_class(*screen._get_breakpoint_classes(width, HORIZONTAL),
                              *screen._get_breakpoint_classes(height, VERTICAL), update=False)
+
+    async def _on_message(self, message: Message) -> None:
+        if isinstance(message, events.Mount) and not self.is_attached:  # type: ignore[attr-defined]
+            # The app is ending (its player left, e.g. right after pressing Enter) while
+            # this screen was being built: Textual mounted none of its widgets, so its
+            # `on_mount` would query widgets that are not there. Nothing to set up.
+            return
+        await super()._on_message(message)  # type: ignore[misc]
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         # Runs before Screen's own handler: a screen shown for the first time was styled

@@ -1,0 +1,290 @@
+"""Attack bench: what one hostile client costs the server and the other players.
+
+    .venv/bin/python bench/attacks.py
+
+Starts a real server in a child process (the one of `bench/ssh_load.py`), measures its
+fresh RSS, seats a calm player in the lobby who types into the chat line (a key, then
+Backspace, every `KEY_PAUSE` seconds, each timed from the key to the screen's change),
+then replays the attacks of `ATTACKS` one at a time, each from a process of its own
+(as from a machine of its own). For each it prints the server's peak
+RSS over the fresh figure (read from /proc every 20 ms, not through the server's loop)
+and the calm player's key -> screen p99 while it ran.
+
+Targets (issue 11): peak RSS under 200 MB over a fresh server's, the other player's p99
+under 100 ms. The whole run takes well under two minutes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import asyncssh  # noqa: E402
+
+from server.probe import ScreenClient, enter_lobby, open_connection  # noqa: E402
+
+KEY_PAUSE = 0.2
+"""Seconds between the calm player's keys."""
+RSS_TARGET_MB = 200
+P99_TARGET_MS = 100
+SETTLE = 1.0
+"""Seconds after an attack's clients have gone, so what it left behind is measured too."""
+
+Attack = Callable[[int], Awaitable[None]]
+
+
+# --- attacks -------------------------------------------------------------------------------
+
+
+async def _guest(
+    port: int, size: tuple[int, int], env: dict[str, str] | None = None
+) -> tuple[asyncssh.SSHClientConnection, asyncssh.SSHClientProcess[bytes]]:
+    """A keyless visitor with a PTY of `size` that never reads what it is sent."""
+    conn = await open_connection(port, "visitor", window=32768)
+    process = await conn.create_process(term_type="xterm-256color", term_size=size,
+                                        encoding=None, env=env or {})
+    process.channel.pause_reading()
+    return conn, process
+
+
+async def huge_terminal_sizes(port: int) -> None:
+    """A 4294967295x24 PTY and a 10000x10000 one entering the lobby; 40 alternating huge
+    window changes from the second (not reading); 30,000 resizes at the banner."""
+    conns = []
+    try:
+        for size in ((4294967295, 24), (10000, 10000)):
+            conn, process = await _guest(port, size)
+            conns.append(conn)
+            process.stdin.write(b"\r")  # into the lobby, at that size
+            await asyncio.sleep(2.5)
+        for index in range(40):
+            process.change_terminal_size(*((10000, 10000) if index % 2 else (4294967295, 24)))
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1.5)
+        conn, process = await _guest(port, (80, 24))
+        conns.append(conn)
+        await asyncio.sleep(0.5)  # at the banner
+        for index in range(30_000):
+            process.change_terminal_size(100 + index % 2 * 400, 30 + index % 2 * 170)
+            if index % 300 == 0:
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(1.5)
+    finally:
+        for conn in conns:
+            conn.close()
+
+
+async def many_environment_variables(port: int) -> None:
+    """A guest sending 60,000 environment variables of 30 KB each (1.8 GB)."""
+    value = b"v" * 30_000
+    conn, process = await _guest(port, (80, 24))
+    try:
+        channel: Any = process.channel
+        transport: Any = conn._transport  # type: ignore[attr-defined]
+        for index in range(60_000):
+            if transport.is_closing():
+                print(f"  the server closed the connection after {index} variables",
+                      flush=True)
+                break
+            # asyncssh's own env= would queue all 1.8 GB in this process first.
+            channel._send_request(b"env", _ssh_string(b"X%d" % index), _ssh_string(value))
+            while transport.get_write_buffer_size() > 4 * 1024 * 1024:
+                await asyncio.sleep(0.002)
+            if index % 200 == 0:
+                await asyncio.sleep(0)
+        await asyncio.sleep(1.0)
+    finally:
+        conn.close()
+
+
+def _ssh_string(data: bytes) -> bytes:
+    return len(data).to_bytes(4, "big") + data
+
+
+ATTACKS: list[tuple[str, Attack]] = [
+    ("attack 1: huge terminal sizes", huge_terminal_sizes),
+    ("attack 2: 60,000 environment variables of 30 KB", many_environment_variables),
+    # --- attack 3 goes here (added by the lead): a player pasting another's public key ---
+]
+
+
+# --- the measurements ----------------------------------------------------------------------
+
+
+class RssWatch:
+    """The server's peak RSS, read from /proc every 20 ms (independent of its loop)."""
+
+    def __init__(self, pid: int) -> None:
+        self.path = Path(f"/proc/{pid}/status")
+        self.peak_kb = 0
+        self._task: asyncio.Task[None] | None = None
+
+    def now_kb(self) -> int:
+        for line in self.path.read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    def start(self) -> None:
+        self.peak_kb = self.now_kb()
+        self._task = asyncio.create_task(self._watch())
+
+    async def stop(self) -> int:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        return max(self.peak_kb, self.now_kb())
+
+    async def _watch(self) -> None:
+        while True:
+            self.peak_kb = max(self.peak_kb, self.now_kb())
+            await asyncio.sleep(0.02)
+
+
+class CalmPlayer:
+    """A player in the lobby typing into the chat line; every key is timed to the screen."""
+
+    def __init__(self, client: ScreenClient) -> None:
+        self.client = client
+        self.latencies: list[float] = []
+        self._task: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def arrive(cls, port: int) -> CalmPlayer:
+        client = await ScreenClient.connect(port, "calm", key=asyncssh.generate_private_key(
+            "ssh-ed25519"))
+        await enter_lobby(client, timeout=60)
+        await client.press("c")  # the chat line: each key then changes the screen
+        await asyncio.sleep(0.5)
+        player = cls(client)
+        player._task = asyncio.create_task(player._type())
+        return player
+
+    async def _type(self) -> None:
+        client = self.client
+        presses = 0
+        while True:
+            await asyncio.sleep(KEY_PAUSE)
+            seen = client.updates
+            sent = time.perf_counter()
+            await client.press("x" if presses % 2 == 0 else "backspace")
+            presses += 1
+            deadline = sent + 10
+            while client.updates == seen and time.perf_counter() < deadline:
+                client._changed.clear()
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(client._changed.wait(), 1)
+            self.latencies.append(
+                client.last_update - sent if client.updates != seen else 10.0)
+
+    async def leave(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self.client.close()
+
+
+async def ask(server: asyncio.subprocess.Process, command: str) -> dict[str, Any]:
+    """A command of `bench/ssh_load.py`'s server control protocol, and its reply."""
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write(command.encode() + b"\n")
+    await server.stdin.drain()
+    reply: dict[str, Any] = json.loads(await asyncio.wait_for(server.stdout.readline(), 60))
+    return reply
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[max(1, math.ceil(share * len(ordered))) - 1]
+
+
+async def main() -> None:
+    data = tempfile.mkdtemp(prefix="moon-attacks-")
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, str(ROOT / "bench" / "ssh_load.py"), "--serve", data,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    began = time.monotonic()
+    try:
+        port = json.loads(await server.stdout.readline())["port"]
+        rss = RssWatch(server.pid)
+        await asyncio.sleep(1.0)
+        fresh_kb = rss.now_kb()
+        print(f"fresh server: RSS {fresh_kb / 1024:.0f} MB", flush=True)
+        calm = await CalmPlayer.arrive(port)
+        await asyncio.sleep(2.0)
+        quiet = list(calm.latencies)
+        print(f"calm player alone: key->screen p99 {percentile(quiet, 0.99) * 1000:.0f} ms "
+              f"({len(quiet)} keys)", flush=True)
+        results = []
+        for name, _attack in ATTACKS:
+            await ask(server, "begin")
+            calm.latencies.clear()
+            rss.start()
+            started = time.monotonic()
+            # The attacker is a process of its own, as it would be a machine of its own:
+            # sending 1.8 GB here would slow the calm player's client, not the server.
+            attacker = await asyncio.create_subprocess_exec(
+                sys.executable, __file__, "--attack", name, str(port))
+            await attacker.wait()
+            await asyncio.sleep(SETTLE)
+            peak_kb = await rss.stop()
+            figures = await ask(server, "status")
+            keys = list(calm.latencies)
+            over_mb = (peak_kb - fresh_kb) / 1024
+            after_mb = (rss.now_kb() - fresh_kb) / 1024
+            p99_ms = percentile(keys, 0.99) * 1000
+            ok = over_mb < RSS_TARGET_MB and p99_ms < P99_TARGET_MS
+            results.append(ok)
+            print(f"{name}: peak RSS +{over_mb:.0f} MB over fresh (after: +{after_mb:.0f} MB), "
+                  f"other player's key->screen p99 {p99_ms:.0f} ms, max "
+                  f"{max(keys, default=float('nan')) * 1000:.0f} ms ({len(keys)} keys), "
+                  f"server's longest loop stall {figures['stall_run'] * 1000:.0f} ms, "
+                  f"{time.monotonic() - started:.0f} s  [{'ok' if ok else 'OVER TARGET'}]",
+                  flush=True)
+            if figures["long_stalls"]:
+                print(f"  stalls over 100 ms (s into the attack, ms, server CPU ms): "
+                      f"{figures['long_stalls']}", flush=True)
+        await calm.leave()
+        print(f"targets: RSS < +{RSS_TARGET_MB} MB, p99 < {P99_TARGET_MS} ms; "
+              f"{sum(results)}/{len(results)} attacks within them; "
+              f"total {time.monotonic() - began:.0f} s", flush=True)
+    finally:
+        with contextlib.suppress(Exception):
+            server.stdin.write(b"quit\n")
+            await server.stdin.drain()
+        try:
+            await asyncio.wait_for(server.wait(), 30)
+        except TimeoutError:
+            server.kill()
+
+
+async def run_attack(name: str, port: int) -> None:
+    attack = dict(ATTACKS)[name]
+    try:
+        await attack(port)
+    except (OSError, asyncssh.Error) as error:
+        print(f"  {name}: the attacker's connection ended: {error}", flush=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--attack":
+        asyncio.run(run_attack(sys.argv[2], int(sys.argv[3])))
+    else:
+        asyncio.run(main())

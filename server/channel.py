@@ -1,0 +1,155 @@
+"""What a client asks of its session channel, bounded at the door.
+
+asyncssh keeps whatever a client sends about its session: every environment variable
+(60,000 of 30 KB grew a server by 3 GB, kept after the client left), any terminal size
+(a 4294967295-column PTY grew one by 230 MB/s as Textual drew it) and every window
+change, queued for the reader one by one. Here, before anything is stored:
+
+- only the environment variables the game reads are kept, few and short, and a client
+  sending many more than any terminal does is disconnected;
+- the terminal type is cut to a short plain word (it is logged and shown);
+- the terminal size is clamped to `Limits.max_terminal_width` x `max_terminal_height`:
+  a larger terminal shows the game in its top-left corner;
+- window changes are coalesced: however many arrive while the session is busy, its
+  reader finds one, with the latest size.
+
+The seam is asyncssh's documented one: `SSHServer.session_requested()` returns the
+channel (made by `conn.create_server_channel()`) and the `SSHServerProcess` to run.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from typing import Any
+
+import asyncssh
+from asyncssh.packet import SSHPacket
+
+from .auth import AuthContext, MoonSSHServer
+from .config import Limits
+
+log = logging.getLogger(__name__)
+
+GAME_ENV = frozenset({b"TERM", b"LANG", b"LC_ALL", b"LC_CTYPE", b"COLORTERM", b"NO_COLOR"})
+"""The environment variables the game reads (colours) or a terminal commonly sends."""
+
+_TERM_JUNK = re.compile(r"[^A-Za-z0-9._+-]")
+
+ProcessHandler = Callable[[asyncssh.SSHServerProcess[bytes]], Any]
+
+
+def bounded_term(term: str, limit: int) -> str:
+    """The terminal type as a short plain word: no spaces, newlines or escape codes."""
+    return _TERM_JUNK.sub("", term)[:limit] or "dumb"
+
+
+def clamped_size(width: int, height: int, limits: Limits) -> tuple[int, int]:
+    """The size a session is drawn at (0 stays 0: the client gave none)."""
+    return min(width, limits.max_terminal_width), min(height, limits.max_terminal_height)
+
+
+class BoundedProcess(asyncssh.SSHServerProcess[bytes]):
+    """A session process whose reader sees at most one pending window change.
+
+    asyncssh queues every window change as an exception in the input stream; a client
+    sending thousands while the session is busy made a queue as long. Here a change
+    that arrives while another waits to be read updates the waiting one in place.
+    """
+
+    def __init__(self, handler: ProcessHandler) -> None:
+        super().__init__(handler, None, 0, False)
+        self._pending_resize: asyncssh.TerminalSizeChanged | None = None
+
+    def terminal_size_changed(
+        self, width: int, height: int, pixwidth: int, pixheight: int
+    ) -> None:
+        pending = self._pending_resize
+        if pending is not None:
+            pending.width, pending.height = width, height
+            return
+        self._pending_resize = asyncssh.TerminalSizeChanged(width, height, 0, 0)
+        self.exception_received(self._pending_resize)
+
+    async def read(self, datatype: Any, n: int, exact: bool) -> bytes:
+        try:
+            data: bytes = await super().read(datatype, n, exact)
+            return data
+        except asyncssh.TerminalSizeChanged as change:
+            if change is self._pending_resize:
+                self._pending_resize = None
+            raise
+
+
+class BoundedChannel(asyncssh.SSHServerChannel[bytes]):
+    """A session channel that keeps only bounded terminal and environment requests."""
+
+    limits: Limits = Limits()
+    _env_requests = 0
+
+    def _process_env_request(self, packet: SSHPacket) -> bool:
+        name = packet.get_string()
+        value = packet.get_string()
+        packet.check_end()
+        self._env_requests += 1
+        if self._env_requests > self.limits.max_env_requests:
+            # Refusing costs little, but receiving does not: 60,000 variables of 30 KB
+            # are 1.8 GB to decrypt, and others' keys waited 0.7 s behind them (measured).
+            peer = self._conn.get_extra_info("peername")
+            log.info("closed %s: more than %d environment variables",
+                     peer[0] if peer else "?", self.limits.max_env_requests)
+            self._conn.disconnect(asyncssh.DISC_BY_APPLICATION,
+                                  "too many environment variables")
+            return False
+        env = self._env
+        if (name not in GAME_ENV or len(value) > self.limits.max_env_value_chars
+                or (name not in env and len(env) >= self.limits.max_env_variables)):
+            return False  # refused before it is stored (the client sees a failure)
+        env[name] = value
+        return True
+
+    def _process_pty_req_request(self, packet: SSHPacket) -> bool:
+        accepted: bool = super()._process_pty_req_request(packet)
+        if accepted and self._term_type is not None:
+            self._term_type = bounded_term(self._term_type, self.limits.max_term_chars)
+            width, height = clamped_size(*self._term_size[:2], self.limits)
+            self._term_size = (width, height, 0, 0)
+        return accepted
+
+    def _process_window_change_request(self, packet: SSHPacket) -> bool:
+        width, height = clamped_size(packet.get_uint32(), packet.get_uint32(), self.limits)
+        packet.get_uint32()  # pixel sizes: not used
+        packet.get_uint32()
+        packet.check_end()
+        if (width, height) != self._term_size[:2]:
+            self._term_size = (width, height, 0, 0)
+            self._session.terminal_size_changed(width, height, 0, 0)
+        return True
+
+
+def open_session(
+    conn: asyncssh.SSHServerConnection, handler: ProcessHandler, limits: Limits
+) -> tuple[BoundedChannel, BoundedProcess]:
+    """A bounded channel and the process running `handler` on it."""
+    channel = conn.create_server_channel()
+    # asyncssh documents create_server_channel() as the way to make a session's
+    # channel, with the connection's settings, but offers no way to choose its class.
+    # BoundedChannel only overrides request handlers and adds no state of its own.
+    channel.__class__ = BoundedChannel
+    assert isinstance(channel, BoundedChannel)
+    channel.limits = limits
+    return channel, BoundedProcess(handler)
+
+
+class GameSSHServer(MoonSSHServer):
+    """The per-connection server: authentication (auth.py), then bounded sessions."""
+
+    def __init__(self, context: AuthContext, handler: ProcessHandler) -> None:
+        super().__init__(context)
+        self._handler = handler
+
+    def session_requested(self) -> tuple[BoundedChannel, BoundedProcess] | bool:
+        if self._conn is None:  # the connection is closing
+            return False
+        return open_session(self._conn, self._handler, self._ctx.config.limits)
