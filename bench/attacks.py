@@ -91,7 +91,7 @@ async def many_environment_variables(port: int) -> None:
     conn, process = await _guest(port, (80, 24))
     try:
         channel: Any = process.channel
-        transport: Any = conn._transport  # type: ignore[attr-defined]
+        transport: Any = conn._transport
         for index in range(60_000):
             if transport.is_closing():
                 print(f"  the server closed the connection after {index} variables",
@@ -108,6 +108,38 @@ async def many_environment_variables(port: int) -> None:
         conn.close()
 
 
+async def someone_elses_key(port: int) -> None:
+    """olga claims her name; mallory, who knows olga's public key (public keys are not
+    secret), pastes it into her keys dialog, then tries to log in as olga with her own key
+    and to type guessed codes. Prints whether olga still gets in."""
+    olga_key, mallory_key = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    olga = await ScreenClient.connect(port, "olga", key=olga_key)
+    await olga.wait_for("Welcome, olga")
+    await olga.close()
+    mallory = await ScreenClient.connect(port, "mallory", key=mallory_key)
+    await enter_lobby(mallory)
+    olga_line = olga_key.export_public_key("openssh").decode()
+    await mallory.press("k")
+    mallory.send(f"\x1b[200~{olga_line}\x1b[201~\r")
+    await asyncio.sleep(0.5)
+    await mallory.close()
+    refused = 0
+    for _ in range(5):
+        try:
+            conn = await open_connection(port, "olga", key=mallory_key)
+            conn.close()
+        except (asyncssh.PermissionDenied, asyncssh.DisconnectError):
+            refused += 1
+    olga = await ScreenClient.connect(port, "olga", key=olga_key)
+    try:
+        await olga.wait_for("Welcome, olga", timeout=10)
+        outcome = "olga still logs in"
+    except AssertionError:
+        outcome = "OLGA IS LOCKED OUT"
+    await olga.close()
+    print(f"  mallory's logins as olga refused: {refused}/5; {outcome}", flush=True)
+
+
 def _ssh_string(data: bytes) -> bytes:
     return len(data).to_bytes(4, "big") + data
 
@@ -115,7 +147,7 @@ def _ssh_string(data: bytes) -> bytes:
 ATTACKS: list[tuple[str, Attack]] = [
     ("attack 1: huge terminal sizes", huge_terminal_sizes),
     ("attack 2: 60,000 environment variables of 30 KB", many_environment_variables),
-    # --- attack 3 goes here (added by the lead): a player pasting another's public key ---
+    ("attack 3: a player takes another's public key", someone_elses_key),
 ]
 
 
