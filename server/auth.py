@@ -5,6 +5,10 @@
 - An operator's name: only the keys in the config (or added later by that operator).
 - No key at all: a guest-NNNN name when guests are on (keyboard-interactive, no prompt).
 
+What an address did (failed logins, too many connections logging in at once, a ban that
+reached it) refuses only what anyone could do from it: guests and new names. A key that
+belongs to a player gets in whatever others on its address did; only its own ban stops it.
+
 `validate_public_key` is also called for unsigned probes, so identity is only trusted
 once `auth_completed` runs; the claim happens there.
 """
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -29,6 +34,14 @@ MAX_ATTEMPTS_PER_CONNECTION = 12
 
 
 @dataclass(frozen=True, slots=True)
+class GuestLogin:
+    """Where a guest logged in from, and under which SSH user name."""
+
+    address: str
+    username: str
+
+
+@dataclass(frozen=True, slots=True)
 class AuthContext:
     """What every connection's auth needs from the server."""
 
@@ -41,6 +54,13 @@ class AuthContext:
     guests: set[str] = field(default_factory=set)
     """Guest names given to connections still open: a guest waiting for its game to
     start is not online yet, and must not get a name that another guest will use."""
+    held: Callable[[], frozenset[str]] = frozenset
+    """Names the lobby's tables hold a place for (a seat kept during the grace)."""
+    guest_seats: dict[str, GuestLogin] = field(default_factory=dict)
+    """Guest name -> how it logged in, while anything holds the name: a guest's seat
+    goes back only to the same address and SSH user name."""
+    clock: Callable[[], float] = time.time
+    """Wall-clock time, for bans that expire."""
 
 
 class MoonSSHServer(asyncssh.SSHServer):
@@ -57,7 +77,10 @@ class MoonSSHServer(asyncssh.SSHServer):
         self._guest = False
         self._banners: set[str] = set()
         self._kbdint_refused = False
+        self._restriction: str | None = None
+        """Why guests and new names from this address are refused now (None: they are not)."""
         self._failures = 0
+        self._session_timer: asyncio.TimerHandle | None = None
         self.player: Player | None = None
         self.identified = asyncio.Event()
         """Set once `auth_completed` has settled `player` (None: refused after all)."""
@@ -69,10 +92,20 @@ class MoonSSHServer(asyncssh.SSHServer):
         conn.set_extra_info(moon_auth=self)
         peer = conn.get_extra_info("peername")
         self._address = str(peer[0]) if peer else "?"
-        self._ctx.gate.opened(self._address)
+        gate = self._ctx.gate
+        flooded = gate.flooded(self._address)
+        gate.opened(self._address)
+        if flooded:  # closed before the key exchange: a flood costs next to nothing
+            log.info("connection from %s closed: %d of its connections are logging in",
+                     self._address, gate.pending[self._address] - 1)
+            asyncio.get_running_loop().call_soon(conn.abort)
+            return
         log.info("connection from %s", self._address)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._session_timer is not None:
+            self._session_timer.cancel()
+            self._session_timer = None
         if self.player is not None and self.player.guest:
             self._ctx.guests.discard(self.player.name)
         self._ctx.gate.closed(self._address, logged_in=self.player is not None)
@@ -93,19 +126,14 @@ class MoonSSHServer(asyncssh.SSHServer):
             pass
 
     def _failed_attempt(self) -> None:
-        """Each refused key or guest try counts; a client that keeps trying is cut off."""
+        """Each refused key, name or guest try counts, here and for the address; a client
+        that keeps trying is cut off."""
         self._failures += 1
+        self._ctx.gate.failed(self._address)
         if self._failures >= MAX_ATTEMPTS_PER_CONNECTION and self._conn is not None:
             self._conn.disconnect(
                 asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, "too many login attempts"
             )
-
-    def _refuse_connection(self, text: str) -> None:
-        self._banner(text)
-        log.info("refused %s: %s", self._address, text)
-        conn = self._conn
-        if conn is not None:
-            conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, text)
 
     # --- authentication -------------------------------------------------------------
 
@@ -113,10 +141,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         self._username = username
         self._account = None
         self._name_refusal = None
-        refusal = self._ctx.gate.refusal(self._address)
-        if refusal is not None:
-            self._refuse_connection(refusal)
-            return True
+        self._restriction = await self._address_restriction()
         if username in self._ctx.operator_keys:
             self._account = await self._ctx.db.account(username)
             return True
@@ -129,6 +154,15 @@ class MoonSSHServer(asyncssh.SSHServer):
                 self._account = await self._ctx.db.account(username)
         self._name_refusal = problem
         return True
+
+    async def _address_restriction(self) -> str | None:
+        banned = await self._ctx.db.ban_reason("address", self._address, now=self._ctx.clock())
+        if banned is not None:
+            return (
+                f"Guests and new names from your address are banned for now: {banned}. "
+                "Players with their own key can still log in."
+            )
+        return self._ctx.gate.restriction(self._address)
 
     def public_key_auth_supported(self) -> bool:
         return True
@@ -154,6 +188,7 @@ class MoonSSHServer(asyncssh.SSHServer):
                     f"The name '{username}' belongs to an operator of this server and "
                     "needs their key. Pick another name: ssh othername@this-host"
                 )
+                self._kbdint_refused = True  # keyless would be refused too: one failure
                 self._failed_attempt()
                 return False
         elif self._name_refusal is not None:
@@ -166,7 +201,12 @@ class MoonSSHServer(asyncssh.SSHServer):
                 f"The name '{username}' is already taken by someone else's key. Log in "
                 "with your own key, or pick another name: ssh othername@this-host"
             )
+            self._kbdint_refused = True  # keyless would be refused too: one failure
             self._failed_attempt()
+            return False
+        elif self._account is None and self._restriction is not None:
+            # A new name is what anyone could claim: not counted, not let in now.
+            self._banner(self._restriction)
             return False
         self._key = key
         return True
@@ -183,6 +223,10 @@ class MoonSSHServer(asyncssh.SSHServer):
             self._banner(refusal)
             self._kbdint_refused = True
             self._failed_attempt()
+            return False
+        if self._restriction is not None:
+            self._banner(self._restriction)
+            self._kbdint_refused = True
             return False
         self._key = None
         self._guest = True
@@ -206,16 +250,33 @@ class MoonSSHServer(asyncssh.SSHServer):
             await self._identify()
         finally:
             self.identified.set()
+        if self.player is not None and self._conn is not None:
+            self._ctx.gate.logged_in(self._address)
+            timeout = self._ctx.config.limits.login_timeout_seconds
+            self._session_timer = asyncio.get_running_loop().call_later(
+                timeout, self._no_session, timeout
+            )
+
+    def session_opened(self) -> None:
+        """The player's session started: the connection is no longer a bare login."""
+        if self._session_timer is not None:
+            self._session_timer.cancel()
+            self._session_timer = None
+
+    def _no_session(self, timeout: float) -> None:
+        """A login that opened no session (`ssh -N`) holds a connection for nothing."""
+        self._session_timer = None
+        if self._conn is not None and self.player is not None:
+            log.info("closed %s from %s: no session opened within %g s",
+                     self.player.name, self._address, timeout)
+            self._conn.disconnect(asyncssh.DISC_BY_APPLICATION, "no session opened")
 
     async def _identify(self) -> None:
         conn = self._conn
         if conn is None:
             return
         if self._guest:
-            name = guest_name(self._ctx.online() | self._ctx.guests)
-            self._ctx.guests.add(name)
-            self.player = Player(name, guest=True, address=self._address)
-            log.info("login %s as guest from %s", name, self._address)
+            self._identify_guest()
             return
         key = self._key
         if key is None:
@@ -236,6 +297,7 @@ class MoonSSHServer(asyncssh.SSHServer):
                     )
                     return
             self._ctx.db.touch_soon(name)
+        self._ctx.db.note_address_soon(name, self._address)
         self.player = Player(
             name,
             operator=operator,
@@ -250,6 +312,30 @@ class MoonSSHServer(asyncssh.SSHServer):
             print_,
             self._address,
         )
+
+    def _identify_guest(self) -> None:
+        """A fresh guest name, or the held one this address and user name were given.
+
+        A name is never given while anything holds it (a session, a connection, a seat
+        kept during the grace): whoever gets it lands in that seat, and a guest has
+        nothing to prove who they are but where they come from."""
+        ctx = self._ctx
+        online, seated = ctx.online(), ctx.held()
+        held = online | seated | ctx.guests
+        for name in [n for n in ctx.guest_seats if n not in held]:
+            del ctx.guest_seats[name]
+        login = GuestLogin(self._address, self._username)
+        back = next(
+            (n for n, seen in ctx.guest_seats.items()
+             if seen == login and n in seated and n not in online and n not in ctx.guests),
+            None,
+        )
+        name = back or guest_name(held)
+        ctx.guests.add(name)
+        ctx.guest_seats[name] = login
+        self.player = Player(name, guest=True, address=self._address)
+        log.info("login %s as guest from %s%s", name, self._address,
+                 " (back to its seat)" if back else "")
 
     # --- everything that is not a game session is refused -----------------------------
 

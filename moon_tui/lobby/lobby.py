@@ -185,6 +185,11 @@ class Lobby:
         """Every table's latest lobby entry (for the server's status and for tests)."""
         return self._listing.tables()
 
+    def held_names(self) -> frozenset[str]:
+        """Names a table still holds a place for, a seat kept during the reconnect grace
+        included: whoever logs in under one of them lands in that place."""
+        return self._listing.names()
+
     # -- the actor's loop ----------------------------------------------------------------
     def _publish_due(self) -> float | None:
         """When the lobby next has updates to send (monotonic time), None if it has none."""
