@@ -152,13 +152,14 @@ async def test_a_held_guest_name_is_never_given_and_its_seat_goes_back_only_home
 
 
 async def test_a_guest_at_home_under_another_user_name_does_not_get_the_seat(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with running_server(tmp_path, lobby_config=FAST) as server:
         held = await seat_then_drop(server, "bob")
+        number = int(held.removeprefix("guest-"))
+        monkeypatch.setattr(secrets, "randbelow", draws(number, number, 4242))
         other = await ScreenClient.connect(server.port, "carl")
-        name = guest_of(await other.wait_for("Welcome, guest-"))
-        assert name != held
+        assert guest_of(await other.wait_for("Welcome, guest-")) == "guest-4242"
         await other.close()
 
 

@@ -186,9 +186,9 @@ class Lobby:
         return self._listing.tables()
 
     def held_names(self) -> frozenset[str]:
-        """Names a table still holds a place for, a seat kept during the reconnect grace
-        included: whoever logs in under one of them lands in that place."""
-        return self._listing.names()
+        """Names the lobby holds: a session, or a place at a table (a seat kept during the
+        reconnect grace included). Whoever logs in under one of them lands in it."""
+        return self._listing.names().union(self._sessions)
 
     # -- the actor's loop ----------------------------------------------------------------
     def _publish_due(self) -> float | None:
