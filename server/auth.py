@@ -81,6 +81,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         """Why guests and new names from this address are refused now (None: they are not)."""
         self._failures = 0
         self._session_timer: asyncio.TimerHandle | None = None
+        self._session_started = False
         self.player: Player | None = None
         self.identified = asyncio.Event()
         """Set once `auth_completed` has settled `player` (None: refused after all)."""
@@ -252,6 +253,8 @@ class MoonSSHServer(asyncssh.SSHServer):
             self.identified.set()
         if self.player is not None and self._conn is not None:
             self._ctx.gate.logged_in(self._address)
+            if self._session_started:  # the client did not wait for the claim to be saved
+                return
             timeout = self._ctx.config.limits.login_timeout_seconds
             self._session_timer = asyncio.get_running_loop().call_later(
                 timeout, self._no_session, timeout
@@ -259,6 +262,7 @@ class MoonSSHServer(asyncssh.SSHServer):
 
     def session_opened(self) -> None:
         """The player's session started: the connection is no longer a bare login."""
+        self._session_started = True
         if self._session_timer is not None:
             self._session_timer.cancel()
             self._session_timer = None

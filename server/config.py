@@ -41,7 +41,7 @@ class Limits:
     opened its session by then (`ssh -N`). A key's passphrase is typed within it."""
     address_ban_days: float = 7.0
     """A ban also refuses guests and new names from the addresses the banned name last
-    used, for this many days (keyed players of those addresses still get in)."""
+    used, for this many days (keyed players of those addresses still get in; 0: never)."""
     idle_minutes: float = 30.0
     """No key pressed for this long ends the session."""
     keepalive_seconds: float = 30.0

@@ -448,7 +448,7 @@ class MoonServer:
             addresses.add(seen.address)
         if not guest:
             addresses.update(await self.db.addresses_since(name, now - days * 86400))
-        for address in addresses:
+        for address in addresses if days > 0 else ():
             await self.db.ban("address", address, reason, until=now + days * 86400)
         log.info("ban %s (%d keys, %d addresses for %g days): %s",
                  name, len(keys), len(addresses), days, reason)

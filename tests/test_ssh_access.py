@@ -286,6 +286,18 @@ async def test_a_banned_player_cannot_come_back_as_a_guest_or_a_new_name(
         assert "banned" in await refused(server.port, "ann", ann, **FROM_AWAY)  # not hers
 
 
+async def test_a_ban_of_a_player_who_is_away_reaches_the_addresses_they_used(
+    tmp_path: Path,
+) -> None:
+    ann = new_key()
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        await logs_in(server.port, "ann", ann, **FROM_AWAY)
+        await ban(server, "ann", "cheating")
+        await soon(lambda: _banned(server.db, AWAY), "ann's last address is banned")
+        assert "cheating" in await refused(server.port, "nobody", **FROM_AWAY)
+        await logs_in(server.port, "nobody")  # she never used this one
+
+
 async def _banned(db: Database, address: str) -> bool:
     return await db.ban_reason("address", address) is not None
 

@@ -464,7 +464,8 @@ class Lobby:
                 self._spawn(self._ban(command.name, command.reason))
             reason = f"banned by {handle.name}" + (f": {command.reason}" if command.reason else "")
             self._kick(command.name, reason)
-            handle.deliver(Notice(f"{command.name} is banned"))
+            handle.deliver(Notice(f"{command.name} is banned: the name, its keys, and for a "
+                                  "while guests and new names from its last addresses"))
         else:
             table = self._tables.get(command.table_id)
             if table is None:
