@@ -82,6 +82,8 @@ class MoonSSHServer(asyncssh.SSHServer):
         self._failures = 0
         self._session_timer: asyncio.TimerHandle | None = None
         self._session_started = False
+        self._counted_in = False
+        """The gate counts this connection as logged in (no longer as logging in)."""
         self.player: Player | None = None
         self.identified = asyncio.Event()
         """Set once `auth_completed` has settled `player` (None: refused after all)."""
@@ -109,7 +111,7 @@ class MoonSSHServer(asyncssh.SSHServer):
             self._session_timer = None
         if self.player is not None and self.player.guest:
             self._ctx.guests.discard(self.player.name)
-        self._ctx.gate.closed(self._address, logged_in=self.player is not None)
+        self._ctx.gate.closed(self._address, logged_in=self._counted_in)
         who = self.player.name if self.player else "(not logged in)"
         if exc is not None:  # e.g. "Login timeout expired", "... not responding to keepalive"
             log.info("connection from %s closed for %s: %s", self._address, who, exc)
@@ -253,6 +255,7 @@ class MoonSSHServer(asyncssh.SSHServer):
             self.identified.set()
         if self.player is not None and self._conn is not None:
             self._ctx.gate.logged_in(self._address)
+            self._counted_in = True
             if self._session_started:  # the client did not wait for the claim to be saved
                 return
             timeout = self._ctx.config.limits.login_timeout_seconds
