@@ -82,8 +82,6 @@ class MoonSSHServer(asyncssh.SSHServer):
         self._failures = 0
         self._session_timer: asyncio.TimerHandle | None = None
         self._session_started = False
-        self._counted_in = False
-        """The gate counts this connection as logged in (no longer as logging in)."""
         self.player: Player | None = None
         self.identified = asyncio.Event()
         """Set once `auth_completed` has settled `player` (None: refused after all)."""
@@ -95,15 +93,18 @@ class MoonSSHServer(asyncssh.SSHServer):
         conn.set_extra_info(moon_auth=self)
         peer = conn.get_extra_info("peername")
         self._address = str(peer[0]) if peer else "?"
-        gate = self._ctx.gate
-        flooded = gate.flooded(self._address)
-        gate.opened(self._address)
-        if flooded:  # closed before the key exchange: a flood costs next to nothing
-            log.info("connection from %s closed: %d of its connections are logging in",
-                     self._address, gate.pending[self._address] - 1)
-            asyncio.get_running_loop().call_soon(conn.abort)
-            return
         log.info("connection from %s", self._address)
+        oldest = self._ctx.gate.opened(self._address, self)
+        if isinstance(oldest, MoonSSHServer):
+            oldest.close_for_capacity()
+
+    def close_for_capacity(self) -> None:
+        """Too many connections from this address are logging in: the oldest goes."""
+        conn = self._conn
+        if conn is not None:
+            log.info("connection from %s closed: too many from there logging in at once",
+                     self._address)
+            asyncio.get_running_loop().call_soon(conn.abort)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._session_timer is not None:
@@ -111,7 +112,7 @@ class MoonSSHServer(asyncssh.SSHServer):
             self._session_timer = None
         if self.player is not None and self.player.guest:
             self._ctx.guests.discard(self.player.name)
-        self._ctx.gate.closed(self._address, logged_in=self._counted_in)
+        self._ctx.gate.closed(self._address, self)
         who = self.player.name if self.player else "(not logged in)"
         if exc is not None:  # e.g. "Login timeout expired", "... not responding to keepalive"
             log.info("connection from %s closed for %s: %s", self._address, who, exc)
@@ -254,8 +255,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         finally:
             self.identified.set()
         if self.player is not None and self._conn is not None:
-            self._ctx.gate.logged_in(self._address)
-            self._counted_in = True
+            self._ctx.gate.logged_in(self._address, self)
             if self._session_started:  # the client did not wait for the claim to be saved
                 return
             timeout = self._ctx.config.limits.login_timeout_seconds

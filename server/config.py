@@ -29,8 +29,9 @@ class Limits:
     """Connections from one address still logging in at once. Past it, guests and new
     names wait; a key of an existing player still gets in (a NAT'd club is one address)."""
     connections_per_address_max: int = 48
-    """Connections from one address still logging in at once, past which a new one is
-    closed before it can say anything (a flood from one address stays there)."""
+    """Connections from one address still logging in at once, past which the oldest of
+    them is closed (a flood costs little and stays at its address; a player's login,
+    a few round trips, still gets through)."""
     failed_logins_per_address: int = 8
     """Refused keys, names or guest tries from one address before it must wait. While it
     waits, guests and new names are refused; a player's own key still gets in."""

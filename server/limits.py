@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 from .config import Limits
@@ -39,37 +39,51 @@ class Gate:
     clock: Callable[[], float] = time.monotonic
     connections: Counter[str] = field(default_factory=Counter)
     """Every open connection, by address."""
-    pending: Counter[str] = field(default_factory=Counter)
-    """Connections not logged in yet, by address."""
+    pending: dict[str, dict[Hashable, None]] = field(default_factory=dict)
+    """Connections not logged in yet, by address, oldest first."""
     sessions: int = 0
     _failures: dict[str, _Failures] = field(default_factory=dict)
 
     # --- connections ----------------------------------------------------------------
 
-    def flooded(self, address: str) -> bool:
-        """Whether a new connection from `address` is closed before it says anything."""
-        return self.pending[address] >= self.limits.connections_per_address_max
+    def logging_in(self, address: str) -> int:
+        """How many connections from `address` have not logged in yet."""
+        return len(self.pending.get(address, ()))
 
-    def opened(self, address: str) -> None:
+    def opened(self, address: str, connection: Hashable) -> Hashable | None:
+        """Count a new connection; past `connections_per_address_max` still logging in
+        from its address, returns the oldest of them, to be closed.
+
+        The oldest goes, not the newest: a flood of silent sockets then only delays a
+        player's login instead of refusing it, unless it outruns a login's few round
+        trips (and the server spent next to nothing on the sockets it closed)."""
         self.connections[address] += 1
-        self.pending[address] += 1
+        waiting = self.pending.setdefault(address, {})
+        waiting[connection] = None
+        if len(waiting) > self.limits.connections_per_address_max:
+            oldest = next(iter(waiting))
+            del waiting[oldest]
+            return oldest
+        return None
 
-    def logged_in(self, address: str) -> None:
+    def logged_in(self, address: str, connection: Hashable) -> None:
         """The connection authenticated: it no longer counts as one logging in."""
-        self._forget(self.pending, address)
+        self._done_waiting(address, connection)
 
-    def closed(self, address: str, *, logged_in: bool) -> None:
+    def closed(self, address: str, connection: Hashable) -> None:
         """A connection ended; one that never logged in is not a failure by itself
-        (a silent socket, a refusal for capacity): refused attempts are counted apart."""
-        self._forget(self.connections, address)
-        if not logged_in:
-            self._forget(self.pending, address)
+        (a silent socket, one closed for capacity): refused attempts are counted apart."""
+        self.connections[address] -= 1
+        if self.connections[address] <= 0:
+            del self.connections[address]
+        self._done_waiting(address, connection)
 
-    @staticmethod
-    def _forget(counter: Counter[str], address: str) -> None:
-        counter[address] -= 1
-        if counter[address] <= 0:
-            del counter[address]
+    def _done_waiting(self, address: str, connection: Hashable) -> None:
+        waiting = self.pending.get(address)
+        if waiting is not None:
+            waiting.pop(connection, None)
+            if not waiting:
+                del self.pending[address]
 
     # --- what an address may do -------------------------------------------------------
 
@@ -83,7 +97,7 @@ class Gate:
                 f"Too many failed logins from your address: try again in {wait} seconds "
                 "(players with their own key can log in meanwhile)."
             )
-        if self.pending[address] > self.limits.connections_per_address:
+        if self.logging_in(address) > self.limits.connections_per_address:
             return (
                 "Too many connections from your address are logging in at once (at most "
                 f"{self.limits.connections_per_address}): try again in a moment."
