@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from .config import Limits
 
 _MAX_BACKOFF = 15 * 60.0
+_FORGIVEN_AFTER = 60 * 60.0
+"""An address with no failed login for this long starts again from a clean slate."""
 _REMEMBERED = 10_000
 """Addresses with failures kept before the quiet ones are forgotten."""
 
@@ -107,11 +109,11 @@ class Gate:
     def failed(self, address: str) -> None:
         """One refused key, name or guest try: enough of them make the address wait.
 
-        A quiet quarter of an hour forgives; a login, even with a good key, does not
+        A quiet hour forgives; a login, even with a good key, does not
         (or anyone with a name of their own could wipe their address's record)."""
         now = self.clock()
         failures = self._failures.get(address)
-        if failures is None or now - failures.last > _MAX_BACKOFF:
+        if failures is None or now - failures.last > _FORGIVEN_AFTER:
             if len(self._failures) >= _REMEMBERED:
                 self._forget_quiet(now)
             failures = self._failures[address] = _Failures()
@@ -125,7 +127,7 @@ class Gate:
 
     def _forget_quiet(self, now: float) -> None:
         for address, failures in list(self._failures.items()):
-            if now - failures.last > _MAX_BACKOFF and failures.blocked_until <= now:
+            if now - failures.last > _FORGIVEN_AFTER and failures.blocked_until <= now:
                 del self._failures[address]
 
     def session_refusal(self) -> str | None:
