@@ -69,7 +69,8 @@ async def _serve(data: Path) -> None:
 
     config = ServerConfig(
         host="127.0.0.1", port=0, data=data,
-        limits=Limits(max_sessions=2000, connections_per_address=2000),
+        limits=Limits(max_sessions=2000, connections_per_address=2000,
+                      connections_per_address_max=2000, login_timeout_seconds=30),
     )
     loop = asyncio.get_running_loop()
     worst_stall = 0.0

@@ -7,6 +7,10 @@
   (server/linking.py), which adds the key. A key that belongs to a name is never moved.
 - No key at all: a guest-NNNN name when guests are on (keyboard-interactive, no prompt).
 
+What an address did (failed logins, too many connections logging in at once, a ban that
+reached it) refuses only what anyone could do from it: guests and new names. A key that
+belongs to a player gets in whatever others on its address did; only its own ban stops it.
+
 `validate_public_key` is also called for unsigned probes, so identity is only trusted
 once `auth_completed` runs; the claim happens there.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Concatenate, ParamSpec
@@ -77,6 +82,14 @@ def _database_guarded(
 
 
 @dataclass(frozen=True, slots=True)
+class GuestLogin:
+    """Where a guest logged in from, and under which SSH user name."""
+
+    address: str
+    username: str
+
+
+@dataclass(frozen=True, slots=True)
 class AuthContext:
     """What every connection's auth needs from the server."""
 
@@ -91,6 +104,13 @@ class AuthContext:
     start is not online yet, and must not get a name that another guest will use."""
     link_codes: LinkCodes = field(default_factory=LinkCodes)
     """Codes made in keys dialogs, waiting for a login with a new key to type them."""
+    held: Callable[[], frozenset[str]] = frozenset
+    """Names the lobby's tables hold a place for (a seat kept during the grace)."""
+    guest_seats: dict[str, GuestLogin] = field(default_factory=dict)
+    """Guest name -> how it logged in, while anything holds the name: a guest's seat
+    goes back only to the same address and SSH user name."""
+    clock: Callable[[], float] = time.time
+    """Wall-clock time, for bans that expire."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +148,11 @@ class MoonSSHServer(asyncssh.SSHServer):
         self._guest = False
         self._banners: set[str] = set()
         self._kbdint_refused = False
+        self._restriction: str | None = None
+        """Why guests and new names from this address are refused now (None: they are not)."""
         self._failures = 0
+        self._session_timer: asyncio.TimerHandle | None = None
+        self._session_started = False
         self.player: Player | None = None
         self.link: KeyToLink | None = None
         """Set instead of `player` for a new key: it must type a code before it plays."""
@@ -144,13 +168,26 @@ class MoonSSHServer(asyncssh.SSHServer):
         conn.set_extra_info(moon_auth=self)
         peer = conn.get_extra_info("peername")
         self._address = str(peer[0]) if peer else "?"
-        self._ctx.gate.opened(self._address)
         log.info("connection from %s", self._address)
+        oldest = self._ctx.gate.opened(self._address, self)
+        if isinstance(oldest, MoonSSHServer):
+            oldest.close_for_capacity()
+
+    def close_for_capacity(self) -> None:
+        """Too many connections from this address are logging in: the oldest goes."""
+        conn = self._conn
+        if conn is not None:
+            log.info("connection from %s closed: too many from there logging in at once",
+                     self._address)
+            asyncio.get_running_loop().call_soon(conn.abort)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._session_timer is not None:
+            self._session_timer.cancel()
+            self._session_timer = None
         if self.player is not None and self.player.guest:
             self._ctx.guests.discard(self.player.name)
-        self._ctx.gate.closed(self._address, logged_in=self.player is not None)
+        self._ctx.gate.closed(self._address, self)
         who = self.player.name if self.player else "(not logged in)"
         if exc is not None:  # e.g. "Login timeout expired", "... not responding to keepalive"
             log.info("connection from %s closed for %s: %s", self._address, who, shown(exc))
@@ -168,19 +205,14 @@ class MoonSSHServer(asyncssh.SSHServer):
             pass
 
     def _failed_attempt(self) -> None:
-        """Each refused key or guest try counts; a client that keeps trying is cut off."""
+        """Each refused key, name or guest try counts, here and for the address; a client
+        that keeps trying is cut off."""
         self._failures += 1
+        self._ctx.gate.failed(self._address)
         if self._failures >= MAX_ATTEMPTS_PER_CONNECTION and self._conn is not None:
             self._conn.disconnect(
                 asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, "too many login attempts"
             )
-
-    def _refuse_connection(self, text: str) -> None:
-        self._banner(text)
-        log.info("refused %s: %s", self._address, shown(text, 200))
-        conn = self._conn
-        if conn is not None:
-            conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, text)
 
     def _database_failed(self, error: StoreFailure, message: str) -> None:
         """The database failed this login: log it as an error, raise the operators' alarm,
@@ -202,10 +234,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         self._username = username
         self._account = None
         self._name_refusal = None
-        refusal = self._ctx.gate.refusal(self._address)
-        if refusal is not None:
-            self._refuse_connection(refusal)
-            return True
+        self._restriction = await self._address_restriction()
         if username in self._ctx.operator_keys:
             self._account = await self._ctx.db.account(username)
             return True
@@ -218,6 +247,15 @@ class MoonSSHServer(asyncssh.SSHServer):
                 self._account = await self._ctx.db.account(username)
         self._name_refusal = problem
         return True
+
+    async def _address_restriction(self) -> str | None:
+        banned = await self._ctx.db.ban_reason("address", self._address, now=self._ctx.clock())
+        if banned is not None:
+            return (
+                f"Guests and new names from your address are banned for now: {banned}. "
+                "Players with their own key can still log in."
+            )
+        return self._ctx.gate.restriction(self._address)
 
     def public_key_auth_supported(self) -> bool:
         return True
@@ -266,6 +304,10 @@ class MoonSSHServer(asyncssh.SSHServer):
             self._kbdint_refused = True  # someone with a key wants a name: tell, don't guest
             self._failed_attempt()
             return False
+        elif self._account is None and self._restriction is not None:
+            # A new name is what anyone could claim: not counted, not let in now.
+            self._banner(self._restriction)
+            return False
         self._key = key
         return True
 
@@ -281,6 +323,7 @@ class MoonSSHServer(asyncssh.SSHServer):
                 return True
             refusal = KEY_HAS_A_NAME
         self._banner(refusal)
+        self._kbdint_refused = True  # keyless would be refused too: one failure
         self._failed_attempt()
         return False
 
@@ -296,6 +339,10 @@ class MoonSSHServer(asyncssh.SSHServer):
             self._banner(refusal)
             self._kbdint_refused = True
             self._failed_attempt()
+            return False
+        if self._restriction is not None:
+            self._banner(self._restriction)
+            self._kbdint_refused = True
             return False
         self._key = None
         self._guest = True
@@ -321,6 +368,29 @@ class MoonSSHServer(asyncssh.SSHServer):
             self._database_failed(error, DATABASE_PROBLEM)
         finally:
             self.identified.set()
+        if self.player is not None and self._conn is not None:
+            self._ctx.gate.logged_in(self._address, self)
+            if self._session_started:  # the client did not wait for the claim to be saved
+                return
+            timeout = self._ctx.config.limits.login_timeout_seconds
+            self._session_timer = asyncio.get_running_loop().call_later(
+                timeout, self._no_session, timeout
+            )
+
+    def session_opened(self) -> None:
+        """The player's session started: the connection is no longer a bare login."""
+        self._session_started = True
+        if self._session_timer is not None:
+            self._session_timer.cancel()
+            self._session_timer = None
+
+    def _no_session(self, timeout: float) -> None:
+        """A login that opened no session (`ssh -N`) holds a connection for nothing."""
+        self._session_timer = None
+        if self._conn is not None and self.player is not None:
+            log.info("closed %s from %s: no session opened within %g s",
+                     self.player.name, self._address, timeout)
+            self._conn.disconnect(asyncssh.DISC_BY_APPLICATION, "no session opened")
 
     async def _claim(self, name: str, print_: str, key: asyncssh.SSHKey) -> bool | None:
         """Claim `name` for `key`: False if someone was faster, None (the player told why)
@@ -338,10 +408,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         if conn is None:
             return
         if self._guest:
-            name = guest_name(self._ctx.online() | self._ctx.guests)
-            self._ctx.guests.add(name)
-            self.player = Player(name, guest=True, address=self._address)
-            log.info("login %s as guest from %s", name, self._address)
+            self._identify_guest()
             return
         key = self._key
         if key is None:
@@ -376,6 +443,7 @@ class MoonSSHServer(asyncssh.SSHServer):
                     )
                     return
             self._ctx.db.touch_soon(name)
+        self._ctx.db.note_address_soon(name, self._address)
         self.player = Player(
             name,
             operator=operator,
@@ -401,6 +469,30 @@ class MoonSSHServer(asyncssh.SSHServer):
                  " (operator)" if self.player.operator else "", self.player.fingerprint,
                  self._address)
         return self.player
+
+    def _identify_guest(self) -> None:
+        """A fresh guest name, or the held one this address and user name were given.
+
+        A name is never given while anything holds it (a session, a connection, a seat
+        kept during the grace): whoever gets it lands in that seat, and a guest has
+        nothing to prove who they are but where they come from."""
+        ctx = self._ctx
+        online, seated = ctx.online(), ctx.held()
+        held = online | seated | ctx.guests
+        for name in [n for n in ctx.guest_seats if n not in held]:
+            del ctx.guest_seats[name]
+        login = GuestLogin(self._address, self._username)
+        back = next(
+            (n for n, seen in ctx.guest_seats.items()
+             if seen == login and n in seated and n not in online and n not in ctx.guests),
+            None,
+        )
+        name = back or guest_name(held)
+        ctx.guests.add(name)
+        ctx.guest_seats[name] = login
+        self.player = Player(name, guest=True, address=self._address)
+        log.info("login %s as guest from %s%s", name, self._address,
+                 " (back to its seat)" if back else "")
 
     # --- everything that is not a game session is refused -----------------------------
 

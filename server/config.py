@@ -24,12 +24,25 @@ class ConfigError(ValueError):
 class Limits:
     max_sessions: int = 300
     """Interactive sessions at once, over all players."""
+    # --- logins from one address, and bans (who may try, how often, for how long) ---
     connections_per_address: int = 12
+    """Connections from one address still logging in at once. Past it, guests and new
+    names wait; a key of an existing player still gets in (a NAT'd club is one address)."""
+    connections_per_address_max: int = 48
+    """Connections from one address still logging in at once, past which the oldest of
+    them is closed (a flood costs little and stays at its address; a player's login,
+    a few round trips, still gets through)."""
     failed_logins_per_address: int = 8
-    """Connections that end without logging in, before the address must wait."""
+    """Refused keys, names or guest tries from one address before it must wait. While it
+    waits, guests and new names are refused; a player's own key still gets in."""
     failure_backoff_seconds: float = 30.0
     """First wait after too many failed logins; doubles on each repeat, up to 15 minutes."""
-    login_timeout_seconds: float = 30.0
+    login_timeout_seconds: float = 15.0
+    """A connection not logged in by then is closed; so is a logged-in one that has not
+    opened its session by then (`ssh -N`). A key's passphrase is typed within it."""
+    address_ban_days: float = 7.0
+    """A ban also refuses guests and new names from the addresses the banned name last
+    used, for this many days (keyed players of those addresses still get in; 0: never)."""
     idle_minutes: float = 30.0
     """No key pressed for this long ends the session."""
     keepalive_seconds: float = 30.0

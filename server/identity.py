@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Container
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import asyncssh
@@ -51,12 +51,30 @@ def openssh_line(key: asyncssh.SSHKey) -> str:
     return key.export_public_key("openssh").decode("ascii").strip()
 
 
-def guest_name(taken: Container[str]) -> str:
-    """A fresh `guest-NNNN` name nobody online uses."""
+GUEST_DIGITS = 4
+"""Digits of a guest's number; more when half of the names of a width are held."""
+_MAX_GUEST_DIGITS = 10  # "guest-" + 10 digits is the longest name (16 characters)
+
+
+def guest_name(held: Collection[str], draw: Callable[[int], int] | None = None) -> str:
+    """A fresh `guest-NNNN` name that nothing in `held` uses.
+
+    `held` is every name anything still holds: a live session, a connection still open,
+    a seat kept during the reconnect grace. Once half of the names of a width are held
+    the number gets a digit longer, so a draw never has to search long."""
+    draw = draw or secrets.randbelow
+    digits = GUEST_DIGITS
+    while digits < _MAX_GUEST_DIGITS and _guests_of_width(held, digits) * 2 >= 10**digits:
+        digits += 1
     while True:
-        name = f"{GUEST_PREFIX}{secrets.randbelow(10000):04d}"
-        if name not in taken:
+        name = f"{GUEST_PREFIX}{draw(10**digits):0{digits}d}"
+        if name not in held:
             return name
+
+
+def _guests_of_width(names: Collection[str], digits: int) -> int:
+    width = len(GUEST_PREFIX) + digits
+    return sum(1 for name in names if len(name) == width and name.startswith(GUEST_PREFIX))
 
 
 class AccountKeys:

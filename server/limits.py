@@ -1,18 +1,27 @@
-"""Per-address and total limits, decided before a connection gets to authenticate.
+"""Per-address and total limits on logging in, and how long a misbehaving address waits.
 
 asyncssh has no built-in limit on connections or login attempts; these counters are the
-server's own. Everything is in memory: a restart forgives.
+server's own. Everything is in memory: a restart forgives (bans are in the database).
+
+What an address did only ever slows down what anyone could do from it: guests and new
+names. A key that already belongs to a player is never refused for what others on its
+address did (a club behind one NAT is one address); see `MoonSSHServer`.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 from .config import Limits
 
 _MAX_BACKOFF = 15 * 60.0
+_FORGIVEN_AFTER = 60 * 60.0
+"""An address with no failed login for this long starts again from a clean slate."""
+_REMEMBERED = 10_000
+"""Addresses with failures kept before the quiet ones are forgotten."""
 
 
 @dataclass
@@ -20,33 +29,106 @@ class _Failures:
     count: int = 0
     strikes: int = 0
     blocked_until: float = 0.0
+    last: float = 0.0
 
 
 @dataclass
 class Gate:
-    """Counts connections and failed logins per address; says who must wait and why."""
+    """Counts connections (those still logging in apart) and refused login attempts per
+    address; says which addresses must wait, and why."""
 
     limits: Limits
+    clock: Callable[[], float] = time.monotonic
     connections: Counter[str] = field(default_factory=Counter)
+    """Every open connection, by address."""
+    pending: dict[str, dict[Hashable, None]] = field(default_factory=dict)
+    """Connections not logged in yet, by address, oldest first."""
     sessions: int = 0
     _failures: dict[str, _Failures] = field(default_factory=dict)
-    _banned_addresses: dict[str, str] = field(default_factory=dict)
 
-    def refusal(self, address: str) -> str | None:
-        """Why a new connection from `address` is refused right now, or None."""
-        now = time.monotonic()
-        if address in self._banned_addresses:
-            return f"You are banned from this server: {self._banned_addresses[address]}"
+    # --- connections ----------------------------------------------------------------
+
+    def logging_in(self, address: str) -> int:
+        """How many connections from `address` have not logged in yet."""
+        return len(self.pending.get(address, ()))
+
+    def opened(self, address: str, connection: Hashable) -> Hashable | None:
+        """Count a new connection; past `connections_per_address_max` still logging in
+        from its address, returns the oldest of them, to be closed.
+
+        The oldest goes, not the newest: a flood of silent sockets then only delays a
+        player's login instead of refusing it, unless it outruns a login's few round
+        trips (and the server spent next to nothing on the sockets it closed)."""
+        self.connections[address] += 1
+        waiting = self.pending.setdefault(address, {})
+        waiting[connection] = None
+        if len(waiting) > self.limits.connections_per_address_max:
+            oldest = next(iter(waiting))
+            del waiting[oldest]
+            return oldest
+        return None
+
+    def logged_in(self, address: str, connection: Hashable) -> None:
+        """The connection authenticated: it no longer counts as one logging in."""
+        self._done_waiting(address, connection)
+
+    def closed(self, address: str, connection: Hashable) -> None:
+        """A connection ended; one that never logged in is not a failure by itself
+        (a silent socket, one closed for capacity): refused attempts are counted apart."""
+        self.connections[address] -= 1
+        if self.connections[address] <= 0:
+            del self.connections[address]
+        self._done_waiting(address, connection)
+
+    def _done_waiting(self, address: str, connection: Hashable) -> None:
+        waiting = self.pending.get(address)
+        if waiting is not None:
+            waiting.pop(connection, None)
+            if not waiting:
+                del self.pending[address]
+
+    # --- what an address may do -------------------------------------------------------
+
+    def restriction(self, address: str) -> str | None:
+        """Why guests and new names from `address` are refused right now, or None."""
         failures = self._failures.get(address)
+        now = self.clock()
         if failures is not None and failures.blocked_until > now:
             wait = int(failures.blocked_until - now) + 1
-            return f"Too many failed logins from your address: try again in {wait} seconds."
-        if self.connections[address] > self.limits.connections_per_address:
             return (
-                f"Too many connections from your address (at most "
-                f"{self.limits.connections_per_address}): close one and try again."
+                f"Too many failed logins from your address: try again in {wait} seconds "
+                "(players with their own key can log in meanwhile)."
+            )
+        if self.logging_in(address) > self.limits.connections_per_address:
+            return (
+                "Too many connections from your address are logging in at once (at most "
+                f"{self.limits.connections_per_address}): try again in a moment."
             )
         return None
+
+    def failed(self, address: str) -> None:
+        """One refused key, name or guest try: enough of them make the address wait.
+
+        A quiet hour forgives; a login, even with a good key, does not
+        (or anyone with a name of their own could wipe their address's record)."""
+        now = self.clock()
+        failures = self._failures.get(address)
+        if failures is None or now - failures.last > _FORGIVEN_AFTER:
+            if len(self._failures) >= _REMEMBERED:
+                self._forget_quiet(now)
+            failures = self._failures[address] = _Failures()
+        failures.last = now
+        failures.count += 1
+        if failures.count >= self.limits.failed_logins_per_address:
+            failures.count = 0
+            backoff = self.limits.failure_backoff_seconds * 2**failures.strikes
+            failures.strikes += 1
+            failures.blocked_until = now + min(backoff, _MAX_BACKOFF)
+
+    def _forget_quiet(self, now: float) -> None:
+        for address, failures in list(self._failures.items()):
+            if now - failures.last > _FORGIVEN_AFTER and failures.blocked_until <= now:
+                del self._failures[address]
 
     def session_refusal(self) -> str | None:
         if self.sessions >= self.limits.max_sessions:
@@ -55,25 +137,3 @@ class Gate:
                 "please try again in a few minutes."
             )
         return None
-
-    def opened(self, address: str) -> None:
-        self.connections[address] += 1
-
-    def closed(self, address: str, *, logged_in: bool) -> None:
-        self.connections[address] -= 1
-        if self.connections[address] <= 0:
-            del self.connections[address]
-        if logged_in:
-            self._failures.pop(address, None)
-            return
-        failures = self._failures.setdefault(address, _Failures())
-        failures.count += 1
-        if failures.count >= self.limits.failed_logins_per_address:
-            failures.count = 0
-            backoff = self.limits.failure_backoff_seconds * 2**failures.strikes
-            failures.strikes += 1
-            failures.blocked_until = time.monotonic() + min(backoff, _MAX_BACKOFF)
-
-    def ban_address(self, address: str, reason: str) -> None:
-        """For guests, who have no key or account to ban: lasts until a restart."""
-        self._banned_addresses[address] = reason or "no reason given"

@@ -29,7 +29,7 @@ from .channel import GameSSHServer
 from .config import ServerConfig
 from .datafolder import DataFolderLock
 from .driver import SSHDriver
-from .identity import AccountKeys, Player, fingerprint, name_problem
+from .identity import GUEST_PREFIX, AccountKeys, Player, fingerprint, name_problem
 from .limits import Gate
 from .link_codes import LinkCodes
 from .linking import link_new_key
@@ -116,6 +116,9 @@ class MoonServer:
         self.gate = Gate(config.limits)
         self.link_codes = LinkCodes(config.limits)
         """Codes from keys dialogs (in memory: a restart forgets them). Tests set its clock."""
+        self.clock = time.time
+        """Wall-clock time for bans that expire (tests move it on)."""
+        self._auth: AuthContext | None = None
         self.sessions: dict[str, list[LiveSession]] = defaultdict(list)
         self._app_factory = app_factory
         self._lobby: Lobby | None = None
@@ -187,9 +190,9 @@ class MoonServer:
             on_ban=self._on_ban,
         )
         self._lobby = await lobby.__aenter__()
-        context = AuthContext(
+        context = self._auth = AuthContext(
             self.config, self.db, self.gate, operators, self._online_names,
-            link_codes=self.link_codes,
+            link_codes=self.link_codes, held=self.lobby.held_names, clock=lambda: self.clock(),
         )
         self._listener = await asyncssh.create_server(
             lambda: GameSSHServer(context, self._handle_process),
@@ -319,6 +322,7 @@ class MoonServer:
             self._handlers.add(task)
         conn: asyncssh.SSHServerConnection = process.get_extra_info("connection")
         auth: MoonSSHServer = process.get_extra_info("moon_auth")
+        auth.session_opened()
         try:
             await asyncio.wait_for(auth.identified.wait(), timeout=30)
             player = auth.player
@@ -475,19 +479,33 @@ class MoonServer:
     # --- operators ------------------------------------------------------------------
 
     async def _on_ban(self, name: str, reason: str) -> None:
-        """The lobby reports an operator's ban: make it last, and refuse new logins."""
+        """The lobby reports an operator's ban: make it last, and refuse new logins.
+
+        The name and its keys are banned for good. The addresses it last used are banned
+        for `address_ban_days` from letting in guests and new names (so the player does
+        not come straight back as a guest or under a new key); players there with a key
+        of their own still get in."""
         reason = reason or "banned by an operator"
         live = self.sessions.get(name, [])
+        guest = name.startswith(GUEST_PREFIX)
         account = await self.db.account(name) if name_problem(name) is None else None
-        if account is not None or not any(s.player.guest for s in live):
+        if not guest:
             await self.db.ban("account", name, reason)
         keys = set(account.fingerprints if account else ())
         keys.update(s.player.fingerprint for s in live if s.player.fingerprint)
         for key in keys:
             await self.db.ban("key", key, reason)
-        for session in live:
-            if session.player.guest and session.player.address:
-                self.gate.ban_address(session.player.address, reason)
-        log.info("ban %s (%d keys): %s", shown(name), len(keys), shown(reason))
+        addresses = {s.player.address for s in live if s.player.address}
+        now = self.clock()
+        days = self.config.limits.address_ban_days
+        seen = self._auth.guest_seats.get(name) if self._auth is not None else None
+        if seen is not None:
+            addresses.add(seen.address)
+        if not guest:
+            addresses.update(await self.db.addresses_since(name, now - days * 86400))
+        for address in addresses if days > 0 else ():
+            await self.db.ban("address", address, reason, until=now + days * 86400)
+        log.info("ban %s (%d keys, %d addresses for %g days): %s",
+                 shown(name), len(keys), len(addresses), days, shown(reason))
         for session in list(live):
             session.end(f"You were banned from this server: {reason}")

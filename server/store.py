@@ -50,7 +50,14 @@ CREATE TABLE IF NOT EXISTS bans (
     value TEXT NOT NULL,
     reason TEXT NOT NULL,
     banned_at REAL NOT NULL,
+    expires REAL,
     PRIMARY KEY (kind, value)
+);
+CREATE TABLE IF NOT EXISTS seen_addresses (
+    name TEXT NOT NULL,
+    address TEXT NOT NULL,
+    seen REAL NOT NULL,
+    PRIMARY KEY (name, address)
 );
 CREATE TABLE IF NOT EXISTS records (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -135,6 +142,9 @@ class Database:
                 raise DatabaseUnusable.because(self.path, shown(found, 200))
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.executescript(_SCHEMA)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(bans)")}
+            if "expires" not in columns:  # a database from before bans could expire
+                conn.execute("ALTER TABLE bans ADD COLUMN expires REAL")
             conn.commit()
         except (sqlite3.Error, OSError) as error:
             if conn is not None:
@@ -290,24 +300,66 @@ class Database:
 
     # --- bans -----------------------------------------------------------------------
 
-    async def ban(self, kind: BanKind, value: str, reason: str) -> None:
+    async def ban(
+        self, kind: BanKind, value: str, reason: str, *, until: float | None = None
+    ) -> None:
+        """Ban `value` (for good, or until the wall-clock time `until`)."""
+
         def ban() -> None:
             db = self._db()
             with db:
                 db.execute(
-                    "INSERT OR REPLACE INTO bans (kind, value, reason, banned_at)"
-                    " VALUES (?, ?, ?, ?)",
-                    (kind, value, reason, time.time()),
+                    "INSERT OR REPLACE INTO bans (kind, value, reason, banned_at, expires)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (kind, value, reason, time.time(), until),
                 )
 
         await self._run(ban)
 
-    async def ban_reason(self, kind: BanKind, value: str) -> str | None:
-        """The reason `value` is banned, or None when it is not."""
+    async def ban_reason(
+        self, kind: BanKind, value: str, *, now: float | None = None
+    ) -> str | None:
+        """The reason `value` is banned at wall-clock time `now`, or None when it is not."""
         row = self._read().execute(
-            "SELECT reason FROM bans WHERE kind = ? AND value = ?", (kind, value)
+            "SELECT reason FROM bans WHERE kind = ? AND value = ?"
+            " AND (expires IS NULL OR expires > ?)",
+            (kind, value, time.time() if now is None else now),
         ).fetchone()
         return None if row is None else str(row[0])
+
+    def note_address_soon(self, name: str, address: str) -> None:
+        """Remember that `name` logged in from `address` (a ban reaches the addresses a
+        name last used), without making the login wait for the disk."""
+
+        def note() -> None:
+            db = self._db()
+            with db:
+                db.execute(
+                    "INSERT OR REPLACE INTO seen_addresses (name, address, seen)"
+                    " VALUES (?, ?, ?)",
+                    (name, address, time.time()),
+                )
+
+        def report(done: asyncio.Future[None]) -> None:
+            if not done.cancelled() and done.exception() is not None:
+                log.error("could not note %s's address: %s", name, done.exception())
+
+        asyncio.get_running_loop().run_in_executor(self._executor, note).add_done_callback(
+            report
+        )
+
+    async def addresses_since(self, name: str, since: float, limit: int = 8) -> list[str]:
+        """The addresses `name` logged in from since `since`, latest first."""
+
+        def query() -> list[str]:
+            rows = self._db().execute(
+                "SELECT address FROM seen_addresses WHERE name = ? AND seen >= ?"
+                " ORDER BY seen DESC LIMIT ?",
+                (name, since, limit),
+            ).fetchall()
+            return [str(row[0]) for row in rows]
+
+        return await self._run(query)
 
     # --- records --------------------------------------------------------------------
 

@@ -843,3 +843,25 @@ async def test_table_changes_reach_the_lobbies_a_slice_at_a_time_and_none_is_lef
             assert loop.time() - started < 30, f"told so far: {heard}"
         # twenty sessions at forty a second: about half a second from the first to the last
         assert max(heard.values()) - min(heard.values()) >= 0.25, heard
+
+
+async def test_a_seat_held_in_the_grace_holds_its_name_until_the_grace_ends() -> None:
+    # The server never gives a held name to a newcomer (who would land in the seat).
+    config = dataclasses.replace(FAST, grace_seconds=1.0, bot_delay=0.01)
+
+    async def until(condition: Any) -> None:
+        async with asyncio.timeout(10):
+            while not condition():
+                await asyncio.sleep(0.01)
+
+    async with running(config) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", first_legal)
+        bob = await join(lobby, tg, "bob", first_legal)
+        await table_with_bots(ann, LONG_GAME, humans=(bob,))
+        await until(lambda: {"ann", "bob"} <= lobby.held_names())
+        await bob.handle.close()
+        await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].away, timeout=10)
+        await until(lambda: "bob" not in lobby.online())
+        assert "bob" in lobby.held_names()
+        await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot, timeout=10)
+        await until(lambda: "bob" not in lobby.held_names())

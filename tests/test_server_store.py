@@ -104,3 +104,38 @@ async def test_last_seen_is_noted_without_waiting(db: Database) -> None:
     await db.ban("key", "SHA256:abc", "flush")  # after the touch on the same thread
     after = await db.account("ann")
     assert after is not None and after.last_seen > before.last_seen
+
+async def test_an_address_ban_ends_when_it_expires(db: Database) -> None:
+    await db.ban("address", "192.0.2.7", "spam", until=1000.0)
+    assert await db.ban_reason("address", "192.0.2.7", now=999.0) == "spam"
+    assert await db.ban_reason("address", "192.0.2.7", now=1000.0) is None
+    await db.ban("account", "ann", "rude")  # no expiry: for good
+    assert await db.ban_reason("account", "ann", now=1e12) == "rude"
+
+
+async def test_the_addresses_a_name_used_are_remembered(db: Database) -> None:
+    db.note_address_soon("ann", "192.0.2.7")
+    db.note_address_soon("ann", "198.51.100.1")
+    db.note_address_soon("bea", "203.0.113.9")
+    assert set(await db.addresses_since("ann", 0.0)) == {"192.0.2.7", "198.51.100.1"}
+    assert await db.addresses_since("ann", time.time() + 60) == []
+
+
+async def test_a_database_from_before_bans_could_expire_opens(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "moon.sqlite3"
+    with sqlite3.connect(path) as old:
+        old.execute("CREATE TABLE bans (kind TEXT NOT NULL, value TEXT NOT NULL,"
+                    " reason TEXT NOT NULL, banned_at REAL NOT NULL,"
+                    " PRIMARY KEY (kind, value))")
+        old.execute("INSERT INTO bans VALUES ('account', 'ann', 'old', 0)")
+    old.close()
+    db = Database(path)
+    await db.open()
+    try:
+        assert await db.ban_reason("account", "ann") == "old"
+        await db.ban("address", "192.0.2.7", "new", until=time.time() + 60)
+        assert await db.ban_reason("address", "192.0.2.7") == "new"
+    finally:
+        await db.close()

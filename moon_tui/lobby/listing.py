@@ -55,6 +55,10 @@ class Listing:
     def tables(self) -> tuple[TableInfo, ...]:
         return tuple(self._full.values())
 
+    def names(self) -> frozenset[str]:
+        """Everyone a table holds a place for: seated (away or not), owning or watching."""
+        return frozenset(self._by_name)
+
     def for_player(self, name: str) -> tuple[TableInfo, ...]:
         """The tables `name` may see, in creation order, with codes only where they play."""
         mine = self._by_name.get(name)

@@ -185,6 +185,11 @@ class Lobby:
         """Every table's latest lobby entry (for the server's status and for tests)."""
         return self._listing.tables()
 
+    def held_names(self) -> frozenset[str]:
+        """Names the lobby holds: a session, or a place at a table (a seat kept during the
+        reconnect grace included). Whoever logs in under one of them lands in it."""
+        return self._listing.names().union(self._sessions)
+
     # -- the actor's loop ----------------------------------------------------------------
     def _publish_due(self) -> float | None:
         """When the lobby next has updates to send (monotonic time), None if it has none."""
@@ -459,7 +464,8 @@ class Lobby:
                 self._spawn(self._ban(command.name, command.reason))
             reason = f"banned by {handle.name}" + (f": {command.reason}" if command.reason else "")
             self._kick(command.name, reason)
-            handle.deliver(Notice(f"{command.name} is banned"))
+            handle.deliver(Notice(f"{command.name} is banned: the name, its keys, and for a "
+                                  "while guests and new names from its last addresses"))
         else:
             table = self._tables.get(command.table_id)
             if table is None:
