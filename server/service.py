@@ -344,6 +344,8 @@ class MoonServer:
             if player is None and link is not None:  # a new key: it types its code first
                 player = await self._link_new_key(process, auth, link)
             if player is None:  # the code was not typed: a failed login, the connection ends
+                if link is not None:
+                    self.gate.failed(link.address)
                 process.exit(1)
                 conn.close()
                 return
