@@ -286,13 +286,13 @@ async def test_an_illegal_command_gets_the_engines_reason_and_only_to_its_sender
         assert playing.view is not None
         not_held = next(t for t in Tile.ALL if t not in playing.view.hand)
         mark = ann.mark()
-        ann.handle.send(Act(table_id, Action.play(not_held)))
+        ann.handle.send(Act(table_id, Action.make_play(not_held)))
         refused = await ann.wait_type(Rejected, start=mark)
         assert f"seat 0 does not hold {not_held}" in refused.reason
-        carol.handle.send(Act(table_id, Action.pass_()))
+        carol.handle.send(Act(table_id, Action.make_pass()))
         assert "only a seated player" in (await carol.wait_type(Rejected)).reason
         assert not [e for e in carol.events if isinstance(e, Rejected)
-                    and isinstance(e.command, Act) and e.command.action != Action.pass_()]
+                    and isinstance(e.command, Act) and e.command.action != Action.make_pass()]
         assert len(ann.of_type(Rejected)) == 2
 
 
