@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from .actions import Action
+from .actions import Action, ActionKind
 from .tiles import SUIT_TRUMP, TRUMP_DOUBLES, Tile
 from .view import Phase
 
@@ -73,7 +73,7 @@ class Breach:
 
     rule: RuleBroken
     seat: int | None = None
-    kind: str | None = None
+    kind: ActionKind | None = None
     """The kind of action tried (`play`, `bid`, ...)."""
     phase: Phase | None = None
     tile: Tile | None = None
