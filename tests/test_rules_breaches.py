@@ -139,7 +139,9 @@ def test_every_illegal_action_names_its_rule_and_facts_that_agree_with_the_engin
                 except IllegalActionError as exc:
                     assert exc.breach == breach and exc.seat == breach.seat
                     assert exc.reason == str(breach) and str(exc).endswith(str(breach))
-                    rejected = Rejected.because(Act("t1", action), Refused.illegal(exc))
+                    refused = Refused.illegal(exc.breach, action)
+                    assert str(refused) == str(exc)
+                    rejected = Rejected.because(Act("t1", action), refused)
                     assert rejected.code is breach.rule
                     assert json.loads(json.dumps(dict(rejected.params))) == {
                         k: list(v) if isinstance(v, tuple) else v

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import enum
 
-from ..rules.illegal import IllegalActionError, Param, RuleBroken
+from ..rules.actions import Action
+from ..rules.illegal import Breach, IllegalActionError, Param, RuleBroken
 
 
 class Refusal(enum.StrEnum):
@@ -121,7 +122,8 @@ class Refused(Exception):
         self.params = params
 
     @classmethod
-    def illegal(cls, exc: IllegalActionError) -> Refused:
-        """A game rule broken, as the engine told it."""
-        return cls(exc.rule, str(exc), **exc.breach.params())
+    def illegal(cls, breach: Breach, action: Action) -> Refused:
+        """A game rule broken by `action`, in the engine's words."""
+        return cls(breach.rule, str(IllegalActionError(breach, action=action)),
+                   **breach.params())
 

@@ -361,7 +361,8 @@ class Table:
     def _check_seat(self, seat: object) -> None:
         last = len(self.seats) - 1
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= last:
-            raise Refused(Refusal.NO_SUCH_SEAT, seat=repr(seat), last=last)
+            raise Refused(Refusal.NO_SUCH_SEAT, seat=seat if type(seat) is int else repr(seat),
+                          last=last)
 
     def _add_bot(self, name: str, seat: int, level: str) -> None:
         self._owner_only(name, "add computer players")
@@ -505,15 +506,15 @@ class Table:
         if not isinstance(action, Action):
             raise Refused(Refusal.NOT_AN_ACTION, action=repr(action))
         to_move = self.state.current_player()
+        if to_move == CHANCE:
+            raise Refused.illegal(Breach(RuleBroken.NOT_DEALT), action)
+        if to_move != seat:
+            raise Refused.illegal(Breach(RuleBroken.NOT_YOUR_TURN, seat=seat, limit=to_move),
+                                  action)
         try:
-            if to_move == CHANCE:
-                raise IllegalActionError(Breach(RuleBroken.NOT_DEALT), action=action)
-            if to_move != seat:
-                raise IllegalActionError(Breach(RuleBroken.NOT_YOUR_TURN, seat=seat,
-                                                limit=to_move), action=action)
             self.state.apply_action(action)
         except IllegalActionError as exc:
-            raise Refused.illegal(exc) from None
+            raise Refused.illegal(exc.breach, action) from None
         self._changed()
 
     def _computer_moved(self, seat: int, action: Action, stand_in: bool) -> None:
