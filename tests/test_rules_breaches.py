@@ -203,7 +203,7 @@ def test_a_broken_rule_is_worded_from_its_code_not_its_english() -> None:
     assert str(breach) == "seat 1 must follow 5s: holds 5-4 5-2"
     rejected = Rejected(Act("t1", Action.parse("3-2")), breach.rule, breach.params(), "")
     assert words.refusal_words(rejected) == "You must follow 5s: you hold 5-4 5-2"
-    turn = Breach(RuleBroken.NOT_YOUR_TURN, seat=0, limit=2)
+    turn = Breach(RuleBroken.NOT_YOUR_TURN, seat=0, to_move=2)
     rejected = Rejected(Act("t1", Action.make_pass()), turn.rule, turn.params(), "")
     assert words.refusal_words(rejected) == "It is not your turn: seat 3 is to move"
     taken = Refused(Refusal.SEAT_TAKEN, seat=0, by="ann")

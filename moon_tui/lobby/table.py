@@ -509,7 +509,7 @@ class Table:
         if to_move == CHANCE:
             raise Refused.illegal(Breach(RuleBroken.NOT_DEALT), action)
         if to_move != seat:
-            raise Refused.illegal(Breach(RuleBroken.NOT_YOUR_TURN, seat=seat, limit=to_move),
+            raise Refused.illegal(Breach(RuleBroken.NOT_YOUR_TURN, seat=seat, to_move=to_move),
                                   action)
         try:
             self.state.apply_action(action)

@@ -82,9 +82,10 @@ class Breach:
     held: tuple[Tile, ...] = ()
     bid: int | None = None
     limit: int | None = None
-    """The lowest bid (`BID_TOO_LOW`), the bid to beat (`BID_NOT_HIGHER`), the seat to move
-    (`NOT_YOUR_TURN`), or the number of hands or tiles expected (`DEAL_HAND_*`)."""
+    """The lowest bid (`BID_TOO_LOW`), the bid to beat (`BID_NOT_HIGHER`), or the number
+    of hands or tiles expected (`DEAL_HAND_*`)."""
     count: int | None = None
+    to_move: int | None = None
     trump: int | None = None
     tile_set: str | None = None
 
@@ -111,6 +112,8 @@ class Breach:
             out["count"] = self.count
         if self.trump is not None:
             out["trump"] = self.trump
+        if self.to_move is not None:
+            out["to_move"] = self.to_move
         if self.tile_set is not None:
             out["tile_set"] = self.tile_set
         return out
@@ -123,7 +126,7 @@ class Breach:
         if rule is RuleBroken.NOT_DEALT:
             return "the next hand has not been dealt"
         if rule is RuleBroken.NOT_YOUR_TURN:
-            return f"it is not seat {seat}'s turn: seat {self.limit} is to move"
+            return f"it is not seat {seat}'s turn: seat {self.to_move} is to move"
         if rule is RuleBroken.WRONG_ACTION:
             assert self.phase is not None
             return f"{_TURN_TO[self.phase].format(seat=seat)}, not to {self.kind}"
@@ -168,7 +171,6 @@ class Breach:
 
 
 _LIMIT_NAME: dict[RuleBroken, str] = {
-    RuleBroken.NOT_YOUR_TURN: "to_move",
     RuleBroken.BID_TOO_LOW: "lowest",
     RuleBroken.BID_NOT_HIGHER: "high",
     RuleBroken.DEAL_HAND_COUNT: "expected",
