@@ -35,6 +35,7 @@ from .ui.game import GameScreen
 from .ui.lobby_screen import LobbyScreen
 from .ui.model import Model
 from .ui.plain import plain, printable
+from .ui.refusals import refusal_words
 from .ui.waiting import WaitingScreen
 
 log = logging.getLogger(__name__)
@@ -164,7 +165,7 @@ class MoonApp(App[None]):
             self.notify(event.text, severity=severity[event.level],  # type: ignore[arg-type]
                         timeout=6)
         elif isinstance(event, Rejected) and not self._screen_explains(event):
-            self.notify(event.reason, severity="warning", timeout=6)
+            self.notify(refusal_words(event), severity="warning", timeout=6)
         elif isinstance(event, SessionEnded):
             self.end_session(event.reason)
         for screen in list(self.screen_stack):

@@ -155,7 +155,7 @@ class Game:
             state.deal_tiles(last_deal if last else deal, widow if last else w)
             for action in actions:
                 if last and action.kind == "discard" and discard is not None:
-                    action = Action.discard(discard)
+                    action = Action.make_discard(discard)
                 state.apply_action(action)
         return state
 

@@ -32,6 +32,7 @@ from moon_tui.lobby import (
     LobbyUpdate,
     MemoryRecordStore,
     Notice,
+    Refusal,
     Rejected,
     Rematch,
     RemoveBot,
@@ -43,7 +44,7 @@ from moon_tui.lobby import (
     TableUpdate,
 )
 from moon_tui.lobby.client import Client, Policy, first_legal
-from moon_tui.rules import Action, Phase, Rules, SeatView, Tile
+from moon_tui.rules import Action, Phase, RuleBroken, Rules, SeatView, Tile
 from moon_tui.rules.replay import replay
 
 FAST = LobbyConfig(bot_delay=0, hand_pause=0, grace_seconds=30, timer_scale=0.01,
@@ -205,7 +206,9 @@ async def test_seats_bots_and_starting_follow_the_owner() -> None:
         table_id = await new_table(ann, CreateTable("t"))
         mark = bob.mark()
         bob.handle.send(JoinSeat(table_id, 0))
-        assert "seat 0 is taken by ann" in (await bob.wait_type(Rejected, start=mark)).reason
+        taken = await bob.wait_type(Rejected, start=mark)
+        assert "seat 0 is taken by ann" in taken.reason
+        assert (taken.code, taken.params) == (Refusal.SEAT_TAKEN, {"seat": 0, "by": "ann"})
         bob.handle.send(JoinSeat(table_id))
         joined = await bob.wait_type(TableUpdate, start=mark)
         assert joined.seat == 1 and joined.view is None
@@ -278,6 +281,8 @@ async def test_an_illegal_command_gets_the_engines_reason_and_only_to_its_sender
         refused = await ann.wait_type(Rejected)
         assert refused.command == Act(table_id, Action.make_bid(3))
         assert "the lowest bid is 4" in refused.reason
+        assert refused.code is RuleBroken.BID_TOO_LOW
+        assert refused.params == {"seat": 0, "bid": 3, "lowest": 4}
         ann.policy = lambda v: None if v.phase is Phase.PLAY else bidding_first(v)
         ann._maybe_play(mine)
         playing = await ann.wait_type(TableUpdate, lambda u: u.view is not None
@@ -286,13 +291,16 @@ async def test_an_illegal_command_gets_the_engines_reason_and_only_to_its_sender
         assert playing.view is not None
         not_held = next(t for t in Tile.ALL if t not in playing.view.hand)
         mark = ann.mark()
-        ann.handle.send(Act(table_id, Action.play(not_held)))
+        ann.handle.send(Act(table_id, Action.make_play(not_held)))
         refused = await ann.wait_type(Rejected, start=mark)
         assert f"seat 0 does not hold {not_held}" in refused.reason
-        carol.handle.send(Act(table_id, Action.pass_()))
-        assert "only a seated player" in (await carol.wait_type(Rejected)).reason
+        assert (refused.code, refused.params["tile"]) == (RuleBroken.NOT_IN_HAND, str(not_held))
+        carol.handle.send(Act(table_id, Action.make_pass()))
+        watcher = await carol.wait_type(Rejected)
+        assert "only a seated player" in watcher.reason
+        assert watcher.code is Refusal.SPECTATOR_CANNOT_PLAY
         assert not [e for e in carol.events if isinstance(e, Rejected)
-                    and isinstance(e.command, Act) and e.command.action != Action.pass_()]
+                    and isinstance(e.command, Act) and e.command.action != Action.make_pass()]
         assert len(ann.of_type(Rejected)) == 2
 
 

@@ -168,7 +168,7 @@ def test_tiles_and_actions_print_and_parse_back(index: int) -> None:
     assert Tile.parse(str(tile)) is tile
     assert Tile.parse(f"{tile.low}-{tile.high}") is tile
     assert eval(repr(tile), {"Tile": Tile}) is tile
-    for action in (Action.play(tile), Action.discard(tile)):
+    for action in (Action.make_play(tile), Action.make_discard(tile)):
         assert Action.parse(str(action)) == action
         assert eval(repr(action), {"Action": Action}) == action
     for text in ("pass", "bid 4", "bid 21", "trump 0", "trump doubles", "trump none"):

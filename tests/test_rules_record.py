@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from moon_tui.rules import Action, GameState, Rules, Tile
-from moon_tui.rules.account import render_account
 from moon_tui.rules.cli import main, random_game, replay_command
 from moon_tui.rules.record import (
     IllegalRecordError,
@@ -27,6 +26,7 @@ from moon_tui.rules.record import (
     record_of,
 )
 from moon_tui.rules.replay import replay, replay_game
+from moon_tui.rules.report import render_report
 
 NAMES = ["alice", "bob", "carol"]
 
@@ -385,8 +385,8 @@ def test_damaged_records_give_a_verdict_or_a_located_format_error(data: st.DataO
         assert out["error"]["reason"]
 
 
-def test_the_readable_account_tells_the_hand() -> None:
-    text = render_account(replay_game(scripted_record()))
+def test_the_match_report_tells_the_hand() -> None:
+    text = render_report(replay_game(scripted_record()))
     lines = text.splitlines()
     assert lines[0] == "Moon · 3 players: alice (seat 0), bob (seat 1), carol (seat 2)"
     assert lines[1] == "Table: moon22 · min bid 4 · points to 50"

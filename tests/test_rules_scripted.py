@@ -12,11 +12,14 @@ from moon_tui.rules import (
     CHANCE,
     TERMINAL,
     Action,
+    Breach,
     GameState,
     IllegalActionError,
     Outcome,
     Phase,
+    RuleBroken,
     Rules,
+    Termination,
     Tile,
 )
 
@@ -246,7 +249,7 @@ def test_a_made_moon_wins_the_game_at_once() -> None:
     state = GameState(Rules.make(set="moon21"), 0)
     sixes_hand(state, 0, 0, 21)
     assert state.scores == (21, 0, 0)
-    assert state.outcome() == Outcome(0, "moon")
+    assert state.outcome() == Outcome(0, Termination.MOON)
     assert state.current_player() == TERMINAL and state.legal_actions() == []
     with pytest.raises(IllegalActionError, match="game is over"):
         do(state, "pass")
@@ -300,7 +303,7 @@ def test_four_players_set_loses_the_bid_and_the_other_team_scores_its_tricks() -
 def test_reaching_the_target_alone_wins() -> None:
     state = GameState(Rules.make(set="moon21", target=7), 0)
     sixes_hand(state, 1, 0, 4)       # seat 0 set: -4; seat 1 takes all 7 tricks
-    assert state.scores == (-4, 7, 0) and state.outcome() == Outcome(1, "target")
+    assert state.scores == (-4, 7, 0) and state.outcome() == Outcome(1, Termination.TARGET)
 
 
 def test_a_tie_at_the_target_goes_on_until_one_side_is_alone_at_the_top() -> None:
@@ -313,7 +316,7 @@ def test_a_tie_at_the_target_goes_on_until_one_side_is_alone_at_the_top() -> Non
     assert state.outcome() is None and state.current_player() == CHANCE
     set_hand(state, 1, 4)            # seat 1 makes 4, seat 2 takes 2, seat 0 one
     assert state.scores == (9, 12, 3)
-    assert state.outcome() == Outcome(1, "target")
+    assert state.outcome() == Outcome(1, Termination.TARGET)
 
 
 def test_a_tie_above_the_target_continues_then_the_declarer_may_go_out() -> None:
@@ -337,7 +340,7 @@ def test_a_tie_above_the_target_continues_then_the_declarer_may_go_out() -> None
 def test_tie_break_declarer_wins_even_behind_another_side() -> None:
     state = GameState(Rules.make(set="moon21", target=7, tie_break="declarer"), 0)
     sixes_hand(state, 1, 2, 4)       # seat 2 set: seat 1 takes 7 tricks and wins alone
-    assert state.outcome() == Outcome(1, "target")
+    assert state.outcome() == Outcome(1, Termination.TARGET)
     state = GameState(Rules.make(set="moon21", target=8, tie_break="declarer"), 0)
     sixes_hand(state, 1, 1, 7)       # seat 1: 7 points
     sixes_hand(state, 0, 0, 5)       # seat 0: 5 points
@@ -439,10 +442,14 @@ def test_errors_name_the_seat_the_action_and_the_rule() -> None:
         do(state, "play 6-6")
     assert "illegal play 6-6" in str(info.value) and "seat 0" in str(info.value)
     assert info.value.seat == 0 and info.value.action == Action.parse("play 6-6")
+    assert info.value.breach == Breach(RuleBroken.WRONG_ACTION, seat=0, phase=Phase.BID,
+                                       kind="play")
     auction(state, 0, 4)
     do(state, "trump 6")
-    with pytest.raises(IllegalActionError, match="seat 0 does not hold 5-5"):
+    with pytest.raises(IllegalActionError, match="seat 0 does not hold 5-5") as info:
         do(state, "play 5-5")
+    assert info.value.rule is RuleBroken.NOT_IN_HAND
+    assert info.value.breach.params() == {"seat": 0, "kind": "play", "tile": "5-5"}
 
 
 def test_a_deal_must_hold_every_tile_once() -> None:

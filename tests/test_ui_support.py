@@ -54,7 +54,7 @@ def key_for_turn(view: SeatView, *, bid: int | None = 7) -> str:
     if view.phase is Phase.BID:
         if bid is not None and Action.make_bid(bid) in view.legal:
             return "m" if bid == 21 else str(bid)
-        if Action.pass_() in view.legal:
+        if Action.make_pass() in view.legal:
             return "p"
         lowest = min(a.bid for a in view.legal if a.bid is not None)
         return "m" if lowest == 21 else str(lowest)

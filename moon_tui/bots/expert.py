@@ -334,12 +334,12 @@ class ExpertBot:
         options = [(hand, t) for t in ranked]
         results, samples = self._simulate(view, rng, deadline, options, widow_joins)
         if samples == 0:
-            return Action.name_trump(ranked[0])
+            return Action.make_trump(ranked[0])
         bid = view.bid
         scores = [sum(utility(rules, bid, t, view.scores, view.declarer) for t in r) / len(r)
                   for r in results]
         best = max(range(len(ranked)), key=lambda i: (scores[i], -i))
-        return Action.name_trump(ranked[best])
+        return Action.make_trump(ranked[best])
 
     def _discard(self, view: SeatView, rng: random.Random, deadline: float) -> Action:
         assert view.bid is not None

@@ -109,7 +109,7 @@ def choose_trump(view: SeatView) -> Action:
     hand = mask_of(view.hand)
     trump, _ = best_trump(hand, [a.trump for a in view.legal if a.trump is not None],
                           unseen_mask(view), view.rules.players)
-    return Action.name_trump(trump)
+    return Action.make_trump(trump)
 
 
 def choose_discard(view: SeatView) -> Action:
@@ -144,7 +144,10 @@ class PlayContext:
         trick = view.current_trick
         self.plays = [] if trick is None else [t.index for _, t in trick.plays]
         self.leader = self.seat if trick is None or not trick.plays else trick.leader
-        self.led = LEAD_SUIT[self.trump][self.plays[0]] if self.plays else -1
+        self.led = -1 if trick is None or trick.suit_led is None else trick.suit_led
+        self.winning = -1 if trick is None or trick.winning_seat is None \
+            else trick.winning_seat
+        """The seat winning the open trick so far (the engine's word), -1 before a lead."""
 
     def partners(self, a: int, b: int) -> bool:
         if self.n == 4:
@@ -213,9 +216,8 @@ def _opponents_follow(ctx: PlayContext, bosses: list[int]) -> bool:
 def _follow(ctx: PlayContext) -> int:
     trump, legal, led = ctx.trump, ctx.legal, ctx.led
     ranks = WIN_RANK[trump][led]
-    best_i = max(range(len(ctx.plays)), key=lambda i: ranks[ctx.plays[i]])
-    best_rank = ranks[ctx.plays[best_i]]
-    winner = (ctx.leader + best_i) % ctx.n
+    winner = ctx.winning
+    best_rank = ranks[ctx.plays[(winner - ctx.leader) % ctx.n]]
     behind = ctx.behind()
     opponents_behind = [s for s in behind if not ctx.partners(s, ctx.seat)]
     winners = sorted((t for t in bits(legal) if ranks[t] > best_rank), key=lambda t: ranks[t])

@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass
 
 from ..rules import Phase, SeatView, tile_set
-from ..rules.tiles import FOLLOW, IS_TRUMP, LEAD_SUIT, mask_of
+from ..rules.tiles import FOLLOW, IS_TRUMP, mask_of
 
 
 class SampleError(RuntimeError):
@@ -123,10 +123,9 @@ def _voids(view: SeatView, n: int) -> list[int]:
     if view.current_trick is not None and view.current_trick.plays:
         tricks.append(view.current_trick)
     for trick in tricks:
-        if not trick.plays:
+        if trick.suit_led is None:
             continue
-        led = LEAD_SUIT[trump][trick.plays[0][1].index]
-        suit = FOLLOW[trump][led]
+        suit = FOLLOW[trump][trick.suit_led]
         for seat, tile in trick.plays[1:]:
             if not suit >> tile.index & 1:
                 void[seat] |= suit

@@ -15,6 +15,8 @@ Rulings the interface can rely on:
   `grace_seconds`, then goes to that computer. A spectator who drops simply stops watching.
 - `JoinByCode` takes the first free seat, or watches when none is free (or the game is on).
 - Chat and table names lose control characters (they reach other people's terminals).
+- A refused command comes back as `Rejected`: a code (the engine's `RuleBroken` for a game
+  rule, else a `Refusal`) and plain parameters. The words are the interface's to choose.
 """
 
 from .config import LobbyConfig
@@ -53,6 +55,7 @@ from .messages import (
     TableStatus,
     TableUpdate,
 )
+from .refusals import Refusal
 from .session import LobbyClosed, PlayerHandle
 from .store import MemoryRecordStore, RecordStore
 
@@ -60,7 +63,7 @@ __all__ = [
     "BOT_LEVELS", "Act", "AddBot", "Ban", "BotLevel", "Broadcast", "ChatLine", "ChatPosted",
     "CloseTable", "Command", "CreateTable", "Event", "GameFinished", "JoinByCode", "JoinSeat",
     "Kick", "LeaveTable", "Lobby", "LobbyClosed", "LobbyConfig", "LobbyUpdate",
-    "MemoryRecordStore", "Notice", "NoticeLevel", "PlayerHandle", "RecordStore", "Rejected",
-    "Rematch", "RemoveBot", "SeatInfo", "SendChat", "SessionEnded", "Spectate", "StartGame",
-    "TableInfo", "TableLeft", "TableStatus", "TableUpdate",
+    "MemoryRecordStore", "Notice", "NoticeLevel", "PlayerHandle", "RecordStore", "Refusal",
+    "Rejected", "Rematch", "RemoveBot", "SeatInfo", "SendChat", "SessionEnded", "Spectate",
+    "StartGame", "TableInfo", "TableLeft", "TableStatus", "TableUpdate",
 ]

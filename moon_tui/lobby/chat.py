@@ -7,6 +7,8 @@ import time
 import unicodedata
 from collections import deque
 
+from .refusals import Refusal, Refused
+
 WINDOW = 10.0
 
 
@@ -63,15 +65,16 @@ class ChatLimiter:
         self.lines = lines_per_10s
         self._rate = RateLimit(lines_per_10s, WINDOW)
 
-    def check(self, name: str, text: str, now: float | None = None) -> tuple[str, str | None]:
-        """The cleaned line and None, or the reason it is refused (and nothing is counted)."""
+    def check(self, name: str, text: str,
+              now: float | None = None) -> tuple[str, Refused | None]:
+        """The cleaned line and None, or why it is refused (and nothing is counted)."""
         line = clean_text(text)
         if not line:
-            return line, "an empty chat line"
+            return line, Refused(Refusal.CHAT_EMPTY)
         if len(line) > self.max_chars:
-            return line, f"a chat line is at most {self.max_chars} characters, not {len(line)}"
+            return line, Refused(Refusal.CHAT_TOO_LONG, limit=self.max_chars, length=len(line))
         if not self._rate.allow(name, now):
-            return line, f"at most {self.lines} chat lines every {WINDOW:g} seconds: wait a moment"
+            return line, Refused(Refusal.CHAT_TOO_FAST, lines=self.lines, seconds=round(WINDOW))
         return line, None
 
     def forget_idle(self, now: float | None = None) -> None:

@@ -7,7 +7,6 @@ messages only, exactly as an interface would.
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -23,12 +22,6 @@ Policy = Callable[[SeatView], Action | None]
 
 def first_legal(view: SeatView) -> Action | None:
     return view.legal[0] if view.legal else None
-
-
-def random_legal(rng: random.Random) -> Policy:
-    def choose(view: SeatView) -> Action | None:
-        return rng.choice(view.legal) if view.legal else None
-    return choose
 
 
 def _decision_point(view: SeatView) -> tuple[object, ...]:

@@ -51,6 +51,7 @@ from .messages import (
     SendChat,
     TableInfo,
 )
+from .refusals import Refusal, Refused
 from .session import LobbyClosed, PlayerHandle
 from .stats import LobbyStats
 from .store import MemoryRecordStore, RecordStore
@@ -253,7 +254,8 @@ class Lobby:
         except Exception as exc:
             log.exception("the lobby failed on %r", message)
             if isinstance(message, FromSession):
-                message.handle.deliver(Rejected(message.command, "the lobby could not do that"))
+                message.handle.deliver(Rejected.because(message.command,
+                                                        Refused(Refusal.LOBBY_FAILED)))
             elif isinstance(message, Connect | ServerBroadcast | ServerKick) \
                     and not message.reply.done():
                 message.reply.set_exception(exc)
@@ -366,18 +368,18 @@ class Lobby:
 
     # -- commands ----------------------------------------------------------------------------
     def _command(self, handle: PlayerHandle, command: Command) -> None:
-        def reject(reason: str) -> None:
-            handle.deliver(Rejected(command, reason))
+        def reject(refused: Refused) -> None:
+            handle.deliver(Rejected.because(command, refused))
 
         if isinstance(command, CreateTable):
             self._create_table(handle, command, reject)
         elif isinstance(command, JoinByCode):
             table_id = self._codes.get(str(command.code).strip().upper())
             if self._wrong_codes.full(handle.name):
-                reject("too many wrong invite codes: wait a minute")
+                reject(Refused(Refusal.TOO_MANY_CODES))
             elif table_id is None:
                 self._wrong_codes.allow(handle.name)
-                reject(f"no table has the invite code {clean_text(str(command.code))!r}")
+                reject(Refused(Refusal.NO_SUCH_CODE, code=clean_text(str(command.code))))
             else:
                 self._tables[table_id].post(FromPlayer(handle, command, by_code=True))
         elif isinstance(command, SendChat):
@@ -393,41 +395,41 @@ class Lobby:
                                reject)
         elif isinstance(command, Broadcast | Kick | Ban | CloseTable):
             if not handle.operator:
-                reject("only an operator may do that")
+                reject(Refused(Refusal.OPERATOR_ONLY))
             else:
                 self._operator(handle, command, reject)
         else:
             table_id = getattr(command, "table_id", None)
             if not isinstance(table_id, str):
-                reject(f"not a command: {command!r}")
+                reject(Refused(Refusal.NOT_A_COMMAND, command=repr(command)))
             else:
                 self._to_table(handle, table_id, command, reject)
 
     def _to_table(self, handle: PlayerHandle, table_id: str, command: Command,
-                  reject: Callable[[str], None]) -> None:
+                  reject: Callable[[Refused], None]) -> None:
         table = self._tables.get(table_id)
         if table is None:
-            reject(f"there is no table {table_id}")
+            reject(Refused(Refusal.NO_SUCH_TABLE, table_id=table_id))
         else:
             table.post(FromPlayer(handle, command))
 
     def _create_table(self, handle: PlayerHandle, command: CreateTable,
-                      reject: Callable[[str], None]) -> None:
+                      reject: Callable[[Refused], None]) -> None:
         if self._closing:
-            reject(SHUTDOWN)
+            reject(Refused(Refusal.SHUTTING_DOWN))
             return
         if not isinstance(command.rules, Rules):
-            reject("the rules must be a Rules value")
+            reject(Refused(Refusal.NOT_RULES))
             return
         try:
             command.rules.check()
         except ValueError as exc:
-            reject(str(exc))
+            reject(Refused(Refusal.BAD_RULES, problem=str(exc)))
             return
         seconds = command.turn_seconds
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)
                                     or not 1 <= seconds <= 3600):
-            reject(f"the turn timer is 1 to 3600 seconds (or none), not {seconds!r}")
+            reject(Refused(Refusal.BAD_TIMER, seconds=repr(seconds)))
             return
         name = clean_text(command.name)[:TABLE_NAME_MAX] or f"{handle.name}'s table"
         table_id = f"t{self._next_table}"
@@ -452,13 +454,13 @@ class Lobby:
                 return code
 
     def _operator(self, handle: PlayerHandle, command: Broadcast | Kick | Ban | CloseTable,
-                  reject: Callable[[str], None]) -> None:
+                  reject: Callable[[Refused], None]) -> None:
         if isinstance(command, Broadcast):
             self._broadcast(command.text)
         elif isinstance(command, Kick):
             reason = f"kicked by {handle.name}" + (f": {command.reason}" if command.reason else "")
             if not self._kick(command.name, reason):
-                reject(f"{command.name} is not online")
+                reject(Refused(Refusal.NOT_ONLINE, name=command.name))
         elif isinstance(command, Ban):
             if self._on_ban is not None:
                 self._spawn(self._ban(command.name, command.reason))
@@ -469,7 +471,7 @@ class Lobby:
         else:
             table = self._tables.get(command.table_id)
             if table is None:
-                reject(f"there is no table {command.table_id}")
+                reject(Refused(Refusal.NO_SUCH_TABLE, table_id=command.table_id))
             else:
                 reason = f"closed by {handle.name}" + \
                     (f": {command.reason}" if command.reason else "")

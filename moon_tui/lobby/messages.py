@@ -7,10 +7,13 @@ the view *for its recipient* only (a seat's `SeatView`, or the spectator's).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..rules import Action, Outcome, Rules, SeatView
+from ..rules import Action, Outcome, RuleBroken, Rules, SeatView
+from ..rules.illegal import Param
+from .refusals import Refusal, Refused
 
 BotLevel = Literal["random", "easy", "normal", "expert"]
 BOT_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "expert", "random")
@@ -215,10 +218,18 @@ class Notice:
 
 @dataclass(frozen=True, slots=True)
 class Rejected:
-    """A command of the recipient was refused; `reason` is the rule or limit, in words."""
+    """A command of the recipient was refused: the rule or limit broken as a code and its
+    parameters (plain values), for the interface to word; `reason` is the lobby's English,
+    for logs and tests."""
 
     command: Command
+    code: RuleBroken | Refusal
+    params: Mapping[str, Param]
     reason: str
+
+    @classmethod
+    def because(cls, command: Command, refused: Refused) -> Rejected:
+        return cls(command, refused.code, refused.params, str(refused))
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from .internal import FromSession, LobbyMessage, SessionClosed
 from .messages import Command, Event, Rejected, SessionEnded
 from .queue import EventQueue
+from .refusals import Refusal, Refused
 
 TOO_SLOW = "your connection could not keep up"
 
@@ -45,7 +46,7 @@ class PlayerHandle:
         if self.closed:
             return
         if self.pending >= self._max_pending:
-            self.deliver(Rejected(command, "too many commands at once: wait for the answers"))
+            self.deliver(Rejected.because(command, Refused(Refusal.TOO_MANY_PENDING)))
             return
         self.pending += 1
         self._post(FromSession(self, command))

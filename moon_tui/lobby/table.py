@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..bots import Bot, RandomBot, make_bot
-from ..rules import CHANCE, Action, GameState, IllegalActionError, SeatView
+from ..rules import CHANCE, Action, Breach, GameState, IllegalActionError, RuleBroken, SeatView
 from ..rules.record import record_of
 from .config import LobbyConfig
 from .internal import (
@@ -65,15 +65,12 @@ from .messages import (
     TableStatus,
     TableUpdate,
 )
+from .refusals import Refusal, Refused
 from .session import PlayerHandle
 from .stats import LobbyStats
 from .store import RecordStore
 
 log = logging.getLogger(__name__)
-
-
-class Refused(Exception):
-    """A command the table will not carry out; the message is the reason, in words."""
 
 
 @dataclass
@@ -181,11 +178,11 @@ class Table:
             try:
                 self._command(message.handle, message.command, message.by_code)
             except Refused as exc:
-                message.handle.deliver(Rejected(message.command, str(exc)))
+                message.handle.deliver(Rejected.because(message.command, exc))
             except Exception:
                 log.exception("table %s could not do %r", self.table_id, message.command)
-                message.handle.deliver(Rejected(message.command,
-                                                "the table could not do that command"))
+                message.handle.deliver(Rejected.because(message.command,
+                                                        Refused(Refusal.TABLE_FAILED)))
         elif isinstance(message, BotMoved):
             if message.generation == self._generation:
                 self._computer_moved(message.seat, message.action, message.stand_in)
@@ -262,7 +259,7 @@ class Table:
     # -- commands --------------------------------------------------------------------------
     def _command(self, handle: PlayerHandle, command: Command, by_code: bool) -> None:
         if self._closing is not None:
-            raise Refused(f"table {self.table_id} is closing")
+            raise Refused(Refusal.TABLE_CLOSING, table_id=self.table_id)
         name = handle.name
         if isinstance(command, (JoinSeat, JoinByCode)):
             self._join(handle, command, by_code)
@@ -271,7 +268,7 @@ class Table:
             self._spectate(handle, by_code)
             return
         if self.handles.get(name) is not handle and self.seat_of(name) is None:
-            raise Refused(f"you are not at table {self.table_id}")
+            raise Refused(Refusal.NOT_AT_TABLE, table_id=self.table_id)
         if isinstance(command, Act):
             self._act(name, command.action)
         elif isinstance(command, LeaveTable):
@@ -289,15 +286,15 @@ class Table:
         elif isinstance(command, Rematch):
             self._rematch(name, command.agree)
         else:
-            raise Refused(f"a table cannot do {type(command).__name__}")
+            raise Refused(Refusal.NOT_A_TABLE_COMMAND, command=type(command).__name__)
 
     def _owner_only(self, name: str, what: str) -> None:
         if name != self.owner:
-            raise Refused(f"only the table's owner ({self.owner}) may {what}")
+            raise Refused(Refusal.OWNER_ONLY, owner=self.owner, what=what)
 
     def _not_playing(self, what: str) -> None:
         if self.status == "playing":
-            raise Refused(f"the game has started: you cannot {what} now")
+            raise Refused(Refusal.GAME_STARTED, what=what)
 
     def _is_member(self, name: str) -> bool:
         return self.seat_of(name) is not None or name in self.spectators or name == self.owner
@@ -305,7 +302,7 @@ class Table:
     def _join(self, handle: PlayerHandle, command: JoinSeat | JoinByCode, by_code: bool) -> None:
         name = handle.name
         if self.private and not by_code and not self._is_member(name):
-            raise Refused(f"table {self.table_id} is private: join it with its invite code")
+            raise Refused(Refusal.PRIVATE_TABLE, table_id=self.table_id)
         current = self.seat_of(name)
         wanted = command.seat if isinstance(command, JoinSeat) else None
         if current is not None and (wanted is None or wanted == current):
@@ -313,28 +310,28 @@ class Table:
                 self.handles[name] = handle
                 self._publish()
                 return
-            raise Refused(f"you already sit at seat {current}")
+            raise Refused(Refusal.ALREADY_SEATED, seat=current)
         if self.status == "playing":
             if isinstance(command, JoinByCode) and (self.spectators_allowed
                                                     or name == self.owner):
                 self._spectate(handle, by_code)
                 return
             if not self.spectators_allowed:
-                raise Refused("the game has started and this table does not allow spectators")
-            raise Refused("the game has started: you can only watch it")
+                raise Refused(Refusal.STARTED_NO_SPECTATORS)
+            raise Refused(Refusal.STARTED_WATCH_ONLY)
         if wanted is None:
             free = [i for i, s in enumerate(self.seats) if s.free]
             if not free:
                 if isinstance(command, JoinByCode) and self.spectators_allowed:
                     self._spectate(handle, by_code)
                     return
-                raise Refused(f"table {self.table_id} has no free seat")
+                raise Refused(Refusal.NO_FREE_SEAT, table_id=self.table_id)
             wanted = free[0]
         self._check_seat(wanted)
         seat = self.seats[wanted]
         if not seat.free:
             who = seat.name if seat.name is not None else bot_name(str(seat.bot_level))
-            raise Refused(f"seat {wanted} is taken by {who}")
+            raise Refused(Refusal.SEAT_TAKEN, seat=wanted, by=who)
         if current is not None:
             self.seats[current] = Seat()
         if name in self.spectators:
@@ -347,11 +344,11 @@ class Table:
     def _spectate(self, handle: PlayerHandle, by_code: bool) -> None:
         name = handle.name
         if name in self.spectators:
-            raise Refused(f"you already watch table {self.table_id}")
+            raise Refused(Refusal.ALREADY_WATCHING, table_id=self.table_id)
         if not self.spectators_allowed and name != self.owner:
-            raise Refused(f"table {self.table_id} does not allow spectators")
+            raise Refused(Refusal.NO_SPECTATORS, table_id=self.table_id)
         if self.private and not by_code and not self._is_member(name):
-            raise Refused(f"table {self.table_id} is private: join it with its invite code")
+            raise Refused(Refusal.PRIVATE_TABLE, table_id=self.table_id)
         current = self.seat_of(name)
         if current is not None:
             self._not_playing("leave your seat to watch")
@@ -364,16 +361,17 @@ class Table:
     def _check_seat(self, seat: object) -> None:
         last = len(self.seats) - 1
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= last:
-            raise Refused(f"there is no seat {seat!r}: seats are 0 to {last}")
+            raise Refused(Refusal.NO_SUCH_SEAT, seat=seat if type(seat) is int else repr(seat),
+                          last=last)
 
     def _add_bot(self, name: str, seat: int, level: str) -> None:
         self._owner_only(name, "add computer players")
         self._not_playing("change the seats")
         if level not in BOT_LEVELS:
-            raise Refused(f"no computer level {level!r}: one of {', '.join(BOT_LEVELS)}")
+            raise Refused(Refusal.NO_SUCH_LEVEL, level=repr(level), levels=", ".join(BOT_LEVELS))
         self._check_seat(seat)
         if not self.seats[seat].free:
-            raise Refused(f"seat {seat} is not free")
+            raise Refused(Refusal.SEAT_NOT_FREE, seat=seat)
         self.seats[seat] = Seat(bot_level=level)
         self.rematch_votes.clear()
         self._publish()
@@ -383,7 +381,7 @@ class Table:
         self._not_playing("change the seats")
         self._check_seat(seat)
         if self.seats[seat].name is not None or self.seats[seat].bot_level is None:
-            raise Refused(f"no computer player sits at seat {seat}")
+            raise Refused(Refusal.NO_BOT_AT_SEAT, seat=seat)
         self.seats[seat] = Seat()
         self.rematch_votes.clear()
         self._publish()
@@ -483,7 +481,7 @@ class Table:
     def _start_game(self) -> None:
         self._not_playing("start another game")
         if any(s.free for s in self.seats):
-            raise Refused("every seat must be filled to start: add computer players or wait")
+            raise Refused(Refusal.SEATS_EMPTY)
         self.state = GameState.new_game(self.rules, self._rng)
         self.game_names = tuple(s.name if s.name is not None else bot_name(str(s.bot_level))
                                 for s in self.seats)
@@ -502,20 +500,21 @@ class Table:
     def _act(self, name: str, action: Action) -> None:
         seat = self.seat_of(name)
         if seat is None:
-            raise Refused("only a seated player can play; spectators watch")
+            raise Refused(Refusal.SPECTATOR_CANNOT_PLAY)
         if self.state is None or self.status != "playing":
-            raise Refused("the game has not started")
+            raise Refused(Refusal.GAME_NOT_STARTED)
         if not isinstance(action, Action):
-            raise Refused(f"not an action: {action!r}")
+            raise Refused(Refusal.NOT_AN_ACTION, action=repr(action))
         to_move = self.state.current_player()
         if to_move == CHANCE:
-            raise Refused("the hand is over: the next one is being dealt")
+            raise Refused.illegal(Breach(RuleBroken.NOT_DEALT), action)
         if to_move != seat:
-            raise Refused(f"it is not your turn: seat {to_move} is to move")
+            raise Refused.illegal(Breach(RuleBroken.NOT_YOUR_TURN, seat=seat, to_move=to_move),
+                                  action)
         try:
             self.state.apply_action(action)
         except IllegalActionError as exc:
-            raise Refused(str(exc)) from None
+            raise Refused.illegal(exc.breach, action) from None
         self._changed()
 
     def _computer_moved(self, seat: int, action: Action, stand_in: bool) -> None:
@@ -625,9 +624,9 @@ class Table:
 
     def _rematch(self, name: str, agree: bool) -> None:
         if self.status != "finished":
-            raise Refused("a rematch is only possible once a game is over")
+            raise Refused(Refusal.REMATCH_NOT_OVER)
         if self.seat_of(name) is None:
-            raise Refused("only seated players vote for a rematch")
+            raise Refused(Refusal.REMATCH_SEATED_ONLY)
         if agree and name not in self.rematch_votes:
             self.rematch_votes.append(name)
         elif not agree and name in self.rematch_votes:
@@ -636,7 +635,7 @@ class Table:
         if agree and all(h in self.rematch_votes for h in humans):
             if any(s.free for s in self.seats):
                 self._publish()
-                raise Refused("every seat must be filled for a rematch")
+                raise Refused(Refusal.REMATCH_SEATS_EMPTY)
             self._start_game()
         else:
             self._publish()

@@ -4,6 +4,7 @@ Pure Python with no I/O and no asyncio; imports neither textual nor asyncssh.
 """
 
 from .actions import Action, ActionError
+from .illegal import Breach, IllegalActionError, RuleBroken
 from .options import MOON, Rules, RulesError, parse_option, parse_options
 from .record import (
     IllegalRecordError,
@@ -15,7 +16,7 @@ from .record import (
     record_of,
 )
 from .replay import replay
-from .state import CHANCE, TERMINAL, GameState, HandLog, IllegalActionError
+from .state import CHANCE, TERMINAL, GameState, HandLog
 from .tiles import (
     SUIT_TRUMP,
     TILES,
@@ -26,15 +27,14 @@ from .tiles import (
     TileError,
     parse_trump,
     tile_set,
-    trump_name,
 )
-from .view import HandResult, Outcome, Phase, SeatView, Trick
+from .view import HandResult, Outcome, Phase, SeatView, Termination, Trick
 
 __all__ = [
     "CHANCE", "MOON", "SUIT_TRUMP", "TERMINAL", "TILES", "TRUMP_DOUBLES", "TRUMP_NAMES",
-    "TRUMP_NONE", "Action", "ActionError", "GameState", "HandLog", "HandResult",
+    "TRUMP_NONE", "Action", "ActionError", "Breach", "GameState", "HandLog", "HandResult",
     "IllegalActionError", "IllegalRecordError", "Outcome", "Phase", "Record",
-    "RecordFormatError", "Rules", "RulesError", "SeatView", "Tile", "TileError", "Trick",
-    "dumps_record", "game_from_record", "parse_option", "parse_options", "parse_record",
-    "parse_trump", "record_of", "replay", "tile_set", "trump_name",
+    "RecordFormatError", "RuleBroken", "Rules", "RulesError", "SeatView", "Termination",
+    "Tile", "TileError", "Trick", "dumps_record", "game_from_record", "parse_option",
+    "parse_options", "parse_record", "parse_trump", "record_of", "replay", "tile_set",
 ]

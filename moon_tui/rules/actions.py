@@ -39,9 +39,9 @@ class Action:
                  tile: Tile | None = None, trump: int | None = None) -> None:
         self.code, self.kind, self.bid, self.tile, self.trump = code, kind, bid, tile, trump
 
-    # -- constructors returning the one shared instance --
+    # -- constructors returning the one shared instance: `make_` and the action's kind --
     @staticmethod
-    def pass_() -> Action:
+    def make_pass() -> Action:
         return PASS
 
     @staticmethod
@@ -51,15 +51,15 @@ class Action:
         return BIDS[amount]
 
     @staticmethod
-    def discard(tile: Tile) -> Action:
+    def make_discard(tile: Tile) -> Action:
         return DISCARDS[tile.index]
 
     @staticmethod
-    def name_trump(trump: int) -> Action:
+    def make_trump(trump: int) -> Action:
         return TRUMPS[trump]
 
     @staticmethod
-    def play(tile: Tile) -> Action:
+    def make_play(tile: Tile) -> Action:
         return PLAYS[tile.index]
 
     @classmethod
@@ -79,13 +79,13 @@ class Action:
                 amount = MOON if words[1] == "moon" else int(words[1])
                 return cls.make_bid(amount)
             if len(words) == 2 and words[0] == "discard":
-                return cls.discard(Tile.parse(words[1]))
+                return cls.make_discard(Tile.parse(words[1]))
             if len(words) == 2 and words[0] == "trump":
-                return cls.name_trump(parse_trump(words[1]))
+                return cls.make_trump(parse_trump(words[1]))
             if len(words) == 2 and words[0] == "play":
-                return cls.play(Tile.parse(words[1]))
+                return cls.make_play(Tile.parse(words[1]))
             if len(words) == 1 and any(c.isdigit() for c in words[0]):
-                return cls.play(Tile.parse(words[0]))
+                return cls.make_play(Tile.parse(words[0]))
         except ActionError:
             raise
         except ValueError as exc:  # TileError, or a trump that is not one

@@ -17,10 +17,10 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from .account import render_account
 from .options import Rules, RulesError, parse_options
 from .record import RecordFormatError, dumps_record, parse_record, record_of
 from .replay import replay_game
+from .report import render_report
 from .state import CHANCE, GameState
 
 EXIT_LEGAL = 0
@@ -89,7 +89,7 @@ def _refuse(reason: str, hand: int | None, as_json: bool, out: TextIO, err: Text
 
 
 def replay_command(path: str, as_json: bool, out: TextIO, err: TextIO) -> int:
-    """`moon-rules replay`: print the account (or JSON) and return the exit status."""
+    """`moon-rules replay`: print the match report (or JSON) and return the exit status."""
     shown = "standard input" if path == "-" else path
     try:
         game = replay_game(parse_record(_read(path)))
@@ -100,7 +100,7 @@ def replay_command(path: str, as_json: bool, out: TextIO, err: TextIO) -> int:
     if as_json:
         out.write(json.dumps(game.to_json(), ensure_ascii=False) + "\n")
     else:
-        out.write(render_account(game))
+        out.write(render_report(game))
     return EXIT_LEGAL if game.ok else EXIT_ILLEGAL
 
 

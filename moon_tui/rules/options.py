@@ -109,15 +109,6 @@ class Rules:
     def from_dict(cls, data: Mapping[str, Any]) -> Rules:
         return cls.make(**dict(data))
 
-    def with_options(self, **changes: Any) -> Rules:
-        merged = self.to_dict()
-        if "players" in changes and "set" not in changes:
-            merged.pop("set")
-        if "scoring" in changes and "target" not in changes:
-            merged.pop("target")
-        merged.update(changes)
-        return Rules.make(**merged)
-
     def summary(self) -> str:
         """A short line for lists of tables: only what differs from the defaults."""
         default = Rules.make(players=self.players, scoring=self.scoring)

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .actions import BIDS, PASS, Action
+from .illegal import IllegalActionError
 from .options import Rules, RulesError
-from .state import GameState, IllegalActionError
+from .state import GameState
 from .tiles import TILES, TRUMP_NAMES, Tile, TileError, parse_trump, tiles_of
 from .view import Phase
 
@@ -426,17 +427,17 @@ def _replay_hand(state: GameState, number: int, hand: RecordHand) -> None:
             return
         if step == "discard":
             assert hand.discard is not None
-            apply(Action.discard(hand.discard), None)
+            apply(Action.make_discard(hand.discard), None)
         else:
             assert hand.trump is not None
-            apply(Action.name_trump(hand.trump), None)
+            apply(Action.make_trump(hand.trump), None)
 
     for j, tile in enumerate(hand.plays):
         if state.phase is not Phase.PLAY:
             raise IllegalRecordError(number, j, None,
                                      f"the hand is over after {j} plays: play {j} ({tile}) is "
                                      "one too many")
-        apply(Action.play(tile), j)
+        apply(Action.make_play(tile), j)
 
 
 def _auction_over(state: GameState, bids: int) -> str:

@@ -3,7 +3,7 @@
 `replay_game` walks a record through the rules and keeps, for every hand, what a reader
 wants to see (bids, declarer, widow and discard, trump, each trick with leader and winner,
 made or set, points, running scores). `replay` turns that into the JSON of RECORD.md, a
-contract other tools check; `moon-rules replay` also prints it as a readable account.
+contract other tools check; `moon-rules replay` also prints it as a readable match report.
 """
 
 from __future__ import annotations

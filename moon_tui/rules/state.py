@@ -18,7 +18,7 @@ import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from .actions import (
     BIDS,
@@ -32,6 +32,7 @@ from .actions import (
     TRUMPS,
     Action,
 )
+from .illegal import Breach, IllegalActionError, RuleBroken
 from .options import MOON, Rules
 from .scoring import score_hand
 from .tiles import (
@@ -49,7 +50,7 @@ from .tiles import (
     tile_set,
     tiles_of,
 )
-from .view import HandResult, Outcome, Phase, SeatView, Trick
+from .view import HandResult, Outcome, Phase, SeatView, Termination, Trick
 
 CHANCE: Final = -1
 """`current_player()` while the next hand must be dealt."""
@@ -57,7 +58,6 @@ TERMINAL: Final = -2
 """`current_player()` once the game is over."""
 
 HAND_SIZE: Final = 7
-SUIT_NAMES: Final = ("0s", "1s", "2s", "3s", "4s", "5s", "6s", "trumps")
 
 _DEAL: Final = Phase.DEAL
 _BID: Final = Phase.BID
@@ -65,21 +65,6 @@ _DISCARD: Final = Phase.DISCARD
 _TRUMP: Final = Phase.TRUMP
 _PLAY: Final = Phase.PLAY
 _OVER: Final = Phase.OVER
-
-
-class IllegalActionError(ValueError):
-    """An action the rules do not allow now; the message names the seat and the rule.
-
-    `seat`, `action` and `reason` (the rule broken, without the action) are kept apart for
-    callers that report them separately, such as a record replay.
-    """
-
-    def __init__(self, message: str, *, seat: int | None = None, action: Action | None = None,
-                 reason: str | None = None) -> None:
-        super().__init__(message)
-        self.seat = seat
-        self.action = action
-        self.reason = reason if reason is not None else message
 
 
 def _mask_actions(table: tuple[Action, ...], offset: int, bits: int) -> list[tuple[Action, ...]]:
@@ -115,11 +100,6 @@ def _bid_actions(low: int, may_pass: bool) -> tuple[Action, ...]:
     return ((PASS,) if may_pass else ()) + tuple(BIDS[b] for b in range(low, 8)) + (BIDS[MOON],)
 
 
-def plays_of(mask: int) -> list[Action]:
-    """The `play` actions for the tiles of a bitmask, sorted by code."""
-    return [*_PLAY_LO[mask & _LOW14], *_PLAY_HI[mask >> 14]]
-
-
 @functools.cache
 def _shuffle_steps(length: int) -> tuple[tuple[int, int, int], ...]:
     """(position, positions to draw from, bits to draw) for each step of a shuffle."""
@@ -143,6 +123,11 @@ def shuffled(items: Sequence[int], rng: random.Random) -> list[int]:
 
 
 _BIT: Final = tuple(1 << i for i in range(28))
+
+_KIND_OF_PHASE: Final[dict[Phase, tuple[str, ...]]] = {
+    _BID: ("pass", "bid"), _DISCARD: ("discard",), _TRUMP: ("trump",), _PLAY: ("play",),
+}
+"""The kinds of action each phase of a hand calls for."""
 
 
 @dataclass(slots=True)
@@ -306,17 +291,21 @@ class GameState:
         leader = self._declarer
         out = []
         for i, winner in enumerate(self._winners):
-            out.append(self._make_trick(leader, plays[i * n:(i + 1) * n], winner))
+            tiles = plays[i * n:(i + 1) * n]
+            out.append(self._make_trick(leader, tiles, self._lead_table[tiles[0]], winner,
+                                        winner))
             leader = winner
         return tuple(out)
 
     @property
     def current_trick(self) -> Trick | None:
         """The open trick (possibly empty during play), None outside of play."""
-        if self._phase is _PLAY:
-            return self._make_trick(self._leader, self._plays[len(self._plays) - self._count:],
-                                    None)
-        return None
+        if self._phase is not _PLAY:
+            return None
+        if not self._count:
+            return Trick(self._leader, ())
+        return self._make_trick(self._leader, self._plays[len(self._plays) - self._count:],
+                                self._led, self._best_seat, None)
 
     def outcome(self) -> Outcome | None:
         """The winner and why, once the game is over; the one source of truth for the end."""
@@ -332,9 +321,7 @@ class GameState:
     # -- the deal (chance) ---------------------------------------------------------------
     def _check_can_deal(self) -> None:
         if self._phase is not _DEAL:
-            what = "the game is over" if self._phase is _OVER else \
-                f"the hand is in the {self._phase.value} phase"
-            raise IllegalActionError(f"cannot deal now: {what}", reason=f"cannot deal: {what}")
+            raise IllegalActionError(Breach(RuleBroken.DEAL_NOT_DUE, phase=self._phase))
 
     def deal(self, rng: random.Random) -> None:
         """Shuffle and deal the next hand."""
@@ -351,36 +338,38 @@ class GameState:
         """Deal these exact tiles (a replay or a scripted test); checks the deal is whole."""
         self._check_can_deal()
         n = self.players
+        tile_set = self.rules.set
 
-        def bad(reason: str, seat: int | None = None) -> IllegalActionError:
-            return IllegalActionError(f"illegal deal: {reason}", seat=seat, reason=reason)
+        def bad(rule: RuleBroken, **facts: Any) -> IllegalActionError:
+            return IllegalActionError(Breach(rule, **facts))
 
         if len(hands) != n:
-            raise bad(f"the deal must have {n} hands, not {len(hands)}")
+            raise bad(RuleBroken.DEAL_HAND_COUNT, limit=n, count=len(hands))
         masks = []
         seen = 0
         for seat, hand in enumerate(hands):
             if len(hand) != HAND_SIZE:
-                raise bad(f"seat {seat} must be dealt 7 tiles, not {len(hand)}", seat)
+                raise bad(RuleBroken.DEAL_HAND_SIZE, seat=seat, limit=HAND_SIZE,
+                          count=len(hand))
             mask = 0
             for t in hand:
                 if (mask | seen) >> t.index & 1:
-                    raise bad(f"{t} is dealt twice (again to seat {seat})", seat)
-                if not _set_mask(self.rules.set) >> t.index & 1:
-                    raise bad(f"{t} is not a tile of {self.rules.set} (dealt to seat {seat})",
-                              seat)
+                    raise bad(RuleBroken.DEAL_TILE_TWICE, seat=seat, tile=t)
+                if not _set_mask(tile_set) >> t.index & 1:
+                    raise bad(RuleBroken.DEAL_TILE_NOT_IN_SET, seat=seat, tile=t,
+                              tile_set=tile_set)
                 mask |= 1 << t.index
             masks.append(mask)
             seen |= mask
         if self._has_widow:
             if widow is None:
-                raise bad(f"a {self.rules.set} deal has a widow")
+                raise bad(RuleBroken.DEAL_WIDOW_MISSING, tile_set=tile_set)
             if seen >> widow.index & 1:
-                raise bad(f"the widow {widow} is also dealt to a seat")
-            if not _set_mask(self.rules.set) >> widow.index & 1:
-                raise bad(f"the widow {widow} is not a tile of {self.rules.set}")
+                raise bad(RuleBroken.DEAL_TILE_TWICE, tile=widow)
+            if not _set_mask(tile_set) >> widow.index & 1:
+                raise bad(RuleBroken.DEAL_TILE_NOT_IN_SET, tile=widow, tile_set=tile_set)
         elif widow is not None:
-            raise bad(f"a {self.rules.set} deal has no widow")
+            raise bad(RuleBroken.DEAL_WIDOW_UNEXPECTED, tile_set=tile_set)
         self._start_hand(masks, -1 if widow is None else widow.index)
 
     def _start_hand(self, masks: list[int], widow: int) -> None:
@@ -411,67 +400,50 @@ class GameState:
         return []
 
     def is_legal(self, action: Action) -> bool:
-        return self._illegal_reason(action) is None
+        return self.breach(action) is None
 
     def _must_bid(self) -> bool:
         """`all_pass = force_last`: the last seat to speak may not pass if all others did."""
         return (self.rules.all_pass == "force_last" and len(self._bids) == self.players - 1
                 and self._high == 0)
 
-    def _illegal_reason(self, action: Action) -> str | None:
-        """Why `action` is not allowed now, naming the rule; None when it is legal."""
+    def breach(self, action: Action) -> Breach | None:
+        """The rule `action` would break now, with its facts; None when it is legal."""
         phase = self._phase
-        seat = self._to_move
         if phase is _OVER:
-            return "the game is over"
+            return Breach(RuleBroken.GAME_OVER)
         if phase is _DEAL:
-            return "the next hand has not been dealt"
+            return Breach(RuleBroken.NOT_DEALT)
+        seat = self._to_move
         kind = action.kind
-        if phase is _PLAY:
-            if kind != "play":
-                return f"it is seat {seat}'s turn to play a tile, not to {kind}"
+        wanted = _KIND_OF_PHASE[phase]
+        if kind not in wanted:
+            return Breach(RuleBroken.WRONG_ACTION, seat=seat, phase=phase, kind=kind)
+        if phase is _PLAY or phase is _DISCARD:
             tile = action.tile
             assert tile is not None
             bit = 1 << tile.index
-            hand = self._hands[seat]
-            if not hand & bit:
-                return f"seat {seat} does not hold {tile}"
-            if not self._allowed & bit:
-                held = " ".join(str(t) for t in tiles_of(self._allowed))
-                return f"seat {seat} must follow {SUIT_NAMES[self._led]}: holds {held}"
+            if not self._hands[seat] & bit:
+                return Breach(RuleBroken.NOT_IN_HAND, seat=seat, kind=kind, tile=tile)
+            if phase is _PLAY and not self._allowed & bit:
+                return Breach(RuleBroken.MUST_FOLLOW, seat=seat, suit=self._led,
+                              held=tiles_of(self._allowed))
             return None
         if phase is _BID:
-            if kind == "pass":
-                if self._must_bid():
-                    return (f"seat {seat} must bid: everyone else passed "
-                            "(all_pass = force_last)")
-                return None
-            if kind != "bid":
-                return f"it is seat {seat}'s turn to bid or pass, not to {kind}"
             amount = action.bid
-            assert amount is not None
+            if amount is None:
+                return Breach(RuleBroken.MUST_BID, seat=seat) if self._must_bid() else None
             if amount != MOON and amount < self.rules.min_bid:
-                return f"seat {seat} bid {amount}: the lowest bid is {self.rules.min_bid}"
+                return Breach(RuleBroken.BID_TOO_LOW, seat=seat, bid=amount,
+                              limit=self.rules.min_bid)
             if amount <= self._high:
-                return f"seat {seat} bid {amount}: a bid must be higher than {self._high}"
+                return Breach(RuleBroken.BID_NOT_HIGHER, seat=seat, bid=amount,
+                              limit=self._high)
             return None
-        if phase is _DISCARD:
-            if kind != "discard":
-                return f"it is time for the declarer (seat {seat}) to discard, not to {kind}"
-            tile = action.tile
-            assert tile is not None
-            if not self._hands[seat] >> tile.index & 1:
-                return f"seat {seat} cannot discard {tile}: not in hand"
-            return None
-        if phase is _TRUMP:
-            if kind != "trump":
-                return f"it is time for the declarer (seat {seat}) to name trump, not to {kind}"
-            if action.trump == TRUMP_DOUBLES and not self.rules.doubles_trump:
-                return "doubles may not be trump at this table (doubles_trump = false)"
-            if action.trump == TRUMP_NONE and not self.rules.no_trump:
-                return "this table plays with a trump (no_trump = false)"
-            return None
-        return f"no action is possible in the {phase.value} phase"
+        if (action.trump == TRUMP_DOUBLES and not self.rules.doubles_trump) or \
+                (action.trump == TRUMP_NONE and not self.rules.no_trump):
+            return Breach(RuleBroken.TRUMP_NOT_ALLOWED, seat=seat, trump=action.trump)
+        return None
 
     # -- applying actions ----------------------------------------------------------------
     def apply_action(self, action: Action) -> None:
@@ -510,13 +482,10 @@ class GameState:
                 (code != PASS_CODE or not self._must_bid()):
             self._bid(self._to_move, action)
             return
-        reason = self._illegal_reason(action)
-        if reason is None and code >= PLAY_BASE:  # every legal play took the path above
-            reason = "no tile may be played now"
-        if reason is not None:
-            raise IllegalActionError(f"illegal {action}: {reason}",
-                                     seat=self._to_move if self._to_move >= 0 else None,
-                                     action=action, reason=reason)
+        breach = self.breach(action)
+        if breach is not None:
+            raise IllegalActionError(breach, action=action)
+        assert code < PLAY_BASE, "every legal play takes the path above"
         if code >= TRUMP_BASE:
             self._name_trump(code - TRUMP_BASE)
         elif code >= DISCARD_BASE:
@@ -623,13 +592,13 @@ class GameState:
     def _decide_winner(self, dside: int, made: bool) -> Outcome | None:
         rules = self.rules
         if made and self._high == MOON and rules.moon_wins_game:
-            return Outcome(dside, "moon")
+            return Outcome(dside, Termination.MOON)
         scores = self._scores
         if made and rules.tie_break == "declarer" and scores[dside] >= rules.target:
-            return Outcome(dside, "tie_break")
+            return Outcome(dside, Termination.TIE_BREAK)
         top = max(scores)
         if top >= rules.target and scores.count(top) == 1:
-            return Outcome(scores.index(top), "target")
+            return Outcome(scores.index(top), Termination.TARGET)
         return None
 
     # -- views -----------------------------------------------------------------------------
@@ -666,10 +635,11 @@ class GameState:
             outcome=self._outcome,
         )
 
-    def _make_trick(self, leader: int, tiles: Sequence[int], winner: int | None) -> Trick:
+    def _make_trick(self, leader: int, tiles: Sequence[int], led: int, winning: int,
+                    winner: int | None) -> Trick:
         n = self.players
         return Trick(leader, tuple(((leader + i) % n, TILES[t]) for i, t in enumerate(tiles)),
-                     winner)
+                     winner, led, winning)
 
     def spectator_view(self) -> SeatView:
         return self.view(None)
@@ -681,5 +651,5 @@ class GameState:
                 f"{trump}, scores {self._scores}")
 
 
-__all__ = ["CHANCE", "TERMINAL", "GameState", "HandLog", "IllegalActionError", "plays_of",
-           "SUIT_TRUMP", "shuffled"]
+__all__ = ["CHANCE", "TERMINAL", "GameState", "HandLog", "IllegalActionError", "SUIT_TRUMP",
+           "shuffled"]

@@ -133,10 +133,6 @@ def tiles_of(mask: int) -> tuple[Tile, ...]:
     return tuple(out)
 
 
-def trump_name(trump: int) -> str:
-    return TRUMP_NAMES[trump]
-
-
 def parse_trump(text: str) -> int:
     """`"5"`, `"doubles"`, `"none"` (also `"follow-me"`, `"notrump"`) -> trump id."""
     t = text.strip().lower()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .actions import Action
 from .options import Rules
-from .tiles import TRUMP_NAMES, Tile
+from .tiles import Tile
 
 
 class Phase(enum.Enum):
@@ -27,11 +27,20 @@ class Phase(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Trick:
-    """A trick: who led, the tiles in the order played (seat, tile), and who won it."""
+    """A trick: who led, the tiles in the order played (seat, tile), and who won it.
+
+    The engine also says which suit was led and who is winning so far, so that nothing
+    above the rules works them out again.
+    """
 
     leader: int
     plays: tuple[tuple[int, Tile], ...]
     winner: int | None = None
+    """Set once the trick is complete."""
+    suit_led: int | None = None
+    """The suit of the first tile (0..6, or `SUIT_TRUMP`); None before anyone plays."""
+    winning_seat: int | None = None
+    """The seat whose tile wins the trick so far (the winner, once complete)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +64,23 @@ class HandResult:
         return self.declarer is None
 
 
+class Termination(enum.StrEnum):
+    """Why a game ended (RULES.md section 10)."""
+
+    TARGET = "target"
+    """A side alone reached the target score."""
+    MOON = "moon"
+    """A declarer made the moon (`moon_wins_game`)."""
+    TIE_BREAK = "tie_break"
+    """The declarer's side reached the target by making its bid (`tie_break = declarer`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """The end of a game: the winning side and why (`"target"`, `"moon"`, `"tie_break"`)."""
+    """The end of a game: the winning side and why."""
 
     winner: int
-    reason: str
+    reason: Termination
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,16 +114,8 @@ class SeatView:
     outcome: Outcome | None
 
     @property
-    def is_spectator(self) -> bool:
-        return self.seat is None
-
-    @property
     def my_turn(self) -> bool:
         return self.seat is not None and self.to_move == self.seat
-
-    @property
-    def trump_name(self) -> str | None:
-        return None if self.trump is None else TRUMP_NAMES[self.trump]
 
     @property
     def high_bid(self) -> int:

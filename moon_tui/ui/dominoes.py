@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from enum import Enum
 
 from rich.style import Style
-from rich.text import Text
 
 from ..rules import Tile
 
@@ -109,17 +108,6 @@ def hand_rows(tiles: Sequence[HandTile], cursor: int | None) -> list[list[tuple[
             pieces.append((lines[row], styles[i]))
         rows.append(pieces)
     return rows
-
-
-def hand_text(tiles: Sequence[HandTile], cursor: int | None) -> Text:
-    """The hand as one Rich `Text` (for printing it outside the app)."""
-    text = Text(no_wrap=True, overflow="crop", end="")
-    for index, row in enumerate(hand_rows(tiles, cursor)):
-        if index:
-            text.append("\n")
-        for piece, style in row:
-            text.append(piece, style)
-    return text
 
 
 _STYLES = {

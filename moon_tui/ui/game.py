@@ -30,8 +30,9 @@ from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .dominoes import HandTile, Mark
 from .hand import HandView
+from .refusals import refusal_words
 from .table_text import centre_panel, header, seats_panel, summary
-from .words import explain, seat_name, trump_counts
+from .words import seat_name, trump_counts
 
 LEAVE_CONFIRM_SECONDS = 3.0
 PICK = Binding.Group("choose tile", compact=True)
@@ -111,7 +112,8 @@ class GameScreen(MoonScreen):
         elif isinstance(event, ChatPosted) and event.line.table_id == self.table_id:
             self.query_one(ChatPanel).show(self.moon.model.chat_of(self.table_id))
         elif isinstance(event, Rejected) and self._is_mine(event):
-            self._problem = explain(event.reason, self._view.seat if self._view else None)
+            words = refusal_words(event)
+            self._problem = words[:1].upper() + words[1:]
             self._draw_prompt()
 
     def _is_mine(self, event: Rejected) -> bool:
@@ -217,7 +219,7 @@ class GameScreen(MoonScreen):
         if view.phase is Phase.TRUMP:
             out = []
             for trump, count in trump_counts(view):
-                code = f"a{Action.name_trump(trump).code}"
+                code = f"a{Action.make_trump(trump).code}"
                 if trump == TRUMP_NONE:
                     out.append(Item(code, "n", "none"))
                 elif trump == TRUMP_DOUBLES:
@@ -276,14 +278,14 @@ class GameScreen(MoonScreen):
             if view is None or not view.my_turn or view.phase is not Phase.BID:
                 return False
             if action == "pass":
-                return Action.pass_() in view.legal
+                return Action.make_pass() in view.legal
             amount = parameters[0]
             return isinstance(amount, int) and Action.make_bid(amount) in view.legal
         if action == "trump":
             if view is None or not view.my_turn or view.phase is not Phase.TRUMP:
                 return False
             trump = parameters[0]
-            return isinstance(trump, int) and Action.name_trump(trump) in view.legal
+            return isinstance(trump, int) and Action.make_trump(trump) in view.legal
         if action == "rematch":
             return view is not None and view.outcome is not None and view.seat is not None
         if action == "last_trick":
@@ -320,18 +322,18 @@ class GameScreen(MoonScreen):
         if view is None or view.seat is None:
             return
         if view.phase is Phase.DISCARD:
-            self._act(Action.discard(event.tile))
+            self._act(Action.make_discard(event.tile))
         else:
-            self._act(Action.play(event.tile))
+            self._act(Action.make_play(event.tile))
 
     def action_bid(self, amount: int) -> None:
         self._act(Action.make_bid(amount))
 
     def action_pass(self) -> None:
-        self._act(Action.pass_())
+        self._act(Action.make_pass())
 
     def action_trump(self, trump: int) -> None:
-        self._act(Action.name_trump(trump))
+        self._act(Action.make_trump(trump))
 
     def action_rematch(self) -> None:
         self.moon.send(Rematch(self.table_id))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from ..lobby.messages import GameFinished, TableInfo
-from ..rules import Phase, SeatView, Trick
+from ..rules import Phase, SeatView, Termination, Trick
 from .dominoes import small_tile
 from .words import (
     bid_words,
@@ -21,7 +21,6 @@ from .words import (
     side_name,
     suit_led,
     trump_words,
-    winning_seat,
 )
 
 TURN = "▶"
@@ -98,7 +97,7 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None) -> T
 def trick_lines(trick: Trick, view: SeatView, table: TableInfo, title: str) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(title, style="bold")
-    winner = winning_seat(trick, view.trump)
+    winner = trick.winning_seat
     for i, (seat, tile) in enumerate(trick.plays):
         text.append(f"\n{seat_name(table, seat)[:8]:<8} {small_tile(tile)}")
         if i == 0:
@@ -141,7 +140,7 @@ def centre_panel(view: SeatView, table: TableInfo) -> Text:
 def trick_panel(view: SeatView, table: TableInfo) -> Text:
     current = view.current_trick
     if current is not None and current.plays:
-        title = f"Trick {len(view.tricks) + 1}: {suit_led(current, view.trump)}"
+        title = f"Trick {len(view.tricks) + 1}: {suit_led(current)}"
         return trick_lines(current, view, table, title)
     last = view.last_trick
     if last is not None:
@@ -176,14 +175,20 @@ def hand_over(view: SeatView, table: TableInfo) -> Text:
     return text
 
 
+_WHY: dict[Termination, str] = {
+    Termination.MOON: " by shooting the moon",
+    Termination.TIE_BREAK: " (the bidder goes out)",
+    Termination.TARGET: "",
+}
+
+
 def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None) -> Text:
     rules = view.rules
     text = Text("Game over: ", style="bold")
     if view.outcome is not None:
         winner = side_name(rules, table, view.outcome.winner)
-        why = {"moon": " by shooting the moon", "tie_break": " (the bidder goes out)"}
         text.append(f"{winner} win{'' if rules.players == 4 else 's'}"
-                    f"{why.get(view.outcome.reason, '')}!", style="bold")
+                    f"{_WHY[view.outcome.reason]}!", style="bold")
     if view.results:
         text.append("\nLast hand: " + result_words(view.results[-1], rules, table))
     scores = finished.scores if finished is not None else view.scores

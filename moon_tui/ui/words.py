@@ -6,14 +6,11 @@ Only public information goes in: everything here is computed from a `SeatView` a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from ..lobby.messages import SeatInfo, TableInfo
 from ..rules import MOON, TRUMP_DOUBLES, TRUMP_NONE, Action, HandResult, Rules, SeatView, Trick
-from ..rules.tiles import IS_TRUMP, LEAD_SUIT, SUIT_TRUMP, WIN_RANK, mask_of
-
-LEVEL_SHORT = {"random": "random", "easy": "easy", "normal": "normal", "expert": "expert"}
+from ..rules.tiles import IS_TRUMP, SUIT_TRUMP, mask_of
 
 
 def seat_name(table: TableInfo, seat: int) -> str:
@@ -75,23 +72,12 @@ def trump_counts(view: SeatView) -> list[tuple[int, int]]:
     return [(t, (IS_TRUMP[t] & mask).bit_count()) for t in choices]
 
 
-def suit_led(trick: Trick, trump: int | None) -> str:
-    """`5s led` / `trumps led` for an open trick."""
-    if not trick.plays or trump is None:
+def suit_led(trick: Trick) -> str:
+    """`5s led` / `trumps led` for an open trick (the engine says which suit was led)."""
+    suit = trick.suit_led
+    if suit is None:
         return ""
-    suit = LEAD_SUIT[trump][trick.plays[0][1].index]
     return "trumps led" if suit == SUIT_TRUMP else f"{suit}s led"
-
-
-def winning_seat(trick: Trick, trump: int | None) -> int | None:
-    """Who is winning the trick so far (or who won it)."""
-    if trick.winner is not None:
-        return trick.winner
-    if not trick.plays or trump is None:
-        return None
-    suit = LEAD_SUIT[trump][trick.plays[0][1].index]
-    ranks = WIN_RANK[trump][suit]
-    return max(trick.plays, key=lambda p: ranks[p[1].index])[0]
 
 
 def result_words(result: HandResult, rules: Rules, table: TableInfo) -> str:
@@ -110,21 +96,3 @@ def result_words(result: HandResult, rules: Rules, table: TableInfo) -> str:
 
 def points_words(points: Sequence[int], rules: Rules, table: TableInfo) -> str:
     return ", ".join(f"{side_name(rules, table, s)} {p:+d}" for s, p in enumerate(points))
-
-
-_SEAT_RE = re.compile(r"\bseat (\d)\b")
-
-
-def explain(reason: str, my_seat: int | None) -> str:
-    """The lobby's reason for a refusal, in the player's words: `seat 1 must follow 5s:
-    holds 5-4` becomes `You must follow 5s: you hold 5-4`."""
-    text = reason
-    if text.startswith("illegal "):
-        text = text.split(": ", 1)[1] if ": " in text else text
-    if my_seat is not None:
-        text = text.replace(f"seat {my_seat} must", "You must")
-        text = text.replace(f"seat {my_seat} does not", "You do not").replace(
-            f"seat {my_seat} cannot", "You cannot").replace(f"seat {my_seat} bid", "You bid")
-        text = text.replace(": holds ", ": you hold ")
-    text = _SEAT_RE.sub(lambda m: f"seat {int(m.group(1)) + 1}", text)
-    return text[:1].upper() + text[1:]

@@ -1,4 +1,4 @@
-"""The readable account of a replayed game: what `moon-rules replay` prints without --json.
+"""The match report of a replayed game: what `moon-rules replay` prints without --json.
 
 Written to be read like a match report: hand by hand, the deal, who bid what, the declarer's
 widow and discard, the trump, each trick with its leader and winner, made or set, the points
@@ -13,8 +13,9 @@ from .options import MOON, Rules
 from .record import IllegalRecordError, RecordFormatError
 from .replay import GameReplay, HandReplay
 from .tiles import TRUMP_DOUBLES, TRUMP_NONE
+from .view import Termination
 
-__all__ = ["RecordFormatError", "render_account", "trump_phrase"]
+__all__ = ["RecordFormatError", "render_report", "trump_phrase"]
 
 
 def trump_phrase(trump: int) -> str:
@@ -63,8 +64,8 @@ class _Names:
         return ", ".join(f"{self.sides[i]} {show(v)}" for i, v in enumerate(values))
 
 
-def render_account(game: GameReplay) -> str:
-    """The whole account as text (ends with a newline)."""
+def render_report(game: GameReplay) -> str:
+    """The whole report as text (ends with a newline)."""
     rec = game.record
     names = _Names(rec.seats, rec.rules.players)
     out: list[str] = []
@@ -137,13 +138,18 @@ def _render_hand(hand: HandReplay, names: _Names, game: GameReplay) -> list[str]
     return lines
 
 
+_WHY: dict[Termination, str] = {
+    Termination.MOON: "by making the moon",
+    Termination.TIE_BREAK: "as the declaring side at the target (tie_break = declarer)",
+    Termination.TARGET: "by reaching the target alone at the top",
+}
+
+
 def _closing(game: GameReplay, names: _Names) -> str:
     if game.error is not None:
         return _error_line(game.error, names)
     if game.outcome is not None:
-        why = {"moon": "by making the moon", "tie_break": "as the declaring side at the target "
-               "(tie_break = declarer)", "target": "by reaching the target alone at the top"}
-        reason = why.get(game.outcome.reason, game.outcome.reason)
+        reason = _WHY[game.outcome.reason]
         return (f"{names.sides[game.outcome.winner]} wins the game {reason}. "
                 f"Final score: {names.score_line(game.scores)}.")
     hands = len(game.hands)
