@@ -22,10 +22,10 @@ from textual.widgets import Static
 from .lobby import Lobby, PlayerHandle
 from .lobby.messages import (
     Command,
+    Disconnected,
     Event,
     Notice,
     Rejected,
-    SessionEnded,
     TableLeft,
     TableUpdate,
 )
@@ -165,7 +165,7 @@ class MoonApp(App[None]):
                         timeout=6)
         elif isinstance(event, Rejected) and not self._screen_explains(event):
             self.notify(event.reason, severity="warning", timeout=6)
-        elif isinstance(event, SessionEnded):
+        elif isinstance(event, Disconnected):
             self.end_session(event.reason)
         for screen in list(self.screen_stack):
             if isinstance(screen, EventSink) and screen.is_mounted:

@@ -20,6 +20,7 @@ from moon_tui.lobby import (
     ChatPosted,
     CloseTable,
     CreateTable,
+    Disconnected,
     Event,
     GameFinished,
     JoinByCode,
@@ -36,7 +37,6 @@ from moon_tui.lobby import (
     Rematch,
     RemoveBot,
     SendChat,
-    SessionEnded,
     Spectate,
     StartGame,
     TableLeft,
@@ -518,16 +518,16 @@ async def test_operator_commands_need_an_operator() -> None:
         for client in (ann, bob, dan, root):
             await client.wait_type(Notice, lambda n: n.text == "restart at noon")
         root.handle.send(Kick("bob", "spam"))
-        assert (await bob.wait_type(SessionEnded)).reason == "kicked by root: spam"
+        assert (await bob.wait_type(Disconnected)).reason == "kicked by root: spam"
         root.handle.send(Ban("dan", "cheating"))
-        assert "banned by root: cheating" == (await dan.wait_type(SessionEnded)).reason
+        assert "banned by root: cheating" == (await dan.wait_type(Disconnected)).reason
         await root.wait_type(LobbyUpdate, lambda u: u.online == ("ann", "root"))
         assert banned == [("dan", "cheating")]
         table_id = await new_table(ann, CreateTable("t"))
         root.handle.send(CloseTable(table_id, "maintenance"))
         assert (await ann.wait_type(TableLeft)).reason == "closed by root: maintenance"
         await lobby.kick("ann", "server says bye")
-        assert (await ann.wait_type(SessionEnded)).reason == "server says bye"
+        assert (await ann.wait_type(Disconnected)).reason == "server says bye"
         await lobby.broadcast("going down")
         await root.wait_type(Notice, lambda n: n.text == "going down")
 
@@ -537,7 +537,7 @@ async def test_a_second_connection_takes_the_seat_over() -> None:
         ann = await join(lobby, tg, "ann")
         table_id = await table_with_bots(ann, LONG_GAME)
         again = await join(lobby, tg, "ann", playing_like("easy", 9))
-        ended = await ann.wait_type(SessionEnded)
+        ended = await ann.wait_type(Disconnected)
         assert ended.reason == "you connected from somewhere else"
         assert ann.handle.closed
         assert isinstance(again.events[0] if again.events else await again.wait_type(
@@ -568,7 +568,7 @@ async def test_a_session_that_stops_reading_is_dropped_and_the_table_plays_on() 
         events = []
         async for event in stuck:
             events.append(event)
-        assert events[-1] == SessionEnded("your connection could not keep up")
+        assert events[-1] == Disconnected("your connection could not keep up")
         assert len(events) <= config.queue_size + 1
         with pytest.raises(LobbyClosed):
             await stuck.next_event()
@@ -585,7 +585,7 @@ async def test_shutdown_saves_unfinished_games_and_ends_everything() -> None:
     for client in (ann, bob):
         left = client.of_type(TableLeft)
         assert [t.reason for t in left] == ["the server is shutting down"]
-        assert client.events[-1] == SessionEnded("the server is shutting down")
+        assert client.events[-1] == Disconnected("the server is shutting down")
     assert store.finished == [False]
     assert store.records[0]["seats"] == ["ann", "bob", "expert bot"]
     assert replay(store.records[0])["ok"]
@@ -676,7 +676,7 @@ async def test_the_lobby_starts_and_stops_from_different_tasks() -> None:
     events = [event async for event in ann]
     assert any(isinstance(event, LobbyUpdate) for event in events)
     assert events[-2:] == [TableLeft("t1", "the server is shutting down"),
-                           SessionEnded("the server is shutting down")]
+                           Disconnected("the server is shutting down")]
     assert asyncio.all_tasks() == {asyncio.current_task()}
 
 
@@ -684,13 +684,15 @@ async def test_a_flood_of_commands_is_refused_beyond_the_limit() -> None:
     config = dataclasses.replace(FAST, max_commands_pending=8)
     async with running(config) as (lobby, tg):
         ann = await join(lobby, tg, "ann")
-        for _ in range(20):
-            ann.handle.send(JoinSeat("t99"))
-        await ann.wait_type(Rejected, lambda r: r.reason == "there is no table t99")
+        table_id = await new_table(ann, CreateTable("t"))
+        for _ in range(20):  # straight to the table's inbox: bounded all the same
+            ann.handle.send(JoinSeat(table_id, 9))
         await ann.wait_for(lambda e: len(ann.of_type(Rejected)) == 20)
         reasons = [r.reason for r in ann.of_type(Rejected)]
         assert reasons.count("too many commands at once: wait for the answers") == 12
-        assert reasons.count("there is no table t99") == 8
+        assert reasons.count("there is no seat 9: seats are 0 to 2") == 8
+        ann.handle.send(JoinSeat("t99"))
+        await ann.wait_type(Rejected, lambda r: r.reason == "there is no table t99")
 
 
 async def test_malformed_commands_are_refused_and_break_nothing() -> None:

@@ -185,7 +185,7 @@ async def wait_for_lobby(check: Callable[[], bool]) -> None:
 
 
 async def test_an_operator_broadcasts_and_kicks_from_the_lobby() -> None:
-    from moon_tui.lobby import Notice, SessionEnded
+    from moon_tui.lobby import Disconnected, Notice
     from moon_tui.ui.operator import OperatorScreen
 
     async with Lobby(FAST) as lobby:
@@ -209,7 +209,7 @@ async def test_an_operator_broadcasts_and_kicks_from_the_lobby() -> None:
 
             await asyncio.wait_for(drain(), timeout=10)
             assert any(isinstance(e, Notice) and "tables close at ten" in e.text for e in seen)
-            assert isinstance(seen[-1], SessionEnded)
+            assert isinstance(seen[-1], Disconnected)
 
 
 async def test_players_do_not_get_the_operator_key() -> None:

@@ -1,37 +1,41 @@
-"""A player session's end of the lobby: send commands, read events.
+"""A player's handle on the lobby: send commands, read events.
 
 `send` never blocks and never raises: a refused command comes back as a `Rejected` event.
-The lobby writes events with `deliver`, which never blocks either; a session whose queue is
-still full after coalescing is dropped, so one stuck reader costs nobody else anything.
+A command for a table (`TABLE_COMMANDS`) goes straight to that table's inbox, found in the
+lobby's directory; the rest go to the lobby. Tables and the lobby write events with
+`deliver`, which never blocks either; a handle whose queue is still full after coalescing
+is dropped, so one stuck reader costs nobody else anything.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 
-from .internal import FromSession, LobbyMessage, SessionClosed
-from .messages import Command, Event, Rejected, SessionEnded
+from .internal import FromHandle, FromMember, HandleClosed, LobbyMessage, TableDoor
+from .messages import TABLE_COMMANDS, Command, Disconnected, Event, Rejected
 from .queue import EventQueue
 
 TOO_SLOW = "your connection could not keep up"
 
 
 class LobbyClosed(Exception):
-    """The session has ended (or the lobby is not running): no more events will come."""
+    """The handle has ended (or the lobby is not running): no more events will come."""
 
 
 class PlayerHandle:
-    """One connected session of a player, as the interface and the server hold it."""
+    """One connection of a player to the lobby, as the interface and the server hold it."""
 
     def __init__(self, name: str, *, operator: bool, queue_size: int,
-                 post: Callable[[LobbyMessage], None], max_pending: int = 64) -> None:
+                 post: Callable[[LobbyMessage], None], tables: Mapping[str, TableDoor],
+                 max_pending: int = 64) -> None:
         self.name = name
         self.operator = operator
         self._queue = EventQueue(queue_size)
         self._post = post
+        self._tables = tables
         self._max_pending = max_pending
         self.pending = 0
-        """Commands sent and not yet taken up by the lobby (the lobby decrements it)."""
+        """Commands sent and not yet taken up by the lobby or a table (they decrement it)."""
         self._closed = False
         self._ended = False
         self._ended_read = False
@@ -39,26 +43,34 @@ class PlayerHandle:
     def __repr__(self) -> str:
         return f"<PlayerHandle {self.name!r}{' closed' if self.closed else ''}>"
 
-    # -- the session's side --------------------------------------------------------------
+    # -- the player's side ---------------------------------------------------------------
     def send(self, command: Command) -> None:
-        """Hand a command to the lobby; the answer, if any, comes back as events."""
+        """Hand a command to its table, or to the lobby; answers come back as events."""
         if self.closed:
             return
         if self.pending >= self._max_pending:
             self.deliver(Rejected(command, "too many commands at once: wait for the answers"))
             return
+        if isinstance(command, TABLE_COMMANDS) and isinstance(command.table_id, str):
+            table = self._tables.get(command.table_id)
+            if table is None:
+                self.deliver(Rejected(command, f"there is no table {command.table_id}"))
+                return
+            self.pending += 1
+            table.post(FromMember(self.name, command))
+            return
         self.pending += 1
-        self._post(FromSession(self, command))
+        self._post(FromHandle(self, command))
 
     async def next_event(self) -> Event:
-        """The next event; raises `LobbyClosed` after `SessionEnded` or `close()`."""
+        """The next event; raises `LobbyClosed` after `Disconnected` or `close()`."""
         queue = self._queue
         while True:
             if self._closed or self._ended_read:
-                raise LobbyClosed(f"the session of {self.name} has ended")
+                raise LobbyClosed(f"the handle of {self.name} has ended")
             event = queue.get_nowait()
             if event is not None:
-                if isinstance(event, SessionEnded):
+                if isinstance(event, Disconnected):
                     self._ended_read = True
                 return event
             await queue.ready.wait()
@@ -73,7 +85,7 @@ class PlayerHandle:
             except LobbyClosed:
                 return
             yield event
-            if isinstance(event, SessionEnded):
+            if isinstance(event, Disconnected):
                 return
 
     async def close(self) -> None:
@@ -84,30 +96,30 @@ class PlayerHandle:
         self._queue.clear()
         if not self._ended:
             self._ended = True
-            self._post(SessionClosed(self))
+            self._post(HandleClosed(self))
 
     @property
     def closed(self) -> bool:
         return self._closed or self._ended
 
     def pending_events(self) -> int:
-        """Events waiting to be read (for tests and the benchmark)."""
+        """Events waiting to be read."""
         return len(self._queue)
 
-    # -- the lobby's side ----------------------------------------------------------------
+    # -- the lobby's and the tables' side -------------------------------------------------
     def deliver(self, event: Event) -> bool:
-        """Queue an event for this session; False when the session is gone (or just dropped)."""
+        """Queue an event for this handle; False when it is gone (or just dropped)."""
         if self._ended:
             return False
         if self._queue.put(event):
             return True
         self.end(TOO_SLOW)
-        self._post(SessionClosed(self))
+        self._post(HandleClosed(self))
         return False
 
     def end(self, reason: str) -> None:
-        """Close the session from the lobby's side: `SessionEnded(reason)` is its last event."""
+        """Close the handle from the lobby's side: `Disconnected(reason)` is its last event."""
         if self._ended:
             return
         self._ended = True
-        self._queue.put_last(SessionEnded(reason))
+        self._queue.put_last(Disconnected(reason))
