@@ -48,7 +48,6 @@ async def test_local_game_opens_a_table_with_computer_players_and_mouse_plays() 
             await wait_for(pilot, lambda: my_turn(app), "my turn")
             view = current_view(app)
             assert view is not None
-            seen = app.model.views_received
             if view.phase is Phase.BID:
                 bar = app.screen.query_one("#actions", ClickBar)
                 assert bar.items[0].label == "pass" or bar.items[0].key.isdigit()
@@ -62,7 +61,7 @@ async def test_local_game_opens_a_table_with_computer_players_and_mouse_plays() 
                 clicked_tile = True
             else:
                 await pilot.press("1" if view.phase is Phase.DISCARD else "n")
-            await wait_for(pilot, lambda s=seen: app.model.views_received > s,  # type: ignore[misc]
+            await wait_for(pilot, lambda v=view: current_view(app) is not v,  # type: ignore[misc]
                            "the click's answer")
             if clicked_bid and clicked_tile:
                 break
