@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from manual_clock import ManualClock
 
 from moon_tui.bots import make_bot
 from moon_tui.lobby import (
@@ -297,15 +298,23 @@ async def test_an_illegal_command_gets_the_engines_reason_and_only_to_its_sender
 
 
 async def test_a_turn_timer_running_out_lets_the_computer_move_and_says_so() -> None:
-    async with running() as (lobby, tg):
+    clock = ManualClock()
+    async with running(dataclasses.replace(FAST, timer_scale=1), clock=clock) as (lobby, tg):
         ann = await join(lobby, tg, "ann")
-        table_id = await table_with_bots(ann, LONG_GAME, turn_seconds=2)
-        told = await ann.wait_type(Notice, lambda n: "time ran out" in n.text, timeout=20)
+        table_id = await table_with_bots(ann, LONG_GAME, turn_seconds=120)
+        await ann.wait_type(TableUpdate, lambda u: u.view is not None and u.view.my_turn,
+                            timeout=20)
+        mark = ann.mark()
+        clock.advance(119)
+        assert clock.pending() == 1, "the turn timer is still running"
+        clock.advance(1)
+        told = await ann.wait_type(Notice, lambda n: "time ran out" in n.text, start=mark)
         assert "the computer" in told.text
         moved = await ann.wait_type(TableUpdate, lambda u: u.view is not None and any(
-            seat == 0 for seat, _ in u.view.bids), timeout=20)
+            seat == 0 for seat, _ in u.view.bids), start=mark)
         assert moved.table.table_id == table_id
         assert moved.table.seats[0].name == "ann" and not moved.table.seats[0].away
+        assert not [e for e in ann.events[:mark] if isinstance(e, Notice)]
 
 
 async def test_disconnect_and_reconnect_mid_hand_restores_the_seat_and_view() -> None:
@@ -334,6 +343,7 @@ async def test_disconnect_and_reconnect_mid_hand_restores_the_seat_and_view() ->
         again = await join(lobby, tg, "bob", playing_like("easy", 5))
         back = await again.wait_type(TableUpdate)
         assert back.table.table_id == table_id and back.seat == 1
+        assert back.seq > mid.seq, "the table afresh, with its current number"
         assert not back.table.seats[1].away
         assert back.view is not None and back.view.seat == 1
         assert back.view.outcome is not None or len(back.view.hand) == back.view.hand_sizes[1]
@@ -351,18 +361,24 @@ async def test_disconnect_and_reconnect_mid_hand_restores_the_seat_and_view() ->
 
 async def test_after_the_grace_period_the_seat_goes_to_a_bot_and_an_empty_table_closes() -> None:
     store = MemoryRecordStore()
-    config = dataclasses.replace(FAST, grace_seconds=0.05, bot_delay=0.01)
-    async with running(config, store) as (lobby, tg):
+    clock = ManualClock()  # the computers wait for it too, so the game cannot run away
+    config = dataclasses.replace(FAST, grace_seconds=120, bot_delay=1)
+    async with running(config, store, clock=clock) as (lobby, tg):
         ann = await join(lobby, tg, "ann", first_legal)
         bob = await join(lobby, tg, "bob", first_legal)
         watcher = await join(lobby, tg, "watcher")
         table_id = await table_with_bots(ann, LONG_GAME, humans=(bob,))
         await bob.handle.close()
-        replaced = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot,
-                                       timeout=10)
+        await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].away)
+        clock.advance(119)
+        clock.advance(1)
+        replaced = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot)
         assert replaced.table.seats[1].bot_level == "normal"
         assert replaced.table.status == "playing"
         await ann.handle.close()
+        await watcher.wait_type(LobbyUpdate, lambda u: bool(u.tables)
+                                and u.tables[0].seats[0].away)
+        clock.advance(120)
         await watcher.wait_type(LobbyUpdate, lambda u: u.online == ("watcher",)
                                 and not u.tables, timeout=10)
         assert table_id not in [t.table_id for t in lobby.tables()]
@@ -777,9 +793,8 @@ async def test_arrivals_alone_are_published_in_slow_rounds_and_table_changes_at_
         await join(lobby, tg, "bob")
         await join(lobby, tg, "cy")  # bob's arrival was handled before cy's connect returned
         assert lobby.online() == ("ann", "bob", "cy")
-        while ann.handle.pending_events():  # let ann's client take in all it was sent
-            await asyncio.sleep(0)
-        await asyncio.sleep(0)
+        ann.handle.send(SendChat("hello"))  # answered after all the lobby sent ann before
+        await ann.wait_type(ChatPosted)
         assert all(u.online == ("ann",) for u in ann.of_type(LobbyUpdate))
         await new_table(ann, CreateTable("ann's", Rules.make()))
         update = await ann.wait_type(LobbyUpdate, lambda u: len(u.tables) == 1)
@@ -834,10 +849,12 @@ async def test_table_changes_reach_the_lobbies_a_slice_at_a_time_and_none_is_lef
         heard: dict[str, float] = {}
         has_bot = False
         while len(heard) < len(watchers):  # the table keeps changing all along
+            since = owner.mark()
             owner.handle.send(RemoveBot(table_id, 1) if has_bot
                               else AddBot(table_id, 1, "easy"))
             has_bot = not has_bot
-            await asyncio.sleep(0.01)
+            await owner.wait_type(TableUpdate, lambda u, b=has_bot: u.table.seats[1].is_bot == b,
+                                  start=since)
             for watcher, mark in zip(watchers, marks, strict=True):
                 if watcher.name not in heard and any(
                         isinstance(e, LobbyUpdate) and e.tables for e in watcher.events[mark:]):

@@ -102,10 +102,6 @@ class PlayerHandle:
     def closed(self) -> bool:
         return self._closed or self._ended
 
-    def pending_events(self) -> int:
-        """Events waiting to be read."""
-        return len(self._queue)
-
     # -- the lobby's and the tables' side -------------------------------------------------
     def deliver(self, event: Event) -> bool:
         """Queue an event for this handle; False when it is gone (or just dropped)."""
