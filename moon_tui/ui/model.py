@@ -25,7 +25,7 @@ CHAT_KEPT = 200
 
 @dataclass
 class Model:
-    """The session's picture of the lobby and its tables; updated by `apply`."""
+    """The player's picture of the lobby and its tables; updated by `apply`."""
 
     name: str
     lobby: LobbyUpdate | None = None
