@@ -383,7 +383,7 @@ class Lobby:
                 self._wrong_codes.allow(handle.name)
                 reject(f"no table has the invite code {clean_text(str(command.code))!r}")
             else:
-                self._tables[table_id].post(FromMember(handle.name, command, by_code=True))
+                self._forward(handle, self._tables[table_id], command, by_code=True)
         elif isinstance(command, SendChat):
             text, refused = self._chat.check(handle.name, command.text)
             if refused is not None:
@@ -400,12 +400,8 @@ class Lobby:
                 reject("only an operator may do that")
             else:
                 self._operator(handle, command, reject)
-        else:
-            table_id = getattr(command, "table_id", None)
-            if not isinstance(table_id, str):
-                reject(f"not a command: {command!r}")
-            else:
-                self._to_table(handle, table_id, command, reject)
+        else:  # a table's commands go straight to it (`PlayerHandle.send`)
+            reject(f"not a command: {command!r}")
 
     def _to_table(self, handle: PlayerHandle, table_id: str, command: Command,
                   reject: Callable[[str], None]) -> None:
@@ -413,7 +409,14 @@ class Lobby:
         if table is None:
             reject(f"there is no table {table_id}")
         else:
-            table.post(FromMember(handle.name, command))
+            self._forward(handle, table, command)
+
+    @staticmethod
+    def _forward(handle: PlayerHandle, table: Table, command: Command, *,
+                 by_code: bool = False) -> None:
+        """A command the lobby checked goes on to the table: pending until it is taken up."""
+        handle.pending += 1
+        table.post(FromMember(handle.name, command, by_code))
 
     def _create_table(self, handle: PlayerHandle, command: CreateTable,
                       reject: Callable[[str], None]) -> None:

@@ -117,6 +117,7 @@ class Table:
     def post(self, message: TableMessage) -> None:
         if self._closed:
             if isinstance(message, FromMember):
+                self._mail.taken_up(message.name)
                 self._refuse(message, f"table {self.table_id} has closed")
             return
         self._inbox.put_nowait(message)
