@@ -9,7 +9,10 @@ players. The table composes three parts, each with one job:
 - `Seating` (`seating.py`): who sits where, bots and stand-ins, ownership, rematch votes;
 - `TableClocks` (`clocks.py`): what the game waits on, and the grace period of away
   players, on an injectable clock;
-- `Publisher` (`publishing.py`): each member's own view after every change, numbered.
+- `Publisher` (`publishing.py`): each member's own view after every change, numbered;
+
+and two helpers: `Computers` (`computers.py`, the bots thinking off the event loop) and
+`Recorder` (`records.py`, each game saved once as a record).
 
 A move: `FromMember(name, Act)` → `_act` → `GameState.apply_action` → `_changed` →
 `Publisher.publish` (a `TableUpdate` per member) → `_advance` sets the next clock.
@@ -23,13 +26,11 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
-from ..bots import Bot, RandomBot, make_bot
-from ..rules import CHANCE, Action, GameState, IllegalActionError, SeatView
-from ..rules.record import record_of
+from ..rules import CHANCE, Action, GameState, IllegalActionError
 from .clock import Clock
 from .clocks import TableClocks
+from .computers import Computers
 from .config import LobbyConfig
 from .internal import (
     Attach,
@@ -70,6 +71,7 @@ from .messages import (
     TableStatus,
 )
 from .publishing import Publisher
+from .records import Recorder
 from .seating import Refused, Seating
 from .stats import LobbyStats
 from .store import RecordStore
@@ -92,25 +94,23 @@ class Table:
         self.spectators_allowed = create.spectators_allowed
         self.invite_code = invite_code
         self.config = config
-        self._store = store
         self._lobby_post = lobby_post
         self._mail = mailboxes
         self._stats = stats
         self._rng = random.Random(seed)
-        self._bot_rng = random.Random(seed ^ 0x5EED)
         self.seating = Seating(self.rules.players, owner)
         self.publisher = Publisher(mailboxes, lobby_post)
         self.publisher.connect(owner)
         self.clocks = TableClocks(clock, self.post)
+        self.computers = Computers(table_id, config.bot_time_budget, seed ^ 0x5EED, self.post)
+        self.recorder = Recorder(table_id, store)
         self.status: TableStatus = "waiting"
         self.state: GameState | None = None
         self.game_names: tuple[str, ...] = ()
-        self._bots: dict[tuple[int, str], Bot] = {}
         self._inbox: asyncio.Queue[TableMessage] = asyncio.Queue()
         self._tg: asyncio.TaskGroup | None = None
         self._closing: str | None = None
         self._closed = False
-        self._saved = False
         self._info_key: tuple[object, ...] | None = None
         self._infos: tuple[TableInfo, TableInfo] | None = None
 
@@ -365,7 +365,7 @@ class Table:
         self.game_names = self.seating.names()
         self.status = "playing"
         self.seating.rematch_votes.clear()
-        self._saved = False
+        self.recorder.new_game()
         self._publish()
         self._advance()
 
@@ -454,30 +454,8 @@ class Table:
         level = self.config.stand_in_level if stand_in or held.bot_level is None \
             else held.bot_level
         view = self.state.view(seat)
-        task = self._tg.create_task(self._choose(self.clocks.generation, seat,
-                                                 self._bot(seat, level), view, stand_in))
-        self.clocks.work(task)
-
-    def _bot(self, seat: int, level: str) -> Bot:
-        key = (seat, level)
-        bot = self._bots.get(key)
-        if bot is None:
-            bot = make_bot(level, time_budget=self.config.bot_time_budget)
-            self._bots[key] = bot
-        return bot
-
-    async def _choose(self, generation: int, seat: int, bot: Bot, view: SeatView,
-                      stand_in: bool) -> None:
-        rng = self._bot_rng
-        try:
-            action = await asyncio.to_thread(bot.choose, view, rng)
-            if action not in view.legal:
-                raise ValueError(f"{bot.name} chose {action}, not a legal action")
-        except Exception:
-            log.exception("table %s: the %s bot failed at seat %d; playing at random",
-                          self.table_id, bot.name, seat)
-            action = RandomBot().choose(view, rng)
-        self.post(BotMoved(generation, seat, action, stand_in))
+        self.clocks.work(self._tg.create_task(self.computers.choose(
+            self.clocks.generation, seat, level, view, stand_in)))
 
     def _finish_game(self) -> None:
         state = self.state
@@ -490,7 +468,9 @@ class Table:
                         if self.rules.side_of(i) == outcome.winner)
         self.publisher.tell_all(GameFinished(self.table_id, outcome, winners, state.scores,
                                              self.publisher.seq))
-        self._save(state, finished=True)
+        record = self.recorder.take(state, self.game_names)
+        if record is not None and self._tg is not None:
+            self._tg.create_task(self.recorder.store(record, finished=True))
         self._publish()
 
     def _rematch(self, name: str, agree: bool) -> None:
@@ -504,37 +484,12 @@ class Table:
         else:
             self._publish()
 
-    # -- records and closing ---------------------------------------------------------------
-    def _save(self, state: GameState, *, finished: bool) -> None:
-        if self._saved:
-            return
-        self._saved = True
-        record = self._record(state)
-        if record is not None and self._tg is not None:
-            self._tg.create_task(self._store_record(record, finished))
-
-    def _record(self, state: GameState) -> dict[str, Any] | None:
-        """The game as a `moon/1` record; None (and a logged traceback) if that fails."""
-        try:
-            return record_of(state, self.game_names)
-        except Exception:
-            log.exception("table %s: could not write the game record", self.table_id)
-            return None
-
-    async def _store_record(self, record: dict[str, Any], finished: bool) -> None:
-        try:
-            await self._store.save(record, finished=finished)
-        except Exception:
-            log.exception("table %s: the record store failed", self.table_id)
-
+    # -- closing -----------------------------------------------------------------------------
     async def _save_unfinished(self) -> None:
-        state = self.state
-        if state is None or self.status != "playing" or self._saved:
-            return
-        self._saved = True
-        record = self._record(state)
-        if record is not None:
-            await self._store_record(record, False)
+        if self.state is not None and self.status == "playing":
+            record = self.recorder.take(self.state, self.game_names)
+            if record is not None:
+                await self.recorder.store(record, finished=False)
 
     def _close(self, reason: str) -> None:
         if self._closing is not None:
