@@ -3,10 +3,10 @@
 Prints
 - hands per second for the whole lobby (and games finished),
 - the fan-out delay: from a table's state change to the event being on every subscriber's
-  queue (p50/p99/max), as the tables measure it,
+  queue (p50/p99/max), timed around `Publisher.publish` by this script,
 - the CPU time per hand (the figure that does not depend on what else the machine runs),
 - the command round trip for scripted humans: from `send(Act)` to reading the update that
-  shows the move (lobby routing, the table's inbox, the fan-out and the reader's wake-up),
+  shows the move (the table's inbox, the engine, the fan-out and the reader's wake-up),
 - whether any task is left once the lobby has shut down.
 
     .venv/bin/python bench/lobby.py --tables 100 --seconds 10 --spectators 2
@@ -19,6 +19,7 @@ import asyncio
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 from moon_tui.lobby import (
     Act,
@@ -33,7 +34,20 @@ from moon_tui.lobby import (
     TableUpdate,
 )
 from moon_tui.lobby.messages import GameFinished
+from moon_tui.lobby.publishing import Publisher
 from moon_tui.rules import Rules, SeatView
+
+
+def time_fanout(samples: list[float]) -> None:
+    """Time every table's `Publisher.publish` (each state change's fan-out) into `samples`."""
+    publish = Publisher.publish
+
+    def timed(self: Publisher, *args: Any, **kwargs: Any) -> None:
+        started = time.perf_counter()
+        publish(self, *args, **kwargs)
+        samples.append(time.perf_counter() - started)
+
+    Publisher.publish = timed  # type: ignore[method-assign]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -87,6 +101,8 @@ async def run(tables: int, seconds: float, spectators: int, humans: int, level: 
     config = LobbyConfig(bot_delay=0, hand_pause=0, bot_time_budget=0.05,
                          queue_size=max(256, 4 * tables))
     rtts: list[float] = []
+    fanout: list[float] = []
+    time_fanout(fanout)
     subscribers = 0
     stopping = False
     async with asyncio.TaskGroup() as tg:
@@ -117,7 +133,7 @@ async def run(tables: int, seconds: float, spectators: int, humans: int, level: 
                     watcher.send(Spectate(table_id))
                     tg.create_task(drain(watcher))
             await asyncio.sleep(0.2)
-            lobby.stats.fanout_seconds.clear()
+            fanout.clear()
             for owner, table_id in zip(owners, table_ids, strict=True):
                 owner.send(StartGame(table_id))
             start_hands, start_games = lobby.stats.hands, lobby.stats.games
@@ -128,7 +144,6 @@ async def run(tables: int, seconds: float, spectators: int, humans: int, level: 
             cpu = time.process_time() - cpu_started
             hands = lobby.stats.hands - start_hands
             games = lobby.stats.games - start_games
-            fanout = list(lobby.stats.fanout_seconds)
             stopping = True
     left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
     print(f"tables {tables}, subscribers {subscribers}, bots {level}, {elapsed:.1f} s")

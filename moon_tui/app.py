@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -21,16 +22,20 @@ from textual.widgets import Static
 
 from .lobby import Lobby, PlayerHandle
 from .lobby.messages import (
+    ChatPosted,
     Command,
+    Disconnected,
     Event,
+    GameFinished,
+    LobbyUpdate,
     Notice,
     Rejected,
-    SessionEnded,
     TableLeft,
     TableUpdate,
 )
 from .services import KeyManager, ServerHealth
-from .ui.base import EventSink, MoonModal, MoonScreen
+from .ui.base import MoonModal, MoonParts, MoonScreen
+from .ui.context import ScreenContext
 from .ui.game import GameScreen
 from .ui.lobby_screen import LobbyScreen
 from .ui.model import Model
@@ -39,6 +44,20 @@ from .ui.refusals import refusal_words
 from .ui.waiting import WaitingScreen
 
 log = logging.getLogger(__name__)
+
+
+def table_of(event: Event) -> str | None:
+    """The table an event is about, None for the lobby's and the app's own events."""
+    if isinstance(event, TableUpdate):
+        return event.table.table_id
+    if isinstance(event, GameFinished | TableLeft):
+        return event.table_id
+    if isinstance(event, ChatPosted):
+        return event.line.table_id
+    if isinstance(event, Rejected):
+        table_id = getattr(event.command, "table_id", None)
+        return table_id if isinstance(table_id, str) else None
+    return None
 
 ENDED_SECONDS = 4.0
 """How long the reason a session ended stays on screen before the app exits."""
@@ -154,7 +173,8 @@ class MoonApp(App[None]):
 
     # -- events ----------------------------------------------------------------------------
     def take(self, event: Event) -> None:
-        """Take one event in: update the model, move between screens, redraw."""
+        """Take one event in: update the model, move between screens, tell the screens
+        the event concerns."""
         self.model.apply(event)
         if isinstance(event, TableUpdate):
             self._follow_table(event)
@@ -166,18 +186,26 @@ class MoonApp(App[None]):
                         timeout=6)
         elif isinstance(event, Rejected) and not self._screen_explains(event):
             self.notify(refusal_words(event), severity="warning", timeout=6)
-        elif isinstance(event, SessionEnded):
+        elif isinstance(event, Disconnected):
             self.end_session(event.reason)
+        table_id = table_of(event)
+        if table_id is None and not isinstance(event, LobbyUpdate | ChatPosted):
+            return
         for screen in list(self.screen_stack):
-            if isinstance(screen, EventSink) and screen.is_mounted:
-                try:
-                    screen.moon_event(event)
-                except NoMatches:
-                    # Still composing (or being removed): it draws from the model on mount.
-                    log.debug("%s not ready for %s", screen, type(event).__name__)
+            if not isinstance(screen, MoonParts) or not screen.is_mounted:
+                continue
+            try:
+                if table_id is not None:
+                    if screen.table_id == table_id:
+                        screen.table_event(event)
+                elif isinstance(event, LobbyUpdate | ChatPosted):
+                    screen.lobby_event(event)
+            except NoMatches:
+                # Still composing (or being removed): it draws from the model on mount.
+                log.debug("%s not ready for %s", screen, type(event).__name__)
 
     def _screen_explains(self, event: Rejected) -> bool:
-        table_id = getattr(event.command, "table_id", None)
+        table_id = table_of(event)
         return any(isinstance(s, GameScreen) and s.table_id == table_id
                    for s in self.screen_stack)
 
@@ -217,3 +245,7 @@ class MoonApp(App[None]):
         for table_id in self.model.tables:
             self._follow_table(self.model.tables[table_id])
             break
+
+
+if TYPE_CHECKING:
+    _checked: type[ScreenContext] = MoonApp  # the app is what its screens need

@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from manual_clock import ManualClock
 
 from moon_tui.bots import make_bot
 from moon_tui.lobby import (
@@ -20,6 +21,7 @@ from moon_tui.lobby import (
     ChatPosted,
     CloseTable,
     CreateTable,
+    Disconnected,
     Event,
     GameFinished,
     JoinByCode,
@@ -37,7 +39,6 @@ from moon_tui.lobby import (
     Rematch,
     RemoveBot,
     SendChat,
-    SessionEnded,
     Spectate,
     StartGame,
     TableLeft,
@@ -305,15 +306,23 @@ async def test_an_illegal_command_gets_the_engines_reason_and_only_to_its_sender
 
 
 async def test_a_turn_timer_running_out_lets_the_computer_move_and_says_so() -> None:
-    async with running() as (lobby, tg):
+    clock = ManualClock()
+    async with running(dataclasses.replace(FAST, timer_scale=1), clock=clock) as (lobby, tg):
         ann = await join(lobby, tg, "ann")
-        table_id = await table_with_bots(ann, LONG_GAME, turn_seconds=2)
-        told = await ann.wait_type(Notice, lambda n: "time ran out" in n.text, timeout=20)
+        table_id = await table_with_bots(ann, LONG_GAME, turn_seconds=120)
+        await ann.wait_type(TableUpdate, lambda u: u.view is not None and u.view.my_turn,
+                            timeout=20)
+        mark = ann.mark()
+        clock.advance(119)
+        assert clock.pending() == 1, "the turn timer is still running"
+        clock.advance(1)
+        told = await ann.wait_type(Notice, lambda n: "time ran out" in n.text, start=mark)
         assert "the computer" in told.text
         moved = await ann.wait_type(TableUpdate, lambda u: u.view is not None and any(
-            seat == 0 for seat, _ in u.view.bids), timeout=20)
+            seat == 0 for seat, _ in u.view.bids), start=mark)
         assert moved.table.table_id == table_id
         assert moved.table.seats[0].name == "ann" and not moved.table.seats[0].away
+        assert not [e for e in ann.events[:mark] if isinstance(e, Notice)]
 
 
 async def test_disconnect_and_reconnect_mid_hand_restores_the_seat_and_view() -> None:
@@ -342,6 +351,7 @@ async def test_disconnect_and_reconnect_mid_hand_restores_the_seat_and_view() ->
         again = await join(lobby, tg, "bob", playing_like("easy", 5))
         back = await again.wait_type(TableUpdate)
         assert back.table.table_id == table_id and back.seat == 1
+        assert back.seq > mid.seq, "the table afresh, with its current number"
         assert not back.table.seats[1].away
         assert back.view is not None and back.view.seat == 1
         assert back.view.outcome is not None or len(back.view.hand) == back.view.hand_sizes[1]
@@ -359,18 +369,24 @@ async def test_disconnect_and_reconnect_mid_hand_restores_the_seat_and_view() ->
 
 async def test_after_the_grace_period_the_seat_goes_to_a_bot_and_an_empty_table_closes() -> None:
     store = MemoryRecordStore()
-    config = dataclasses.replace(FAST, grace_seconds=0.05, bot_delay=0.01)
-    async with running(config, store) as (lobby, tg):
+    clock = ManualClock()  # the computers wait for it too, so the game cannot run away
+    config = dataclasses.replace(FAST, grace_seconds=120, bot_delay=1)
+    async with running(config, store, clock=clock) as (lobby, tg):
         ann = await join(lobby, tg, "ann", first_legal)
         bob = await join(lobby, tg, "bob", first_legal)
         watcher = await join(lobby, tg, "watcher")
         table_id = await table_with_bots(ann, LONG_GAME, humans=(bob,))
         await bob.handle.close()
-        replaced = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot,
-                                       timeout=10)
+        await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].away)
+        clock.advance(119)
+        clock.advance(1)
+        replaced = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot)
         assert replaced.table.seats[1].bot_level == "normal"
         assert replaced.table.status == "playing"
         await ann.handle.close()
+        await watcher.wait_type(LobbyUpdate, lambda u: bool(u.tables)
+                                and u.tables[0].seats[0].away)
+        clock.advance(120)
         await watcher.wait_type(LobbyUpdate, lambda u: u.online == ("watcher",)
                                 and not u.tables, timeout=10)
         assert table_id not in [t.table_id for t in lobby.tables()]
@@ -526,16 +542,16 @@ async def test_operator_commands_need_an_operator() -> None:
         for client in (ann, bob, dan, root):
             await client.wait_type(Notice, lambda n: n.text == "restart at noon")
         root.handle.send(Kick("bob", "spam"))
-        assert (await bob.wait_type(SessionEnded)).reason == "kicked by root: spam"
+        assert (await bob.wait_type(Disconnected)).reason == "kicked by root: spam"
         root.handle.send(Ban("dan", "cheating"))
-        assert "banned by root: cheating" == (await dan.wait_type(SessionEnded)).reason
+        assert "banned by root: cheating" == (await dan.wait_type(Disconnected)).reason
         await root.wait_type(LobbyUpdate, lambda u: u.online == ("ann", "root"))
         assert banned == [("dan", "cheating")]
         table_id = await new_table(ann, CreateTable("t"))
         root.handle.send(CloseTable(table_id, "maintenance"))
         assert (await ann.wait_type(TableLeft)).reason == "closed by root: maintenance"
         await lobby.kick("ann", "server says bye")
-        assert (await ann.wait_type(SessionEnded)).reason == "server says bye"
+        assert (await ann.wait_type(Disconnected)).reason == "server says bye"
         await lobby.broadcast("going down")
         await root.wait_type(Notice, lambda n: n.text == "going down")
 
@@ -545,7 +561,7 @@ async def test_a_second_connection_takes_the_seat_over() -> None:
         ann = await join(lobby, tg, "ann")
         table_id = await table_with_bots(ann, LONG_GAME)
         again = await join(lobby, tg, "ann", playing_like("easy", 9))
-        ended = await ann.wait_type(SessionEnded)
+        ended = await ann.wait_type(Disconnected)
         assert ended.reason == "you connected from somewhere else"
         assert ann.handle.closed
         assert isinstance(again.events[0] if again.events else await again.wait_type(
@@ -576,7 +592,7 @@ async def test_a_session_that_stops_reading_is_dropped_and_the_table_plays_on() 
         events = []
         async for event in stuck:
             events.append(event)
-        assert events[-1] == SessionEnded("your connection could not keep up")
+        assert events[-1] == Disconnected("your connection could not keep up")
         assert len(events) <= config.queue_size + 1
         with pytest.raises(LobbyClosed):
             await stuck.next_event()
@@ -593,7 +609,7 @@ async def test_shutdown_saves_unfinished_games_and_ends_everything() -> None:
     for client in (ann, bob):
         left = client.of_type(TableLeft)
         assert [t.reason for t in left] == ["the server is shutting down"]
-        assert client.events[-1] == SessionEnded("the server is shutting down")
+        assert client.events[-1] == Disconnected("the server is shutting down")
     assert store.finished == [False]
     assert store.records[0]["seats"] == ["ann", "bob", "expert bot"]
     assert replay(store.records[0])["ok"]
@@ -684,7 +700,7 @@ async def test_the_lobby_starts_and_stops_from_different_tasks() -> None:
     events = [event async for event in ann]
     assert any(isinstance(event, LobbyUpdate) for event in events)
     assert events[-2:] == [TableLeft("t1", "the server is shutting down"),
-                           SessionEnded("the server is shutting down")]
+                           Disconnected("the server is shutting down")]
     assert asyncio.all_tasks() == {asyncio.current_task()}
 
 
@@ -692,13 +708,15 @@ async def test_a_flood_of_commands_is_refused_beyond_the_limit() -> None:
     config = dataclasses.replace(FAST, max_commands_pending=8)
     async with running(config) as (lobby, tg):
         ann = await join(lobby, tg, "ann")
-        for _ in range(20):
-            ann.handle.send(JoinSeat("t99"))
-        await ann.wait_type(Rejected, lambda r: r.reason == "there is no table t99")
+        table_id = await new_table(ann, CreateTable("t"))
+        for _ in range(20):  # straight to the table's inbox: bounded all the same
+            ann.handle.send(JoinSeat(table_id, 9))
         await ann.wait_for(lambda e: len(ann.of_type(Rejected)) == 20)
         reasons = [r.reason for r in ann.of_type(Rejected)]
         assert reasons.count("too many commands at once: wait for the answers") == 12
-        assert reasons.count("there is no table t99") == 8
+        assert reasons.count("there is no seat 9: seats are 0 to 2") == 8
+        ann.handle.send(JoinSeat("t99"))
+        await ann.wait_type(Rejected, lambda r: r.reason == "there is no table t99")
 
 
 async def test_malformed_commands_are_refused_and_break_nothing() -> None:
@@ -783,9 +801,8 @@ async def test_arrivals_alone_are_published_in_slow_rounds_and_table_changes_at_
         await join(lobby, tg, "bob")
         await join(lobby, tg, "cy")  # bob's arrival was handled before cy's connect returned
         assert lobby.online() == ("ann", "bob", "cy")
-        while ann.handle.pending_events():  # let ann's client take in all it was sent
-            await asyncio.sleep(0)
-        await asyncio.sleep(0)
+        ann.handle.send(SendChat("hello"))  # answered after all the lobby sent ann before
+        await ann.wait_type(ChatPosted)
         assert all(u.online == ("ann",) for u in ann.of_type(LobbyUpdate))
         await new_table(ann, CreateTable("ann's", Rules.make()))
         update = await ann.wait_type(LobbyUpdate, lambda u: len(u.tables) == 1)
@@ -840,10 +857,12 @@ async def test_table_changes_reach_the_lobbies_a_slice_at_a_time_and_none_is_lef
         heard: dict[str, float] = {}
         has_bot = False
         while len(heard) < len(watchers):  # the table keeps changing all along
+            since = owner.mark()
             owner.handle.send(RemoveBot(table_id, 1) if has_bot
                               else AddBot(table_id, 1, "easy"))
             has_bot = not has_bot
-            await asyncio.sleep(0.01)
+            await owner.wait_type(TableUpdate, lambda u, b=has_bot: u.table.seats[1].is_bot == b,
+                                  start=since)
             for watcher, mark in zip(watchers, marks, strict=True):
                 if watcher.name not in heard and any(
                         isinstance(e, LobbyUpdate) and e.tables for e in watcher.events[mark:]):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from moon_tui.lobby import LobbyUpdate, Notice, SessionEnded, TableInfo, TableUpdate
+from moon_tui.lobby import Disconnected, LobbyUpdate, Notice, TableInfo, TableUpdate
 from moon_tui.lobby.chat import ChatLimiter, RateLimit, clean_text
 from moon_tui.lobby.queue import EventQueue
 from moon_tui.rules import Rules
@@ -51,8 +51,8 @@ def test_a_full_queue_refuses_but_coalescing_still_fits() -> None:
     assert queue.put(Notice("b"))
     assert not queue.put(Notice("c"))
     assert queue.put(update("t1", "newer"))
-    queue.put_last(SessionEnded("bye"))
-    assert drain(queue) == [Notice("a"), Notice("b"), update("t1", "newer"), SessionEnded("bye")]
+    queue.put_last(Disconnected("bye"))
+    assert drain(queue) == [Notice("a"), Notice("b"), update("t1", "newer"), Disconnected("bye")]
 
 
 def test_replaced_slots_do_not_pile_up_for_a_reader_that_never_reads() -> None:

@@ -183,7 +183,7 @@ async def test_opening_the_new_table_form_styles_each_widget_once() -> None:
             try:
                 await pilot.press("n")
                 await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "form")
-                await pilot.pause(0.2)
+                await pilot.pause()  # every pending message handled: restyles done
             finally:
                 Stylesheet.apply = original  # type: ignore[method-assign]
             widgets = [n for n in styled if isinstance(n, Widget)]

@@ -13,10 +13,13 @@ import pytest
 from test_ui_support import current_view, my_turn, take_turn, wait_for
 from textual.pilot import Pilot
 
+from moon_tui.app import SessionOver
 from moon_tui.lobby import ChatLine, CreateTable, LobbyConfig, SendChat, Spectate
 from moon_tui.local import LocalMoonApp
 from moon_tui.rules import Phase, Rules
 from moon_tui.services import LinkCode
+from moon_tui.ui.keys import KeysScreen
+from moon_tui.ui.lobby_screen import LobbyScreen
 
 SIZES = [(80, 24), (120, 40)]
 FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0)
@@ -64,7 +67,7 @@ def app_of(pilot: Pilot[None]) -> LocalMoonApp:
 
 
 async def nothing(pilot: Pilot[None]) -> None:
-    await pilot.pause(0.1)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, LobbyScreen), "the lobby")
 
 
 async def in_lobby(pilot: Pilot[None]) -> None:
@@ -93,7 +96,7 @@ async def waiting_room(pilot: Pilot[None]) -> None:
 async def keys_screen(pilot: Pilot[None]) -> None:
     await in_lobby(pilot)
     await pilot.press("k")
-    await pilot.pause(0.2)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, KeysScreen), "the keys")
 
 
 def until(check: Callable[[LocalMoonApp], bool], what: str) -> Step:
@@ -103,7 +106,7 @@ def until(check: Callable[[LocalMoonApp], bool], what: str) -> Step:
         for _ in range(400):
             await wait_for(pilot, lambda: my_turn(app) or _over(app) or check(app), what)
             if check(app):
-                await pilot.pause(0.1)
+                await pilot.pause()
                 return
             await take_turn(pilot, app)
         raise AssertionError(f"never reached {what}")
@@ -159,7 +162,7 @@ def then_press(step: Step, *keys: str) -> Step:
     async def run(pilot: Pilot[None]) -> None:
         await step(pilot)
         await pilot.press(*keys)
-        await pilot.pause(0.1)
+        await pilot.pause()
     return run
 
 
@@ -188,8 +191,7 @@ async def session_ended(pilot: Pilot[None]) -> None:
     app = app_of(pilot)
     await wait_for(pilot, lambda: app.handle is not None, "the session")
     await app.lobby.kick("ann", "the club is closing for the night")
-    await wait_for(pilot, lambda: app.handle is not None and app.handle.closed, "the end")
-    await pilot.pause(0.1)
+    await wait_for(pilot, lambda: isinstance(app.screen, SessionOver), "the reason")
 
 
 CASES: dict[str, Case] = {

@@ -72,7 +72,6 @@ async def take_turn(pilot: Pilot[None], app: MoonApp, *, bid: int | None = 7) ->
     view = current_view(app)
     assert view is not None and view.my_turn
     key = key_for_turn(view, bid=bid)
-    seen = app.model.views_received
     await pilot.press(key)
-    await wait_for(pilot, lambda: app.model.views_received > seen, f"an answer to {key}")
+    await wait_for(pilot, lambda: current_view(app) is not view, f"an answer to {key}")
     return key

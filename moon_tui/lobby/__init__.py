@@ -1,7 +1,13 @@
 """The lobby actor and its tables: the shared, in-memory heart of the server.
 
-Sessions talk to the lobby only through messages (`messages.py`): a `PlayerHandle` sends
-commands and reads events. No textual, no asyncssh here.
+A player reaches the lobby and its tables only through messages (`messages.py`): their
+`PlayerHandle` (`handle.py`) sends commands and reads events. A table command goes
+straight to the table's inbox (`table.py`); the lobby (`lobby.py`) is the directory of
+tables and people. No textual, no asyncssh here.
+
+One move: `PlayerHandle.send(Act)` → `Table.post(FromMember)` → `Table._act` →
+`GameState.apply_action` → `Publisher.publish` → a `TableUpdate` (numbered `seq`) on each
+member's `EventQueue` → the member's `PlayerHandle.next_event()`.
 
 Rulings the interface can rely on:
 - Creating a table seats its creator at seat 0 and makes them the owner. The owner may
@@ -19,7 +25,9 @@ Rulings the interface can rely on:
   rule, else a `Refusal`) and plain parameters. The words are the interface's to choose.
 """
 
+from .clock import Clock, LoopClock, Timer
 from .config import LobbyConfig
+from .handle import LobbyClosed, PlayerHandle
 from .lobby import Lobby
 from .messages import (
     BOT_LEVELS,
@@ -33,6 +41,7 @@ from .messages import (
     CloseTable,
     Command,
     CreateTable,
+    Disconnected,
     Event,
     GameFinished,
     JoinByCode,
@@ -45,9 +54,9 @@ from .messages import (
     Rejected,
     Rematch,
     RemoveBot,
+    Resync,
     SeatInfo,
     SendChat,
-    SessionEnded,
     Spectate,
     StartGame,
     TableInfo,
@@ -56,14 +65,13 @@ from .messages import (
     TableUpdate,
 )
 from .refusals import Refusal
-from .session import LobbyClosed, PlayerHandle
 from .store import MemoryRecordStore, RecordStore
 
 __all__ = [
     "BOT_LEVELS", "Act", "AddBot", "Ban", "BotLevel", "Broadcast", "ChatLine", "ChatPosted",
-    "CloseTable", "Command", "CreateTable", "Event", "GameFinished", "JoinByCode", "JoinSeat",
-    "Kick", "LeaveTable", "Lobby", "LobbyClosed", "LobbyConfig", "LobbyUpdate",
-    "MemoryRecordStore", "Notice", "NoticeLevel", "PlayerHandle", "RecordStore", "Refusal",
-    "Rejected", "Rematch", "RemoveBot", "SeatInfo", "SendChat", "SessionEnded", "Spectate",
-    "StartGame", "TableInfo", "TableLeft", "TableStatus", "TableUpdate",
+    "Clock", "CloseTable", "Command", "CreateTable", "Disconnected", "Event", "GameFinished",
+    "JoinByCode", "JoinSeat", "Kick", "LeaveTable", "Lobby", "LobbyClosed", "LobbyConfig",
+    "LobbyUpdate", "LoopClock", "MemoryRecordStore", "Notice", "NoticeLevel", "PlayerHandle",
+    "RecordStore", "Refusal", "Rejected", "Rematch", "RemoveBot", "Resync", "SeatInfo", "SendChat",
+    "Spectate", "StartGame", "TableInfo", "TableLeft", "TableStatus", "TableUpdate", "Timer",
 ]

@@ -1,4 +1,4 @@
-"""A session driven by code: keeps every event, waits for the ones asked for, and can play.
+"""A player driven by code: keeps every event, waits for the ones asked for, and can play.
 
 Tests, the benchmark and load scripts use it to act as a player through the lobby's
 messages only, exactly as an interface would.
@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from ..rules import Action, SeatView
+from .handle import PlayerHandle
 from .messages import Act, Event, TableUpdate
-from .session import PlayerHandle
 
 T = TypeVar("T")
 
@@ -45,7 +45,7 @@ class Client:
         return self.handle.name
 
     async def run(self) -> None:
-        """Until the session ends: keep each event, and play when it is this seat's turn."""
+        """Until the handle ends: keep each event, and play when it is this seat's turn."""
         async for event in self.handle:
             self.events.append(event)
             self._arrived.set()

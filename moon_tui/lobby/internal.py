@@ -1,32 +1,36 @@
-"""Messages between the lobby actor, its tables and the sessions' handles.
+"""Messages inside the lobby: to the lobby actor, and to a table's inbox.
 
-These never leave the process's actors; the public language is `messages.py`.
+A table's messages are plain values (names, commands, numbers), so a table could run in
+another process than its players; what reaches a player goes through `Mailboxes`, by name.
+The lobby's own messages still carry the player's handle (the lobby owns the handles).
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..rules import Action
-from .messages import Command, TableInfo
+from .messages import Command, Event, TableInfo
 
 if TYPE_CHECKING:
-    from .session import PlayerHandle
+    from .handle import PlayerHandle
 
 
 # --- to the lobby -------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
-class FromSession:
+class FromHandle:
+    """A command for the lobby itself (creating a table, an invite code, chat, operators)."""
+
     handle: PlayerHandle
     command: Command
 
 
 @dataclass(frozen=True, slots=True)
-class SessionClosed:
-    """The session ended (the player left, or it was dropped for being too slow)."""
+class HandleClosed:
+    """The handle ended (the player left, or it was dropped for being too slow)."""
 
     handle: PlayerHandle
 
@@ -69,38 +73,48 @@ class TableClosed:
     invite_code: str
 
 
-LobbyMessage = (FromSession | SessionClosed | Connect | ServerBroadcast | ServerKick | Shutdown
+LobbyMessage = (FromHandle | HandleClosed | Connect | ServerBroadcast | ServerKick | Shutdown
                 | TableChanged | TableClosed)
 
 
 # --- to a table ---------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
-class FromPlayer:
-    """A player's command, routed by the lobby; `by_code`: they gave the invite code."""
+class FromMember:
+    """A player's command for the table, straight from their handle (or, for an invite
+    code, from the lobby: `by_code`)."""
 
-    handle: PlayerHandle
+    name: str
     command: Command
     by_code: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Attach:
-    """A new session of `handle.name` (a reconnection, or a takeover)."""
+    """`name` connected (a reconnection, or a takeover): they get the table afresh."""
 
-    handle: PlayerHandle
+    name: str
 
 
 @dataclass(frozen=True, slots=True)
 class Detach:
-    """The session of a player ended: keep the seat for the grace period."""
+    """The handle of `name` ended: keep their seat for the grace period."""
 
-    handle: PlayerHandle
+    name: str
 
 
 @dataclass(frozen=True, slots=True)
 class CloseNow:
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkNow:
+    """A computer's pause is over: it may choose its move for `seat`."""
+
+    generation: int
+    seat: int
+    stand_in: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,5 +144,44 @@ class GraceOver:
     away_since: float
 
 
-TableMessage = (FromPlayer | Attach | Detach | CloseNow | BotMoved | TimerRanOut | DealNow
-                | GraceOver)
+TableMessage = (FromMember | Attach | Detach | CloseNow | ThinkNow | BotMoved | TimerRanOut
+                | DealNow | GraceOver)
+
+
+# --- the directory: how messages find their readers ---------------------------------------
+
+class TableDoor(Protocol):
+    """How a handle reaches a table: its inbox."""
+
+    def post(self, message: TableMessage) -> None: ...
+
+
+class Mailboxes(Protocol):
+    """How a table reaches its members: by name, whatever process they are in."""
+
+    def deliver(self, name: str, event: Event) -> bool:
+        """Queue `event` for `name`; False when nobody of that name is connected."""
+        ...
+
+    def taken_up(self, name: str) -> None:
+        """The table took up one of `name`'s commands (their handle counts the pending)."""
+        ...
+
+
+class Directory:
+    """Who is connected, by name, and the tables, by id. The lobby keeps it up to date;
+    handles read the tables from it and tables deliver to the players through it."""
+
+    def __init__(self) -> None:
+        self.players: dict[str, PlayerHandle] = {}
+        self.tables: dict[str, TableDoor] = {}
+
+    def deliver(self, name: str, event: Event) -> bool:
+        handle = self.players.get(name)
+        return handle is not None and handle.deliver(event)
+
+    def taken_up(self, name: str) -> None:
+        handle = self.players.get(name)
+        if handle is not None and handle.pending > 0:
+            handle.pending -= 1
+

@@ -1,9 +1,12 @@
 """The lobby actor: who is online, which tables exist, lobby chat, operators.
 
-It owns the sessions and the list of tables and is reached only through its inbox. A
-command for a table is routed to that table's own inbox; the table answers the player
-directly. Every task (the lobby's loop, each table, each table's clocks) lives in a task
-group, so leaving `async with Lobby()` ends them all after each table has saved its game.
+It is the directory of people and tables (`internal.Directory`) and is reached only
+through its inbox. It does not relay moves: a handle sends a table command straight to
+the table's inbox, and the table answers its members directly. The lobby handles what is
+not one table's business: connecting, creating tables, invite codes, chat limits, the
+list of tables everyone sees, operators. Every task (the lobby's loop, each table, each
+table's thinking computers) lives in a task group, so leaving `async with Lobby()` ends
+them all after each table has saved its game.
 """
 
 from __future__ import annotations
@@ -18,18 +21,21 @@ from typing import Any
 
 from ..rules import Rules
 from .chat import ChatLimiter, RateLimit, clean_text
+from .clock import Clock, LoopClock
 from .config import LobbyConfig
+from .handle import LobbyClosed, PlayerHandle
 from .internal import (
     Attach,
     CloseNow,
     Connect,
     Detach,
-    FromPlayer,
-    FromSession,
+    Directory,
+    FromHandle,
+    FromMember,
+    HandleClosed,
     LobbyMessage,
     ServerBroadcast,
     ServerKick,
-    SessionClosed,
     Shutdown,
     TableChanged,
     TableClosed,
@@ -52,7 +58,6 @@ from .messages import (
     TableInfo,
 )
 from .refusals import Refusal, Refused
-from .session import LobbyClosed, PlayerHandle
 from .stats import LobbyStats
 from .store import MemoryRecordStore, RecordStore
 from .table import Table
@@ -76,8 +81,11 @@ class Lobby:
 
     def __init__(self, config: LobbyConfig = DEFAULT_CONFIG, store: RecordStore | None = None,
                  *, seed: int | None = None,
-                 on_ban: Callable[[str, str], Awaitable[None]] | None = None) -> None:
+                 on_ban: Callable[[str, str], Awaitable[None]] | None = None,
+                 clock: Clock | None = None) -> None:
         self.config = config
+        self.clock: Clock = clock if clock is not None else LoopClock()
+        """The tables' time (their turn timers, grace periods, pauses)."""
         self.store: RecordStore = store if store is not None else MemoryRecordStore()
         self.stats = LobbyStats()
         self._seeds = random.Random(seed)
@@ -85,7 +93,9 @@ class Lobby:
             else random.SystemRandom()
         self._on_ban = on_ban
         self._inbox: asyncio.Queue[LobbyMessage] = asyncio.Queue()
-        self._sessions: dict[str, PlayerHandle] = {}
+        self._directory = Directory()
+        self._players = self._directory.players
+        """Who is connected: each name's current handle."""
         self._tables: dict[str, Table] = {}
         self._codes: dict[str, str] = {}
         self._chat = ChatLimiter(config.chat_max_chars, config.chat_lines_per_10s)
@@ -103,7 +113,7 @@ class Lobby:
         self._published_at = 0.0
         """When everyone was last owed an update."""
         self._to_tell: dict[str, None] = {}
-        """Sessions owed the latest LobbyUpdate, oldest debt first (an ordered set). A few
+        """Players owed the latest LobbyUpdate, oldest debt first (an ordered set). A few
         are told every `UPDATE_SLICE` seconds, so a hundred lobbies do not all redraw
         at one moment (that stalled the server ~0.3 s, measured); each gets the state as
         it is when its turn comes."""
@@ -129,7 +139,7 @@ class Lobby:
 
     async def __aexit__(self, exc_type: type[BaseException] | None,
                         exc: BaseException | None, tb: TracebackType | None) -> None:
-        """Close every table (each saves its unfinished game), end every session, and wait
+        """Close every table (each saves its unfinished game), end every handle, and wait
         for every task. Cancelling this wait cancels the lobby outright."""
         main = self._main
         assert main is not None, "the lobby was never started"
@@ -156,7 +166,7 @@ class Lobby:
 
     # -- the public API ------------------------------------------------------------------
     async def connect(self, name: str, *, operator: bool = False) -> PlayerHandle:
-        """A session for `name`; a second connect with the same name takes over."""
+        """A handle for `name`; a second connect with the same name takes over."""
         if not self._running or self._closing:
             raise LobbyClosed("the lobby is not running")
         reply: asyncio.Future[PlayerHandle] = asyncio.get_running_loop().create_future()
@@ -164,7 +174,7 @@ class Lobby:
         return await reply
 
     def online(self) -> tuple[str, ...]:
-        return tuple(sorted(self._sessions))
+        return tuple(sorted(self._players))
 
     async def broadcast(self, text: str) -> None:
         """A notice to everyone online (the server's voice, e.g. before a shutdown)."""
@@ -175,7 +185,7 @@ class Lobby:
         await reply
 
     async def kick(self, name: str, reason: str) -> None:
-        """End `name`'s session (their seats are kept for the grace period)."""
+        """End `name`'s handle (their seats are kept for the grace period)."""
         if not self._running:
             return
         reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -189,7 +199,7 @@ class Lobby:
     def held_names(self) -> frozenset[str]:
         """Names the lobby holds: a session, or a place at a table (a seat kept during the
         reconnect grace included). Whoever logs in under one of them lands in it."""
-        return self._listing.names().union(self._sessions)
+        return self._listing.names().union(self._players)
 
     # -- the actor's loop ----------------------------------------------------------------
     def _publish_due(self) -> float | None:
@@ -220,7 +230,7 @@ class Lobby:
     def _presence_gap(self) -> float:
         config = self.config
         return max(config.presence_update_interval,
-                   len(self._sessions) / max(1, config.presence_redraws_per_second))
+                   len(self._players) / max(1, config.presence_redraws_per_second))
 
     async def _run(self) -> None:
         inbox = self._inbox
@@ -239,9 +249,9 @@ class Lobby:
             if self._closing and not self._tables:
                 break
             self._publish_what_is_due()
-        for handle in self._sessions.values():
+        for handle in self._players.values():
             handle.end(SHUTDOWN)
-        self._sessions.clear()
+        self._players.clear()
         while not inbox.empty():
             message = inbox.get_nowait()
             if isinstance(message, Connect | ServerBroadcast | ServerKick) \
@@ -253,7 +263,7 @@ class Lobby:
             self._handle(message)
         except Exception as exc:
             log.exception("the lobby failed on %r", message)
-            if isinstance(message, FromSession):
+            if isinstance(message, FromHandle):
                 message.handle.deliver(Rejected.because(message.command,
                                                         Refused(Refusal.LOBBY_FAILED)))
             elif isinstance(message, Connect | ServerBroadcast | ServerKick) \
@@ -261,10 +271,10 @@ class Lobby:
                 message.reply.set_exception(exc)
 
     def _handle(self, message: LobbyMessage) -> None:
-        if isinstance(message, FromSession):
+        if isinstance(message, FromHandle):
             handle = message.handle
             handle.pending -= 1
-            if self._sessions.get(handle.name) is handle:
+            if self._players.get(handle.name) is handle:
                 self._command(handle, message.command)
         elif isinstance(message, TableChanged):
             if message.info.table_id in self._tables:
@@ -272,11 +282,12 @@ class Lobby:
                 self._dirty = True
         elif isinstance(message, TableClosed):
             self._tables.pop(message.table_id, None)
+            self._directory.tables.pop(message.table_id, None)
             self._listing.remove(message.table_id)
             self._codes.pop(message.invite_code, None)
             self._dirty = True
-        elif isinstance(message, SessionClosed):
-            self._session_gone(message.handle)
+        elif isinstance(message, HandleClosed):
+            self._handle_gone(message.handle)
         elif isinstance(message, Connect):
             self._connect(message)
         elif isinstance(message, ServerBroadcast):
@@ -290,7 +301,7 @@ class Lobby:
             for table in self._tables.values():
                 table.post(CloseNow(SHUTDOWN))
 
-    # -- sessions --------------------------------------------------------------------------
+    # -- players connecting and leaving ----------------------------------------------------
     def _connect(self, message: Connect) -> None:
         if self._closing:
             message.reply.set_exception(LobbyClosed("the lobby is shutting down"))
@@ -298,43 +309,41 @@ class Lobby:
         name = message.name
         handle = PlayerHandle(name, operator=message.operator or name in self.config.operators,
                               queue_size=self.config.queue_size, post=self._post,
+                              tables=self._directory.tables,
                               max_pending=self.config.max_commands_pending)
-        old = self._sessions.get(name)
+        old = self._players.get(name)
         if old is not None:
             old.end(TAKEN_OVER)
-        self._sessions[name] = handle
+        self._players[name] = handle
         handle.deliver(self._lobby_update(name))
         if self.config.motd:
             handle.deliver(Notice(self.config.motd))
         for table in self._tables.values():
-            table.post(Attach(handle))
+            table.post(Attach(name))
         self._presence_dirty = True
         message.reply.set_result(handle)
 
-    def _session_gone(self, handle: PlayerHandle) -> None:
-        if self._sessions.get(handle.name) is not handle:
+    def _handle_gone(self, handle: PlayerHandle) -> None:
+        if self._players.get(handle.name) is not handle:
             return
-        del self._sessions[handle.name]
+        del self._players[handle.name]
         self._chat.forget_idle()
         self._wrong_codes.forget_idle()
         for table in self._tables.values():
-            table.post(Detach(handle))
+            table.post(Detach(handle.name))
         self._presence_dirty = True
 
-    def _end_session(self, name: str, reason: str) -> bool:
-        handle = self._sessions.get(name)
+    def _kick(self, name: str, reason: str) -> bool:
+        handle = self._players.get(name)
         if handle is None:
             return False
-        handle.end(reason)
-        self._session_gone(handle)
+        handle.end(reason or "an operator ended your session")
+        self._handle_gone(handle)
         return True
-
-    def _kick(self, name: str, reason: str) -> bool:
-        return self._end_session(name, reason or "an operator ended your session")
 
     def _broadcast(self, text: str) -> None:
         notice = Notice(clean_text(text), "warning")
-        for handle in list(self._sessions.values()):
+        for handle in list(self._players.values()):
             handle.deliver(notice)
 
     # -- what everyone sees --------------------------------------------------------------
@@ -346,7 +355,7 @@ class Lobby:
         their place in the queue."""
         self._published_at = time.monotonic()
         self._urgent = self._urgent or urgent
-        for name in self._sessions:
+        for name in self._players:
             self._to_tell.setdefault(name)
 
     def _tell_some(self) -> None:
@@ -359,7 +368,7 @@ class Lobby:
         while count and self._to_tell:
             name = next(iter(self._to_tell))
             del self._to_tell[name]
-            handle = self._sessions.get(name)
+            handle = self._players.get(name)
             if handle is not None:
                 handle.deliver(self._lobby_update(name))
                 count -= 1
@@ -381,14 +390,14 @@ class Lobby:
                 self._wrong_codes.allow(handle.name)
                 reject(Refused(Refusal.NO_SUCH_CODE, code=clean_text(str(command.code))))
             else:
-                self._tables[table_id].post(FromPlayer(handle, command, by_code=True))
+                self._forward(handle, self._tables[table_id], command, by_code=True)
         elif isinstance(command, SendChat):
             text, refused = self._chat.check(handle.name, command.text)
             if refused is not None:
                 reject(refused)
             elif command.table_id is None:
                 line = ChatPosted(ChatLine(handle.name, text, None, time.time()))
-                for other in list(self._sessions.values()):
+                for other in list(self._players.values()):
                     other.deliver(line)
             else:
                 self._to_table(handle, command.table_id, SendChat(text, command.table_id),
@@ -398,12 +407,8 @@ class Lobby:
                 reject(Refused(Refusal.OPERATOR_ONLY))
             else:
                 self._operator(handle, command, reject)
-        else:
-            table_id = getattr(command, "table_id", None)
-            if not isinstance(table_id, str):
-                reject(Refused(Refusal.NOT_A_COMMAND, command=repr(command)))
-            else:
-                self._to_table(handle, table_id, command, reject)
+        else:  # a table's commands go straight to it (`PlayerHandle.send`)
+            reject(Refused(Refusal.NOT_A_COMMAND, command=repr(command)))
 
     def _to_table(self, handle: PlayerHandle, table_id: str, command: Command,
                   reject: Callable[[Refused], None]) -> None:
@@ -411,7 +416,14 @@ class Lobby:
         if table is None:
             reject(Refused(Refusal.NO_SUCH_TABLE, table_id=table_id))
         else:
-            table.post(FromPlayer(handle, command))
+            self._forward(handle, table, command)
+
+    @staticmethod
+    def _forward(handle: PlayerHandle, table: Table, command: Command, *,
+                 by_code: bool = False) -> None:
+        """A command the lobby checked goes on to the table: pending until it is taken up."""
+        handle.pending += 1
+        table.post(FromMember(handle.name, command, by_code))
 
     def _create_table(self, handle: PlayerHandle, command: CreateTable,
                       reject: Callable[[Refused], None]) -> None:
@@ -435,13 +447,14 @@ class Lobby:
         table_id = f"t{self._next_table}"
         self._next_table += 1
         code = self._new_code()
-        table = Table(table_id, handle,
+        table = Table(table_id, handle.name,
                       CreateTable(name, command.rules, seconds, bool(command.private),
                                   bool(command.spectators_allowed)),
                       invite_code=code, config=self.config, store=self.store,
-                      seed=self._seeds.getrandbits(64), lobby_post=self._post,
-                      stats=self.stats)
+                      seed=self._seeds.getrandbits(64), mailboxes=self._directory,
+                      lobby_post=self._post, clock=self.clock, stats=self.stats)
         self._tables[table_id] = table
+        self._directory.tables[table_id] = table
         self._codes[code] = table_id
         log.info("table %s created by %s: %r, %s%s", table_id, handle.name, name,
                  command.rules.summary(), ", private" if command.private else "")

@@ -1,8 +1,14 @@
-"""The lobby's language: commands a session sends in, events the lobby sends out.
+"""The lobby's language: commands a player's handle sends in, events it reads out.
 
-All are small frozen dataclasses holding only plain values, rules values and views, so
-they could be serialized and the actors moved across processes. A table event carries
-the view *for its recipient* only (a seat's `SeatView`, or the spectator's).
+All are small frozen dataclasses holding only plain values, rules values and views (no
+handles, no callables), so they could be serialized and a table moved to another process
+than its players. A table event carries the view *for its recipient* only (a seat's
+`SeatView`, or the spectator's).
+
+A table numbers its states: `TableUpdate.seq` grows by one with every change of the
+table, and `GameFinished.seq` is the number of the final state. A `TableUpdate` is a
+whole snapshot, so a player who missed some only needs the latest: on reconnecting they
+get one at once, and `Resync(table_id, seen)` asks for it when the table is past `seen`.
 """
 
 from __future__ import annotations
@@ -73,7 +79,7 @@ class ChatLine:
     """Unix time."""
 
 
-# --- commands (session -> lobby) ----------------------------------------------------------
+# --- commands (player -> lobby or table) ----------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
 class CreateTable:
@@ -133,6 +139,14 @@ class Act:
 
 
 @dataclass(frozen=True, slots=True)
+class Resync:
+    """Send me the table afresh if it changed after state `seen` (0: in any case)."""
+
+    table_id: str
+    seen: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class SendChat:
     text: str
     table_id: str | None = None
@@ -168,11 +182,17 @@ class CloseTable:
     reason: str = ""
 
 
-Command = (CreateTable | JoinSeat | JoinByCode | Spectate | LeaveTable | AddBot | RemoveBot
-           | StartGame | Act | SendChat | Rematch | Broadcast | Kick | Ban | CloseTable)
+TableCommand = (JoinSeat | Spectate | LeaveTable | AddBot | RemoveBot | StartGame | Act
+                | Rematch | Resync)
+"""Commands a handle sends straight to the table they name (the lobby does not relay them)."""
+TABLE_COMMANDS = (JoinSeat, Spectate, LeaveTable, AddBot, RemoveBot, StartGame, Act, Rematch,
+                  Resync)
+
+Command = (CreateTable | JoinByCode | SendChat | Broadcast | Kick | Ban | CloseTable
+           | TableCommand)
 
 
-# --- events (lobby -> session) ------------------------------------------------------------
+# --- events (lobby or table -> player) ------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
 class LobbyUpdate:
@@ -193,6 +213,8 @@ class TableUpdate:
     seat: int | None
     """The recipient's seat, None for a spectator."""
     view: SeatView | None
+    seq: int = 0
+    """The table's state number (see the module docstring)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,14 +260,17 @@ class GameFinished:
     outcome: Outcome
     winners: tuple[str, ...]
     scores: tuple[int, ...]
+    seq: int = 0
+    """The number of the table's final state."""
 
 
 @dataclass(frozen=True, slots=True)
-class SessionEnded:
-    """The lobby dropped this session (taken over, kicked, too slow, shutdown). Last event."""
+class Disconnected:
+    """The lobby ended this handle (connected elsewhere, kicked, too slow, shutdown): the
+    last event it reads."""
 
     reason: str
 
 
 Event = (LobbyUpdate | TableUpdate | TableLeft | ChatPosted | Notice | Rejected | GameFinished
-         | SessionEnded)
+         | Disconnected)

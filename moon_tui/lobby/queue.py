@@ -1,4 +1,4 @@
-"""A session's bounded event queue, where a newer view replaces an undelivered older one.
+"""A player handle's bounded event queue, where a newer view replaces an undelivered older one.
 
 This is what keeps a slow reader from slowing anyone: a table only ever appends here
 (never waits), a newer `TableUpdate` of a table replaces the older one still waiting, and
@@ -39,7 +39,7 @@ class EventQueue:
 
     def __init__(self, maxsize: int) -> None:
         if maxsize < 1:
-            raise ValueError(f"a session queue holds at least 1 event, not {maxsize}")
+            raise ValueError(f"an event queue holds at least 1 event, not {maxsize}")
         self.maxsize = maxsize
         self._boxes: deque[_Box] = deque()
         self._live = 0
@@ -63,7 +63,7 @@ class EventQueue:
         return True
 
     def put_last(self, event: Event) -> None:
-        """Queue the final event even when the queue is full (SessionEnded)."""
+        """Queue the final event even when the queue is full (Disconnected)."""
         self._append(event, None)
 
     def _append(self, event: Event, key: Hashable | None) -> None:

@@ -35,6 +35,7 @@ class Refusal(enum.StrEnum):
     # a table
     TABLE_FAILED = "table_failed"
     TABLE_CLOSING = "table_closing"
+    TABLE_CLOSED = "table_closed"
     NOT_AT_TABLE = "not_at_table"
     NOT_A_TABLE_COMMAND = "not_a_table_command"
     OWNER_ONLY = "owner_only"
@@ -78,6 +79,7 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.CHAT_TOO_FAST: "at most {lines} chat lines every {seconds} seconds: wait a moment",
     Refusal.TABLE_FAILED: "the table could not do that command",
     Refusal.TABLE_CLOSING: "table {table_id} is closing",
+    Refusal.TABLE_CLOSED: "table {table_id} has closed",
     Refusal.NOT_AT_TABLE: "you are not at table {table_id}",
     Refusal.NOT_A_TABLE_COMMAND: "a table cannot do {command}",
     Refusal.OWNER_ONLY: "only the table's owner ({owner}) may {what}",

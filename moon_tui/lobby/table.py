@@ -1,13 +1,21 @@
-"""One table: an actor that owns its seats and its game, reached only through its inbox.
+"""One table: an actor that owns its game, reached only through its inbox.
 
-Everything that happens to a table arrives as a message (a player's command, a computer's
-move, a timer) and is handled one at a time, so the game needs no locks. After each change
-the table sends every member the view *for that member* (`GameState.view(seat)`, or the
-spectator's view): nothing hidden ever leaves the table.
+Everything that happens to a table arrives as a message in its inbox (`internal.py`): a
+member's command, straight from their handle; a computer's move; a clock running out;
+a player connecting or dropping. Messages are handled one at a time, so the game needs
+no locks, and they are plain values, so the table could live in another process than its
+players. The table composes three parts, each with one job:
 
-At any moment the game waits on one thing, the table's *clock*: a computer thinking, a
-player's turn timer, or the pause before the next deal. Each clock carries a generation
-number; a message from an outdated clock is ignored.
+- `Seating` (`seating.py`): who sits where, bots and stand-ins, ownership, rematch votes;
+- `TableClocks` (`clocks.py`): what the game waits on, and the grace period of away
+  players, on an injectable clock;
+- `Publisher` (`publishing.py`): each member's own view after every change, numbered;
+
+and two helpers: `Computers` (`computers.py`, the bots thinking off the event loop) and
+`Recorder` (`records.py`, each game saved once as a record).
+
+A move: `FromMember(name, Act)` → `_act` → `GameState.apply_action` → `_changed` →
+`Publisher.publish` (a `TableUpdate` per member) → `_advance` sets the next clock.
 """
 
 from __future__ import annotations
@@ -16,13 +24,13 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Callable
+from dataclasses import replace
 
-from ..bots import Bot, RandomBot, make_bot
-from ..rules import CHANCE, Action, Breach, GameState, IllegalActionError, RuleBroken, SeatView
-from ..rules.record import record_of
+from ..rules import CHANCE, Action, Breach, GameState, IllegalActionError, RuleBroken
+from .clock import Clock
+from .clocks import TableClocks
+from .computers import Computers
 from .config import LobbyConfig
 from .internal import (
     Attach,
@@ -30,24 +38,22 @@ from .internal import (
     CloseNow,
     DealNow,
     Detach,
-    FromPlayer,
+    FromMember,
     GraceOver,
     LobbyMessage,
-    TableChanged,
+    Mailboxes,
     TableClosed,
     TableMessage,
+    ThinkNow,
     TimerRanOut,
 )
 from .messages import (
-    BOT_LEVELS,
     Act,
     AddBot,
-    BotLevel,
     ChatLine,
     ChatPosted,
     Command,
     CreateTable,
-    Event,
     GameFinished,
     JoinByCode,
     JoinSeat,
@@ -56,51 +62,31 @@ from .messages import (
     Rejected,
     Rematch,
     RemoveBot,
-    SeatInfo,
+    Resync,
     SendChat,
     Spectate,
     StartGame,
     TableInfo,
     TableLeft,
     TableStatus,
-    TableUpdate,
 )
+from .publishing import Publisher
+from .records import Recorder
 from .refusals import Refusal, Refused
-from .session import PlayerHandle
+from .seating import Seating
 from .stats import LobbyStats
 from .store import RecordStore
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class Seat:
-    """A seat: a player (`name`), a computer (`bot_level` only), or nobody."""
-
-    name: str | None = None
-    bot_level: BotLevel | None = None
-    away_since: float | None = None
-    """Set while the player is disconnected (the stand-in computer plays)."""
-
-    @property
-    def free(self) -> bool:
-        return self.name is None and self.bot_level is None
-
-    @property
-    def computer_plays(self) -> bool:
-        return self.name is None or self.away_since is not None
-
-
-def bot_name(level: str) -> str:
-    return f"{level} bot"
-
-
 class Table:
     """A table actor. Start it with `run()` in a task group; talk to it with `post()`."""
 
-    def __init__(self, table_id: str, owner: PlayerHandle, create: CreateTable, *,
+    def __init__(self, table_id: str, owner: str, create: CreateTable, *,
                  invite_code: str, config: LobbyConfig, store: RecordStore, seed: int,
-                 lobby_post: Callable[[LobbyMessage], None], stats: LobbyStats) -> None:
+                 mailboxes: Mailboxes, lobby_post: Callable[[LobbyMessage], None],
+                 clock: Clock, stats: LobbyStats) -> None:
         self.table_id = table_id
         self.name = create.name
         self.rules = create.rules
@@ -108,35 +94,33 @@ class Table:
         self.private = create.private
         self.spectators_allowed = create.spectators_allowed
         self.invite_code = invite_code
-        self.owner = owner.name
         self.config = config
-        self._store = store
         self._lobby_post = lobby_post
+        self._mail = mailboxes
         self._stats = stats
         self._rng = random.Random(seed)
-        self._bot_rng = random.Random(seed ^ 0x5EED)
-        self.seats = [Seat() for _ in range(self.rules.players)]
-        self.seats[0].name = owner.name
-        self.spectators: list[str] = []
-        self.handles: dict[str, PlayerHandle] = {owner.name: owner}
-        """Connected members (seated players and spectators) and their sessions."""
+        self.seating = Seating(self.rules.players, owner)
+        self.publisher = Publisher(mailboxes, lobby_post)
+        self.publisher.connect(owner)
+        self.clocks = TableClocks(clock, self.post)
+        self.computers = Computers(table_id, config.bot_time_budget, seed ^ 0x5EED, self.post)
+        self.recorder = Recorder(table_id, store)
         self.status: TableStatus = "waiting"
         self.state: GameState | None = None
         self.game_names: tuple[str, ...] = ()
-        self.rematch_votes: list[str] = []
-        self._bots: dict[tuple[int, str], Bot] = {}
         self._inbox: asyncio.Queue[TableMessage] = asyncio.Queue()
         self._tg: asyncio.TaskGroup | None = None
-        self._clock: asyncio.Task[None] | None = None
-        self._generation = 0
-        self._grace: dict[str, asyncio.Task[None]] = {}
-        self._reported: TableInfo | None = None
         self._closing: str | None = None
-        self._saved = False
+        self._closed = False
         self._info_key: tuple[object, ...] | None = None
         self._infos: tuple[TableInfo, TableInfo] | None = None
 
     def post(self, message: TableMessage) -> None:
+        if self._closed:
+            if isinstance(message, FromMember):
+                self._mail.taken_up(message.name)
+                self._refuse(message, Refused(Refusal.TABLE_CLOSED, table_id=self.table_id))
+            return
         self._inbox.put_nowait(message)
 
     # -- the actor's loop ----------------------------------------------------------------
@@ -153,133 +137,105 @@ class Table:
                     except Exception:
                         log.exception("table %s failed on %r", self.table_id, message)
                         self._close("the table ran into an error and had to close")
-                self._stop_clocks()
+                self.clocks.stop()
                 await self._save_unfinished()
         except Exception:
             log.exception("table %s crashed", self.table_id)
         finally:
             self._tg = None
+            self._closed = True
+            while not self._inbox.empty():
+                self.post(self._inbox.get_nowait())
             self._lobby_post(TableClosed(self.table_id, self.invite_code))
 
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        assert self._tg is not None
-        return self._tg.create_task(coro)
-
-    def _stop_clocks(self) -> None:
-        if self._clock is not None:
-            self._clock.cancel()
-            self._clock = None
-        for task in self._grace.values():
-            task.cancel()
-        self._grace.clear()
-
     def _handle(self, message: TableMessage) -> None:
-        if isinstance(message, FromPlayer):
+        if isinstance(message, FromMember):
+            self._mail.taken_up(message.name)
             try:
-                self._command(message.handle, message.command, message.by_code)
+                self._command(message.name, message.command, message.by_code)
             except Refused as exc:
-                message.handle.deliver(Rejected.because(message.command, exc))
+                self._refuse(message, exc)
             except Exception:
                 log.exception("table %s could not do %r", self.table_id, message.command)
-                message.handle.deliver(Rejected.because(message.command,
-                                                        Refused(Refusal.TABLE_FAILED)))
-        elif isinstance(message, BotMoved):
-            if message.generation == self._generation:
-                self._computer_moved(message.seat, message.action, message.stand_in)
-        elif isinstance(message, TimerRanOut):
-            if message.generation == self._generation:
-                self._start_clock(self._think(message.seat, stand_in=True))
-        elif isinstance(message, DealNow):
-            if message.generation == self._generation:
-                self._deal()
+                self._refuse(message, Refused(Refusal.TABLE_FAILED))
         elif isinstance(message, Attach):
-            self._attach(message.handle)
+            self._attach(message.name)
         elif isinstance(message, Detach):
-            self._detach(message.handle)
+            self._detach(message.name)
         elif isinstance(message, GraceOver):
             self._grace_over(message.name, message.away_since)
         elif isinstance(message, CloseNow):
             self._close(message.reason)
+        elif not self.clocks.is_current(message.generation):
+            return  # a clock that was stopped or replaced after it went off
+        elif isinstance(message, BotMoved):
+            self._computer_moved(message.seat, message.action, message.stand_in)
+        elif isinstance(message, ThinkNow):
+            self._think(message.seat, stand_in=message.stand_in)
+        elif isinstance(message, TimerRanOut):
+            self._think_later(message.seat, stand_in=True, delay=0)
+        else:
+            self._deal()
+
+    def _refuse(self, message: FromMember, refused: Refused) -> None:
+        self._mail.deliver(message.name, Rejected.because(message.command, refused))
 
     # -- what members see ----------------------------------------------------------------
     def infos(self) -> tuple[TableInfo, TableInfo]:
         """The table's entry without and with the invite code; rebuilt only when the seats,
         status, spectators, owner or votes changed (not on every move)."""
-        key = (self.status, self.owner, tuple(self.spectators), tuple(self.rematch_votes),
-               tuple((s.name, s.bot_level, s.away_since is not None) for s in self.seats))
+        seating = self.seating
+        key = (self.status, seating.key())
         if key != self._info_key:
-            stand_in = self.config.stand_in_level
-            seats = tuple(
-                SeatInfo(name, level if name is None else (stand_in if away else None), away)
-                for name, level, away in key[4])
             public = TableInfo(
-                table_id=self.table_id, name=self.name, owner=self.owner, rules=self.rules,
-                seats=seats, status=self.status, private=self.private,
-                spectators_allowed=self.spectators_allowed, spectators=key[2],
-                turn_seconds=self.turn_seconds, invite_code=None, rematch_votes=key[3])
+                table_id=self.table_id, name=self.name, owner=seating.owner, rules=self.rules,
+                seats=seating.infos(self.config.stand_in_level), status=self.status,
+                private=self.private, spectators_allowed=self.spectators_allowed,
+                spectators=tuple(seating.spectators), turn_seconds=self.turn_seconds,
+                invite_code=None, rematch_votes=tuple(seating.rematch_votes))
             self._infos = (public, replace(public, invite_code=self.invite_code))
             self._info_key = key
         assert self._infos is not None
         return self._infos
 
-    def seat_of(self, name: str) -> int | None:
-        for i, seat in enumerate(self.seats):
-            if seat.name == name:
-                return i
-        return None
-
     def _publish(self) -> None:
-        """Send every connected member its own TableUpdate; tell the lobby if its entry
-        changed. Called after every change."""
-        started = time.perf_counter()
+        """Every connected member gets their own TableUpdate. Called after every change."""
         public, players = self.infos()
-        state = self.state
-        views: dict[int | None, SeatView | None] = {}
-        for name, handle in list(self.handles.items()):
-            seat = self.seat_of(name)
-            if seat not in views:
-                views[seat] = None if state is None else (
-                    state.spectator_view() if seat is None else state.view(seat))
-            info = players if seat is not None or name == self.owner else public
-            handle.deliver(TableUpdate(info, seat, views[seat]))
-        self._stats.fanout_seconds.append(time.perf_counter() - started)
-        if public != self._reported:
-            self._reported = public
-            self._lobby_post(TableChanged(players))
-
-    def _tell(self, name: str, event: Event) -> None:
-        handle = self.handles.get(name)
-        if handle is not None:
-            handle.deliver(event)
-
-    def _tell_all(self, event: Event) -> None:
-        for handle in list(self.handles.values()):
-            handle.deliver(event)
+        self.publisher.publish(public, players, self.state, self.seating.seat_of)
 
     # -- commands --------------------------------------------------------------------------
-    def _command(self, handle: PlayerHandle, command: Command, by_code: bool) -> None:
+    def _command(self, name: str, command: Command, by_code: bool) -> None:
         if self._closing is not None:
             raise Refused(Refusal.TABLE_CLOSING, table_id=self.table_id)
-        name = handle.name
-        if isinstance(command, (JoinSeat, JoinByCode)):
-            self._join(handle, command, by_code)
+        if isinstance(command, JoinSeat | JoinByCode):
+            self._join(name, command, by_code)
             return
         if isinstance(command, Spectate):
-            self._spectate(handle, by_code)
+            self._spectate(name, by_code)
             return
-        if self.handles.get(name) is not handle and self.seat_of(name) is None:
+        if name not in self.publisher.connected and self.seating.seat_of(name) is None:
             raise Refused(Refusal.NOT_AT_TABLE, table_id=self.table_id)
         if isinstance(command, Act):
             self._act(name, command.action)
+        elif isinstance(command, Resync):
+            if command.seen < self.publisher.seq:
+                public, players = self.infos()
+                self.publisher.resend(name, public, players, self.state, self.seating.seat_of)
         elif isinstance(command, LeaveTable):
             self._leave(name, "you left the table")
         elif isinstance(command, SendChat):
             line = ChatLine(name, command.text, self.table_id, time.time())
-            self._tell_all(ChatPosted(line))
+            self.publisher.tell_all(ChatPosted(line))
         elif isinstance(command, AddBot):
-            self._add_bot(name, command.seat, command.level)
+            self._owner_only(name, "add computer players")
+            self._not_playing("change the seats")
+            self.seating.add_bot(command.seat, command.level)
+            self._publish()
         elif isinstance(command, RemoveBot):
-            self._remove_bot(name, command.seat)
+            self._owner_only(name, "remove computer players")
+            self._not_playing("change the seats")
+            self.seating.remove_bot(command.seat)
+            self._publish()
         elif isinstance(command, StartGame):
             self._owner_only(name, "start the game")
             self._start_game()
@@ -289,205 +245,128 @@ class Table:
             raise Refused(Refusal.NOT_A_TABLE_COMMAND, command=type(command).__name__)
 
     def _owner_only(self, name: str, what: str) -> None:
-        if name != self.owner:
-            raise Refused(Refusal.OWNER_ONLY, owner=self.owner, what=what)
+        if name != self.seating.owner:
+            raise Refused(Refusal.OWNER_ONLY, owner=self.seating.owner, what=what)
 
     def _not_playing(self, what: str) -> None:
         if self.status == "playing":
             raise Refused(Refusal.GAME_STARTED, what=what)
 
-    def _is_member(self, name: str) -> bool:
-        return self.seat_of(name) is not None or name in self.spectators or name == self.owner
-
-    def _join(self, handle: PlayerHandle, command: JoinSeat | JoinByCode, by_code: bool) -> None:
-        name = handle.name
-        if self.private and not by_code and not self._is_member(name):
+    def _check_private(self, name: str, by_code: bool) -> None:
+        if self.private and not by_code and not self.seating.is_member(name):
             raise Refused(Refusal.PRIVATE_TABLE, table_id=self.table_id)
-        current = self.seat_of(name)
+
+    def _join(self, name: str, command: JoinSeat | JoinByCode, by_code: bool) -> None:
+        self._check_private(name, by_code)
+        seating = self.seating
+        current = seating.seat_of(name)
         wanted = command.seat if isinstance(command, JoinSeat) else None
         if current is not None and (wanted is None or wanted == current):
             if isinstance(command, JoinByCode):
-                self.handles[name] = handle
+                self.publisher.connect(name)
                 self._publish()
                 return
             raise Refused(Refusal.ALREADY_SEATED, seat=current)
         if self.status == "playing":
             if isinstance(command, JoinByCode) and (self.spectators_allowed
-                                                    or name == self.owner):
-                self._spectate(handle, by_code)
+                                                    or name == seating.owner):
+                self._spectate(name, by_code)
                 return
             if not self.spectators_allowed:
                 raise Refused(Refusal.STARTED_NO_SPECTATORS)
             raise Refused(Refusal.STARTED_WATCH_ONLY)
         if wanted is None:
-            free = [i for i, s in enumerate(self.seats) if s.free]
-            if not free:
+            wanted = seating.first_free()
+            if wanted is None:
                 if isinstance(command, JoinByCode) and self.spectators_allowed:
-                    self._spectate(handle, by_code)
+                    self._spectate(name, by_code)
                     return
                 raise Refused(Refusal.NO_FREE_SEAT, table_id=self.table_id)
-            wanted = free[0]
-        self._check_seat(wanted)
-        seat = self.seats[wanted]
-        if not seat.free:
-            who = seat.name if seat.name is not None else bot_name(str(seat.bot_level))
-            raise Refused(Refusal.SEAT_TAKEN, seat=wanted, by=who)
-        if current is not None:
-            self.seats[current] = Seat()
-        if name in self.spectators:
-            self.spectators.remove(name)
-        seat.name = name
-        self.handles[name] = handle
-        self.rematch_votes.clear()
+        seating.sit(name, wanted)
+        self.publisher.connect(name)
         self._publish()
 
-    def _spectate(self, handle: PlayerHandle, by_code: bool) -> None:
-        name = handle.name
-        if name in self.spectators:
+    def _spectate(self, name: str, by_code: bool) -> None:
+        if name in self.seating.spectators:
             raise Refused(Refusal.ALREADY_WATCHING, table_id=self.table_id)
-        if not self.spectators_allowed and name != self.owner:
+        if not self.spectators_allowed and name != self.seating.owner:
             raise Refused(Refusal.NO_SPECTATORS, table_id=self.table_id)
-        if self.private and not by_code and not self._is_member(name):
-            raise Refused(Refusal.PRIVATE_TABLE, table_id=self.table_id)
-        current = self.seat_of(name)
-        if current is not None:
-            self._not_playing("leave your seat to watch")
-            self.seats[current] = Seat()
-            self.rematch_votes.clear()
-        self.spectators.append(name)
-        self.handles[name] = handle
-        self._publish()
-
-    def _check_seat(self, seat: object) -> None:
-        last = len(self.seats) - 1
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= last:
-            raise Refused(Refusal.NO_SUCH_SEAT, seat=seat if type(seat) is int else repr(seat),
-                          last=last)
-
-    def _add_bot(self, name: str, seat: int, level: str) -> None:
-        self._owner_only(name, "add computer players")
-        self._not_playing("change the seats")
-        if level not in BOT_LEVELS:
-            raise Refused(Refusal.NO_SUCH_LEVEL, level=repr(level), levels=", ".join(BOT_LEVELS))
-        self._check_seat(seat)
-        if not self.seats[seat].free:
-            raise Refused(Refusal.SEAT_NOT_FREE, seat=seat)
-        self.seats[seat] = Seat(bot_level=level)
-        self.rematch_votes.clear()
-        self._publish()
-
-    def _remove_bot(self, name: str, seat: int) -> None:
-        self._owner_only(name, "remove computer players")
-        self._not_playing("change the seats")
-        self._check_seat(seat)
-        if self.seats[seat].name is not None or self.seats[seat].bot_level is None:
-            raise Refused(Refusal.NO_BOT_AT_SEAT, seat=seat)
-        self.seats[seat] = Seat()
-        self.rematch_votes.clear()
+        self._check_private(name, by_code)
+        self.seating.watch(name, playing=self.status == "playing")
+        self.publisher.connect(name)
         self._publish()
 
     def _leave(self, name: str, reason: str) -> None:
-        seat = self.seat_of(name)
+        playing = self.status == "playing"
+        seat = self.seating.leave(name, self.config.stand_in_level if playing else None)
         if seat is not None:
-            if self.status == "playing":
-                self.seats[seat] = Seat(bot_level=self.config.stand_in_level)
-                self._tell_all_but(name, Notice(
-                    f"{name} left table {self.table_id}: a computer plays seat {seat}"))
-            else:
-                self.seats[seat] = Seat()
-            self._end_grace(name)
-        if name in self.spectators:
-            self.spectators.remove(name)
-        if name in self.rematch_votes:
-            self.rematch_votes.remove(name)
-        handle = self.handles.pop(name, None)
-        if handle is not None:
-            handle.deliver(TableLeft(self.table_id, reason))
+            if playing:
+                self.publisher.tell_all(Notice(
+                    f"{name} left table {self.table_id}: a computer plays seat {seat}"), but=name)
+            self.clocks.end_grace(name)
+        if self.publisher.disconnect(name):
+            self.publisher.answer(name, TableLeft(self.table_id, reason))
         self._after_someone_left(name)
         if seat is not None and self._to_move() == seat:
             self._advance()
 
-    def _tell_all_but(self, name: str, event: Event) -> None:
-        for other, handle in list(self.handles.items()):
-            if other != name:
-                handle.deliver(event)
-
-    def _humans(self) -> list[str]:
-        """Humans still at the table, seated ones first (in seat order), then spectators."""
-        seated = [s.name for s in self.seats if s.name is not None]
-        return seated + [n for n in self.spectators if n not in seated]
-
     def _after_someone_left(self, name: str) -> None:
-        humans = self._humans()
-        if not humans:
+        if not self.seating.humans():
             self._close("nobody is left at the table")
             return
-        if name == self.owner and name not in humans:
-            self.owner = humans[0]
-            self._tell(self.owner, Notice(f"you now own table {self.table_id}"))
+        owner = self.seating.pass_ownership(name)
+        if owner is not None:
+            self.publisher.tell(owner, Notice(f"you now own table {self.table_id}"))
         self._publish()
 
-    # -- sessions coming and going -------------------------------------------------------
-    def _attach(self, handle: PlayerHandle) -> None:
-        name = handle.name
-        seat = self.seat_of(name)
-        if seat is None and name not in self.spectators:
+    # -- players connecting and dropping ---------------------------------------------------
+    def _attach(self, name: str) -> None:
+        seating = self.seating
+        seat = seating.seat_of(name)
+        if seat is None and name not in seating.spectators:
             return
-        self.handles[name] = handle
-        was_away = seat is not None and self.seats[seat].away_since is not None
+        self.publisher.connect(name)
+        was_away = seat is not None and seating.seats[seat].away_since is not None
         if seat is not None:
-            self.seats[seat].away_since = None
-            self._end_grace(name)
+            seating.seats[seat].away_since = None
+            self.clocks.end_grace(name)
         self._publish()
         if was_away and self._to_move() == seat:
             self._advance()
 
-    def _detach(self, handle: PlayerHandle) -> None:
-        name = handle.name
-        if self.handles.get(name) is not handle:
+    def _detach(self, name: str) -> None:
+        if not self.publisher.disconnect(name):
             return
-        del self.handles[name]
-        seat = self.seat_of(name)
+        seating = self.seating
+        seat = seating.seat_of(name)
         if seat is None:
-            if name in self.spectators:
-                self.spectators.remove(name)
+            if name in seating.spectators:
+                seating.spectators.remove(name)
                 self._after_someone_left(name)
             return
-        since = time.monotonic()
-        self.seats[seat].away_since = since
-        self._end_grace(name)
-        self._grace[name] = self._spawn(self._grace_timer(name, since))
+        seating.seats[seat].away_since = self.clocks.start_grace(name,
+                                                                 self.config.grace_seconds)
         self._publish()
         if self._to_move() == seat:
             self._advance()
 
-    async def _grace_timer(self, name: str, since: float) -> None:
-        await asyncio.sleep(self.config.grace_seconds)
-        self.post(GraceOver(name, since))
-
-    def _end_grace(self, name: str) -> None:
-        task = self._grace.pop(name, None)
-        if task is not None:
-            task.cancel()
-
     def _grace_over(self, name: str, since: float) -> None:
-        seat = self.seat_of(name)
-        if seat is None or self.seats[seat].away_since != since:
+        seat = self.seating.seat_of(name)
+        if seat is None or self.seating.seats[seat].away_since != since:
             return
-        self._grace.pop(name, None)
+        self.clocks.end_grace(name)
         self._leave(name, "you were away too long")
 
     # -- the game --------------------------------------------------------------------------
     def _start_game(self) -> None:
         self._not_playing("start another game")
-        if any(s.free for s in self.seats):
+        if not self.seating.full:
             raise Refused(Refusal.SEATS_EMPTY)
         self.state = GameState.new_game(self.rules, self._rng)
-        self.game_names = tuple(s.name if s.name is not None else bot_name(str(s.bot_level))
-                                for s in self.seats)
+        self.game_names = self.seating.names()
         self.status = "playing"
-        self.rematch_votes.clear()
-        self._saved = False
+        self.seating.rematch_votes.clear()
+        self.recorder.new_game()
         self._publish()
         self._advance()
 
@@ -498,7 +377,7 @@ class Table:
         return player if player >= 0 else None
 
     def _act(self, name: str, action: Action) -> None:
-        seat = self.seat_of(name)
+        seat = self.seating.seat_of(name)
         if seat is None:
             raise Refused(Refusal.SPECTATOR_CANNOT_PLAY)
         if self.state is None or self.status != "playing":
@@ -520,9 +399,9 @@ class Table:
     def _computer_moved(self, seat: int, action: Action, stand_in: bool) -> None:
         assert self.state is not None
         self.state.apply_action(action)
-        player = self.seats[seat].name
-        if stand_in and player is not None and self.seats[seat].away_since is None:
-            self._tell(player, Notice(
+        held = self.seating.seats[seat]
+        if stand_in and held.name is not None and held.away_since is None:
+            self.publisher.tell(held.name, Notice(
                 f"your time ran out: the computer chose {action} for you", "warning"))
         self._changed()
 
@@ -541,10 +420,7 @@ class Table:
 
     def _advance(self) -> None:
         """Set the clock for whatever the game waits on now."""
-        if self._clock is not None:
-            self._clock.cancel()
-            self._clock = None
-        self._generation += 1
+        generation = self.clocks.restart()
         state = self.state
         if state is None or self.status != "playing":
             return
@@ -553,61 +429,35 @@ class Table:
             return
         player = state.current_player()
         if player == CHANCE:
-            self._start_clock(self._deal_later(self._generation))
+            if self.config.hand_pause > 0:
+                self.clocks.post_after(self.config.hand_pause, DealNow(generation))
+            else:
+                self.post(DealNow(generation))  # readers still see the hand's end
             return
-        seat = self.seats[player]
+        seat = self.seating.seats[player]
         if seat.computer_plays:
-            self._start_clock(self._think(player, stand_in=seat.name is not None))
+            self._think_later(player, stand_in=seat.name is not None,
+                              delay=self.config.bot_delay)
         elif self.turn_seconds is not None:
-            self._start_clock(self._turn_timer(self._generation, player))
+            self.clocks.post_after(self.turn_seconds * self.config.timer_scale,
+                                   TimerRanOut(generation, player))
 
-    def _start_clock(self, coro: Coroutine[Any, Any, None]) -> None:
-        if self._clock is not None:
-            self._clock.cancel()
-        self._clock = self._spawn(coro)
+    def _think_later(self, seat: int, *, stand_in: bool, delay: float) -> None:
+        """A computer plays `seat` after a pause (so humans can follow)."""
+        if delay > 0:
+            self.clocks.post_after(delay, ThinkNow(self.clocks.generation, seat, stand_in))
+        else:
+            self._think(seat, stand_in=stand_in)
 
-    async def _deal_later(self, generation: int) -> None:
-        if self.config.hand_pause > 0:
-            await asyncio.sleep(self.config.hand_pause)
-        self.post(DealNow(generation))
-
-    async def _turn_timer(self, generation: int, seat: int) -> None:
-        assert self.turn_seconds is not None
-        await asyncio.sleep(self.turn_seconds * self.config.timer_scale)
-        self.post(TimerRanOut(generation, seat))
-
-    def _think(self, seat: int, *, stand_in: bool) -> Coroutine[Any, Any, None]:
+    def _think(self, seat: int, *, stand_in: bool) -> None:
         """A computer's move for `seat`, chosen off the event loop from the seat's view."""
-        assert self.state is not None
-        held = self.seats[seat]
+        assert self.state is not None and self._tg is not None
+        held = self.seating.seats[seat]
         level = self.config.stand_in_level if stand_in or held.bot_level is None \
             else held.bot_level
         view = self.state.view(seat)
-        bot = self._bot(seat, level)
-        return self._choose(self._generation, seat, bot, view, stand_in)
-
-    def _bot(self, seat: int, level: str) -> Bot:
-        key = (seat, level)
-        bot = self._bots.get(key)
-        if bot is None:
-            bot = make_bot(level, time_budget=self.config.bot_time_budget)
-            self._bots[key] = bot
-        return bot
-
-    async def _choose(self, generation: int, seat: int, bot: Bot, view: SeatView,
-                      stand_in: bool) -> None:
-        if self.config.bot_delay > 0:
-            await asyncio.sleep(self.config.bot_delay)
-        rng = self._bot_rng
-        try:
-            action = await asyncio.to_thread(bot.choose, view, rng)
-            if action not in view.legal:
-                raise ValueError(f"{bot.name} chose {action}, not a legal action")
-        except Exception:
-            log.exception("table %s: the %s bot failed at seat %d; playing at random",
-                          self.table_id, bot.name, seat)
-            action = RandomBot().choose(view, rng)
-        self.post(BotMoved(generation, seat, action, stand_in))
+        self.clocks.work(self._tg.create_task(self.computers.choose(
+            self.clocks.generation, seat, level, view, stand_in)))
 
     def _finish_game(self) -> None:
         state = self.state
@@ -618,65 +468,36 @@ class Table:
         self._stats.games += 1
         winners = tuple(self.game_names[i] for i in range(self.rules.players)
                         if self.rules.side_of(i) == outcome.winner)
-        self._tell_all(GameFinished(self.table_id, outcome, winners, state.scores))
-        self._save(state, finished=True)
+        self.publisher.tell_all(GameFinished(self.table_id, outcome, winners, state.scores,
+                                             self.publisher.seq))
+        record = self.recorder.take(state, self.game_names)
+        if record is not None and self._tg is not None:
+            self._tg.create_task(self.recorder.store(record, finished=True))
         self._publish()
 
     def _rematch(self, name: str, agree: bool) -> None:
         if self.status != "finished":
             raise Refused(Refusal.REMATCH_NOT_OVER)
-        if self.seat_of(name) is None:
-            raise Refused(Refusal.REMATCH_SEATED_ONLY)
-        if agree and name not in self.rematch_votes:
-            self.rematch_votes.append(name)
-        elif not agree and name in self.rematch_votes:
-            self.rematch_votes.remove(name)
-        humans = [s.name for s in self.seats if s.name is not None]
-        if agree and all(h in self.rematch_votes for h in humans):
-            if any(s.free for s in self.seats):
+        if self.seating.vote(name, agree):
+            if not self.seating.full:
                 self._publish()
                 raise Refused(Refusal.REMATCH_SEATS_EMPTY)
             self._start_game()
         else:
             self._publish()
 
-    # -- records and closing ---------------------------------------------------------------
-    def _save(self, state: GameState, *, finished: bool) -> None:
-        if self._saved:
-            return
-        self._saved = True
-        record = self._record(state)
-        if record is not None:
-            self._spawn(self._store_record(record, finished))
-
-    def _record(self, state: GameState) -> dict[str, Any] | None:
-        """The game as a `moon/1` record; None (and a logged traceback) if that fails."""
-        try:
-            return record_of(state, self.game_names)
-        except Exception:
-            log.exception("table %s: could not write the game record", self.table_id)
-            return None
-
-    async def _store_record(self, record: dict[str, Any], finished: bool) -> None:
-        try:
-            await self._store.save(record, finished=finished)
-        except Exception:
-            log.exception("table %s: the record store failed", self.table_id)
-
+    # -- closing -----------------------------------------------------------------------------
     async def _save_unfinished(self) -> None:
-        state = self.state
-        if state is None or self.status != "playing" or self._saved:
-            return
-        self._saved = True
-        record = self._record(state)
-        if record is not None:
-            await self._store_record(record, False)
+        if self.state is not None and self.status == "playing":
+            record = self.recorder.take(self.state, self.game_names)
+            if record is not None:
+                await self.recorder.store(record, finished=False)
 
     def _close(self, reason: str) -> None:
         if self._closing is not None:
             return
         self._closing = reason
-        self._stop_clocks()
-        for handle in list(self.handles.values()):
-            handle.deliver(TableLeft(self.table_id, reason))
-        self.handles.clear()
+        self.clocks.stop()
+        for name in list(self.publisher.connected):
+            self.publisher.disconnect(name)
+            self.publisher.answer(name, TableLeft(self.table_id, reason))

@@ -1,8 +1,14 @@
-"""What every screen of the app shares: the too-small notice and being told of events."""
+"""What every screen of the app shares: the too-small notice and being told of events.
+
+The app hands each event only to the screens it concerns: a table's events (its
+`TableUpdate`s, `GameFinished`, its chat, refusals of commands about it) to the screens
+showing that table (`table_id`), the lobby's to the lobby screen. A screen draws from the
+event it is given; when it opens, it draws from the model (`ScreenContext.model`).
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 
 from rich.text import Text
 from textual import events
@@ -13,11 +19,9 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
-from ..lobby.messages import Event
+from ..lobby.messages import ChatPosted, Event, LobbyUpdate
+from .context import ScreenContext
 from .plain import plain
-
-if TYPE_CHECKING:
-    from ..app import MoonApp
 
 MIN_WIDTH = 80
 MIN_HEIGHT = 24
@@ -51,14 +55,7 @@ def set_text(widget: Static, text: str | Text | Content, *, layout: bool = False
     widget.update(plain(text) if isinstance(text, str) else text, layout=layout)
 
 
-class EventSink:
-    """A screen that redraws itself from the session model when an event arrives."""
-
-    def moon_event(self, event: Event) -> None:
-        """Called by the app after the model has taken the event in."""
-
-
-class MoonParts(EventSink):
+class MoonParts:
     """What screens and dialogs share: the app, the too-small notice, the help key.
 
     Opening a screen is one of the costliest things a session does over SSH, and much
@@ -70,6 +67,9 @@ class MoonParts(EventSink):
     `AUTO_FOCUS` rather than focusing it in `on_mount`: Textual would first focus the
     first focusable widget (restyling it, and a container with all it holds), then move.
     """
+
+    table_id: str | None = None
+    """The table this screen shows, if any: it gets that table's events."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -97,12 +97,14 @@ class MoonParts(EventSink):
             event.refresh_styles = False
 
     @property
-    def moon(self) -> MoonApp:
-        from ..app import MoonApp
+    def moon(self) -> ScreenContext:
+        return cast(ScreenContext, self.app)  # type: ignore[attr-defined]
 
-        app = self.app  # type: ignore[attr-defined]
-        assert isinstance(app, MoonApp)
-        return app
+    def table_event(self, event: Event) -> None:
+        """An event of the table this screen shows (`table_id`); the model has it too."""
+
+    def lobby_event(self, event: LobbyUpdate | ChatPosted) -> None:
+        """The list of tables and who is online, or a line of the lobby chat."""
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -114,7 +116,7 @@ class MoonParts(EventSink):
     def action_help(self) -> None:
         from .help import HelpScreen
 
-        self.moon.push_screen(HelpScreen())
+        self.app.push_screen(HelpScreen())  # type: ignore[attr-defined]
 
 
 class MoonScreen(MoonParts, Screen[None]):

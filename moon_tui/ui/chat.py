@@ -49,12 +49,18 @@ class ChatPanel(Vertical):
         else:
             new = lines
         for line in new:
-            text = Text()
-            text.append(line.sender, style="bold")
-            text.append(": " + line.text)
-            log.write(text)
-        if lines:
-            self._last = lines[-1]
+            self._write(log, line)
+
+    def add(self, line: ChatLine) -> None:
+        """One new line."""
+        self._write(self.query_one(RichLog), line)
+
+    def _write(self, log: RichLog, line: ChatLine) -> None:
+        text = Text()
+        text.append(line.sender, style="bold")
+        text.append(": " + line.text)
+        log.write(text)
+        self._last = line
 
     def focus_input(self) -> None:
         self.query_one(Input).focus()

@@ -19,23 +19,27 @@ from .words import seat_name, side_name, trump_words
 class TableDialog(MoonModal):
     """A dialog about one table that redraws when the table changes."""
 
+    table_id: str
+
     def __init__(self, table_id: str) -> None:
         super().__init__(classes="dialog")
         self.table_id = table_id
+        self.update: TableUpdate | None = None
 
     def view(self) -> SeatView | None:
-        update = self.moon.model.tables.get(self.table_id)
-        return None if update is None else update.view
+        return None if self.update is None else self.update.view
 
-    def moon_event(self, event: Event) -> None:
-        if isinstance(event, TableUpdate) and event.table.table_id == self.table_id:
+    def table_event(self, event: Event) -> None:
+        if isinstance(event, TableUpdate):
+            self.update = event
             self.redraw()
 
     def on_mount(self) -> None:
+        self.update = self.moon.model.tables.get(self.table_id)
         self.redraw()
 
     def redraw(self) -> None:
-        """Draw from the latest view."""
+        """Draw from `update`, the table's latest."""
 
 
 class LastTrickScreen(TableDialog):
@@ -47,7 +51,7 @@ class LastTrickScreen(TableDialog):
 
     def redraw(self) -> None:
         view = self.view()
-        update = self.moon.model.tables.get(self.table_id)
+        update = self.update
         text: Text | str = "No trick has been played yet in this hand."
         if view is not None and update is not None and view.last_trick is not None:
             trick = view.last_trick
@@ -67,7 +71,7 @@ class ScoreSheetScreen(TableDialog):
 
     def redraw(self) -> None:
         view = self.view()
-        update = self.moon.model.tables.get(self.table_id)
+        update = self.update
         if view is None or update is None:
             return
         rules, info = view.rules, update.table

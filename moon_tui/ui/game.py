@@ -55,6 +55,8 @@ def _digit_bindings() -> list[Binding]:
 class GameScreen(MoonScreen):
     """One table while a game is on (or over). Renders only the latest `SeatView`."""
 
+    table_id: str
+
     AUTO_FOCUS = "HandView"
     BINDINGS = [
         Binding("left", "move(-1)", "←", show=False),
@@ -79,6 +81,7 @@ class GameScreen(MoonScreen):
         self.table_id = table_id
         self._view: SeatView | None = None
         self._update: TableUpdate | None = None
+        self._finished: GameFinished | None = None
         self._problem: str = ""
         self._turn_key: tuple[object, ...] = ()
         self._turn_started = time.monotonic()
@@ -100,29 +103,33 @@ class GameScreen(MoonScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.redraw()
-        self.query_one(ChatPanel).show(self.moon.model.chat_of(self.table_id))
+        model = self.moon.model
+        self._finished = model.finished.get(self.table_id)
+        update = model.tables.get(self.table_id)
+        if update is not None:
+            self.show(update)
+        self.query_one(ChatPanel).show(model.chat_of(self.table_id))
 
     # -- drawing ---------------------------------------------------------------------------
-    def moon_event(self, event: Event) -> None:
-        if isinstance(event, TableUpdate) and event.table.table_id == self.table_id:
-            self.redraw()
-        elif isinstance(event, GameFinished) and event.table_id == self.table_id:
-            self.redraw()
-        elif isinstance(event, ChatPosted) and event.line.table_id == self.table_id:
-            self.query_one(ChatPanel).show(self.moon.model.chat_of(self.table_id))
-        elif isinstance(event, Rejected) and self._is_mine(event):
+    def table_event(self, event: Event) -> None:
+        if isinstance(event, TableUpdate):
+            if event.view is not None and event.view.outcome is None:
+                self._finished = None
+            self.show(event)
+        elif isinstance(event, GameFinished):
+            self._finished = event
+            if self._update is not None:
+                self.show(self._update)
+        elif isinstance(event, ChatPosted):
+            self.query_one(ChatPanel).add(event.line)
+        elif isinstance(event, Rejected):
             words = refusal_words(event)
             self._problem = words[:1].upper() + words[1:]
             self._draw_prompt()
 
-    def _is_mine(self, event: Rejected) -> bool:
-        table_id = getattr(event.command, "table_id", None)
-        return table_id == self.table_id
-
-    def redraw(self) -> None:
-        update = self.moon.model.tables.get(self.table_id)
-        if update is None or update.view is None:
+    def show(self, update: TableUpdate) -> None:
+        """Draw the table as this update shows it."""
+        if update.view is None:
             return
         self._update = update
         view = update.view
@@ -133,7 +140,7 @@ class GameScreen(MoonScreen):
             self._turn_key = key
             self._turn_started = time.monotonic()
             self._problem = ""
-        finished = self.moon.model.finished.get(self.table_id)
+        finished = self._finished
         set_text(self.query_one("#header", Static), header(view, update.table))
         self._draw_seats()
         set_text(self.query_one("#centre", Static), centre_panel(view, update.table))

@@ -11,7 +11,6 @@ from textual.widgets import Static
 
 from ..lobby.messages import (
     ChatPosted,
-    Event,
     JoinSeat,
     LobbyUpdate,
     SendChat,
@@ -107,27 +106,26 @@ class LobbyScreen(MoonScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.redraw()
+        self.show(self.moon.model.lobby)
         self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
 
-    def moon_event(self, event: Event) -> None:
+    def lobby_event(self, event: LobbyUpdate | ChatPosted) -> None:
         if not self.is_current:
-            # Every session gets every lobby change: a hidden lobby redraws when shown.
+            # Every player gets every lobby change: a hidden lobby redraws when shown.
             self._stale = True
-            return
-        if isinstance(event, LobbyUpdate):
-            self.redraw()
-        elif isinstance(event, ChatPosted) and event.line.table_id is None:
-            self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
+        elif isinstance(event, LobbyUpdate):
+            self.show(event)
+        else:
+            self.query_one(ChatPanel).add(event.line)
 
     def on_screen_resume(self) -> None:
         if self._stale:
             self._stale = False
-            self.redraw()
+            self.show(self.moon.model.lobby)
             self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
 
-    def redraw(self) -> None:
-        lobby = self.moon.model.lobby
+    def show(self, lobby: LobbyUpdate | None) -> None:
+        """Draw the lobby as `lobby` shows it (None: not heard from the lobby yet)."""
         header = Text(no_wrap=True, overflow="ellipsis")
         header.append(" Moon ", style="bold reverse")
         header.append(" lobby · you are ")

@@ -1,4 +1,4 @@
-"""What one session knows, built only from the events its `PlayerHandle` delivered.
+"""What one player was told, built only from the events their `PlayerHandle` delivered.
 
 The interface keeps no game state of its own: the latest `LobbyUpdate`, the latest
 `TableUpdate` of each table the player sits at or watches, and the chat lines.
@@ -25,7 +25,7 @@ CHAT_KEPT = 200
 
 @dataclass
 class Model:
-    """The session's picture of the lobby and its tables; updated by `apply`."""
+    """The player's picture of the lobby and its tables; updated by `apply`."""
 
     name: str
     lobby: LobbyUpdate | None = None
@@ -33,17 +33,14 @@ class Model:
     finished: dict[str, GameFinished] = field(default_factory=dict)
     lobby_chat: deque[ChatLine] = field(default_factory=lambda: deque(maxlen=CHAT_KEPT))
     table_chat: dict[str, deque[ChatLine]] = field(default_factory=dict)
-    views_received: int = 0
 
     def apply(self, event: Event) -> None:
         if isinstance(event, LobbyUpdate):
             self.lobby = event
         elif isinstance(event, TableUpdate):
             self.tables[event.table.table_id] = event
-            if event.view is not None:
-                self.views_received += 1
-                if event.view.outcome is None:
-                    self.finished.pop(event.table.table_id, None)
+            if event.view is not None and event.view.outcome is None:
+                self.finished.pop(event.table.table_id, None)
         elif isinstance(event, TableLeft):
             self.tables.pop(event.table_id, None)
             self.table_chat.pop(event.table_id, None)

@@ -115,6 +115,7 @@ LOBBY: dict[Refusal, _Words] = {
                                      f"{p.get('seconds')} seconds: wait a moment",
     Refusal.TABLE_FAILED: lambda p: "the table could not do that command",
     Refusal.TABLE_CLOSING: lambda p: f"table {p.get('table_id')} is closing",
+    Refusal.TABLE_CLOSED: lambda p: f"table {p.get('table_id')} has closed",
     Refusal.NOT_AT_TABLE: lambda p: f"you are not at table {p.get('table_id')}",
     Refusal.NOT_A_TABLE_COMMAND: lambda p: f"a table cannot do {p.get('command')}",
     Refusal.PRIVATE_TABLE: lambda p: f"table {p.get('table_id')} is private: join it with "

@@ -70,10 +70,6 @@ class RowList(Widget, can_focus=True):
 
     # -- the rows --------------------------------------------------------------------------
     @property
-    def row_count(self) -> int:
-        return len(self._rows)
-
-    @property
     def selected(self) -> str | None:
         """The key of the row under the cursor (None when there is no row)."""
         return self._rows[self.cursor][0] if self._rows else None

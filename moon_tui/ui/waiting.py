@@ -51,6 +51,7 @@ def seat_rows(info: TableInfo, me: str) -> list[tuple[str, str, str]]:
 
 
 class WaitingScreen(MoonScreen):
+    table_id: str
     AUTO_FOCUS = "RowList"
     BINDINGS = [
         Binding("b", "add_bot", "add bot"),
@@ -67,6 +68,8 @@ class WaitingScreen(MoonScreen):
     def __init__(self, table_id: str) -> None:
         super().__init__(classes="waiting")
         self.table_id = table_id
+        self.info: TableInfo | None = None
+        """The table as last shown."""
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
@@ -82,28 +85,26 @@ class WaitingScreen(MoonScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.redraw()
-        self.query_one(ChatPanel).show(self.moon.model.chat_of(self.table_id))
+        model = self.moon.model
+        info = model.table(self.table_id)
+        if info is not None:
+            self.show(info)
+        self.query_one(ChatPanel).show(model.chat_of(self.table_id))
 
-    def moon_event(self, event: Event) -> None:
-        if isinstance(event, TableUpdate) and event.table.table_id == self.table_id:
-            self.redraw()
-        elif isinstance(event, ChatPosted) and event.line.table_id == self.table_id:
-            self.query_one(ChatPanel).show(self.moon.model.chat_of(self.table_id))
-
-    @property
-    def info(self) -> TableInfo | None:
-        return self.moon.model.table(self.table_id)
+    def table_event(self, event: Event) -> None:
+        if isinstance(event, TableUpdate):
+            self.show(event.table)
+        elif isinstance(event, ChatPosted):
+            self.query_one(ChatPanel).add(event.line)
 
     @property
     def is_owner(self) -> bool:
         info = self.info
         return info is not None and info.owner == self.moon.player_name
 
-    def redraw(self) -> None:
-        info = self.info
-        if info is None:
-            return
+    def show(self, info: TableInfo) -> None:
+        """Draw the waiting room as `info` shows the table."""
+        self.info = info
         header = Text(no_wrap=True, overflow="ellipsis")
         header.append(" Moon ", style="bold reverse")
         header.append(f" {info.name} · waiting room · owner {info.owner}")

@@ -1,0 +1,123 @@
+"""A player's handle on the lobby: send commands, read events.
+
+`send` never blocks and never raises: a refused command comes back as a `Rejected` event.
+A command for a table (`TABLE_COMMANDS`) goes straight to that table's inbox, found in the
+lobby's directory; the rest go to the lobby. Tables and the lobby write events with
+`deliver`, which never blocks either; a handle whose queue is still full after coalescing
+is dropped, so one stuck reader costs nobody else anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+
+from .internal import FromHandle, FromMember, HandleClosed, LobbyMessage, TableDoor
+from .messages import TABLE_COMMANDS, Command, Disconnected, Event, Rejected
+from .queue import EventQueue
+from .refusals import Refusal, Refused
+
+TOO_SLOW = "your connection could not keep up"
+
+
+class LobbyClosed(Exception):
+    """The handle has ended (or the lobby is not running): no more events will come."""
+
+
+class PlayerHandle:
+    """One connection of a player to the lobby, as the interface and the server hold it."""
+
+    def __init__(self, name: str, *, operator: bool, queue_size: int,
+                 post: Callable[[LobbyMessage], None], tables: Mapping[str, TableDoor],
+                 max_pending: int = 64) -> None:
+        self.name = name
+        self.operator = operator
+        self._queue = EventQueue(queue_size)
+        self._post = post
+        self._tables = tables
+        self._max_pending = max_pending
+        self.pending = 0
+        """Commands sent and not yet taken up by the lobby or a table (they decrement it)."""
+        self._closed = False
+        self._ended = False
+        self._ended_read = False
+
+    def __repr__(self) -> str:
+        return f"<PlayerHandle {self.name!r}{' closed' if self.closed else ''}>"
+
+    # -- the player's side ---------------------------------------------------------------
+    def send(self, command: Command) -> None:
+        """Hand a command to its table, or to the lobby; answers come back as events."""
+        if self.closed:
+            return
+        if self.pending >= self._max_pending:
+            self.deliver(Rejected.because(command, Refused(Refusal.TOO_MANY_PENDING)))
+            return
+        if isinstance(command, TABLE_COMMANDS) and isinstance(command.table_id, str):
+            table = self._tables.get(command.table_id)
+            if table is None:
+                self.deliver(Rejected.because(
+                    command, Refused(Refusal.NO_SUCH_TABLE, table_id=command.table_id)))
+                return
+            self.pending += 1
+            table.post(FromMember(self.name, command))
+            return
+        self.pending += 1
+        self._post(FromHandle(self, command))
+
+    async def next_event(self) -> Event:
+        """The next event; raises `LobbyClosed` after `Disconnected` or `close()`."""
+        queue = self._queue
+        while True:
+            if self._closed or self._ended_read:
+                raise LobbyClosed(f"the handle of {self.name} has ended")
+            event = queue.get_nowait()
+            if event is not None:
+                if isinstance(event, Disconnected):
+                    self._ended_read = True
+                return event
+            await queue.ready.wait()
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return self._events()
+
+    async def _events(self) -> AsyncIterator[Event]:
+        while True:
+            try:
+                event = await self.next_event()
+            except LobbyClosed:
+                return
+            yield event
+            if isinstance(event, Disconnected):
+                return
+
+    async def close(self) -> None:
+        """The player disconnected: the lobby keeps their seat for the grace period."""
+        if self._closed:
+            return
+        self._closed = True
+        self._queue.clear()
+        if not self._ended:
+            self._ended = True
+            self._post(HandleClosed(self))
+
+    @property
+    def closed(self) -> bool:
+        return self._closed or self._ended
+
+    # -- the lobby's and the tables' side -------------------------------------------------
+    def deliver(self, event: Event) -> bool:
+        """Queue an event for this handle; False when it is gone (or just dropped)."""
+        if self._ended:
+            return False
+        if self._queue.put(event):
+            return True
+        self.end(TOO_SLOW)
+        self._post(HandleClosed(self))
+        return False
+
+    def end(self, reason: str) -> None:
+        """Close the handle from the lobby's side: `Disconnected(reason)` is its last event."""
+        if self._ended:
+            return
+        self._ended = True
+        self._queue.put_last(Disconnected(reason))

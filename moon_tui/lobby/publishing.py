@@ -1,0 +1,81 @@
+"""What a table sends out: each member's own view of it, numbered, and its lobby entry.
+
+Members are the seated players and spectators whose handle is connected. After every
+change the table publishes: its state number `seq` goes up by one and each member gets a
+`TableUpdate` with the view *for them* (`GameState.view(seat)`, or the spectator's), so
+nothing hidden ever leaves the table. Events reach members by name through `Mailboxes`,
+which is all a table needs to know about where its players are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..rules import GameState, SeatView
+from .internal import LobbyMessage, Mailboxes, TableChanged
+from .messages import Event, TableInfo, TableUpdate
+
+
+class Publisher:
+    """The connected members of one table and what they were last told."""
+
+    def __init__(self, mailboxes: Mailboxes, lobby_post: Callable[[LobbyMessage], None]) -> None:
+        self._mail = mailboxes
+        self._lobby_post = lobby_post
+        self.connected: dict[str, None] = {}
+        """Members whose handle is connected, in the order they came (an ordered set)."""
+        self.seq = 0
+        self._reported: TableInfo | None = None
+
+    def connect(self, name: str) -> None:
+        self.connected[name] = None
+
+    def disconnect(self, name: str) -> bool:
+        """Forget `name`'s handle; False if they were not connected."""
+        if name not in self.connected:
+            return False
+        del self.connected[name]
+        return True
+
+    def publish(self, public: TableInfo, players: TableInfo, state: GameState | None,
+                seat_of: Callable[[str], int | None]) -> None:
+        """A new state: every member gets it; the lobby gets the entry if it changed.
+
+        `players` is the entry with the invite code (for the seated and the owner)."""
+        self.seq += 1
+        views: dict[int | None, SeatView | None] = {}
+        for name in list(self.connected):
+            self._mail.deliver(name, self._update(name, public, players, state, seat_of, views))
+        if public != self._reported:
+            self._reported = public
+            self._lobby_post(TableChanged(players))
+
+    def resend(self, name: str, public: TableInfo, players: TableInfo,
+               state: GameState | None, seat_of: Callable[[str], int | None]) -> None:
+        """The current state again, to `name` only (a member catching up)."""
+        if name in self.connected:
+            self._mail.deliver(name, self._update(name, public, players, state, seat_of, {}))
+
+    def _update(self, name: str, public: TableInfo, players: TableInfo,
+                state: GameState | None, seat_of: Callable[[str], int | None],
+                views: dict[int | None, SeatView | None]) -> TableUpdate:
+        seat = seat_of(name)
+        if seat not in views:
+            views[seat] = None if state is None else (
+                state.spectator_view() if seat is None else state.view(seat))
+        info = players if seat is not None or name == players.owner else public
+        return TableUpdate(info, seat, views[seat], self.seq)
+
+    def answer(self, name: str, event: Event) -> None:
+        """An event for `name`, member or not (a refusal, being told they left)."""
+        self._mail.deliver(name, event)
+
+    def tell(self, name: str, event: Event) -> None:
+        """An event for `name` if they are a connected member."""
+        if name in self.connected:
+            self._mail.deliver(name, event)
+
+    def tell_all(self, event: Event, *, but: str | None = None) -> None:
+        for name in list(self.connected):
+            if name != but:
+                self._mail.deliver(name, event)

@@ -1,0 +1,45 @@
+"""A table's game records: each game saved once, as a `moon/1` record.
+
+A finished game is saved when it ends; a game cut short (the table closing, the server
+stopping) is saved unfinished on the way out. A record that cannot be written or stored
+is logged and the table carries on.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ..rules import GameState
+from ..rules.record import record_of
+from .store import RecordStore
+
+log = logging.getLogger(__name__)
+
+
+class Recorder:
+    def __init__(self, table_id: str, store: RecordStore) -> None:
+        self._table_id = table_id
+        self._store = store
+        self.saved = True
+        """The current game is saved (or there is none)."""
+
+    def new_game(self) -> None:
+        self.saved = False
+
+    def take(self, state: GameState, names: tuple[str, ...]) -> dict[str, Any] | None:
+        """The current game's record, once (None if already taken, or if it fails)."""
+        if self.saved:
+            return None
+        self.saved = True
+        try:
+            return record_of(state, names)
+        except Exception:
+            log.exception("table %s: could not write the game record", self._table_id)
+            return None
+
+    async def store(self, record: dict[str, Any], *, finished: bool) -> None:
+        try:
+            await self._store.save(record, finished=finished)
+        except Exception:
+            log.exception("table %s: the record store failed", self._table_id)

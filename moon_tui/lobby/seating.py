@@ -1,0 +1,162 @@
+"""Who sits where at a table, who watches, who owns it, who voted for a rematch.
+
+The rules for changing the seats live here, as methods that raise `Refused` with the
+reason in words; the table decides *when* they may change (not during a game) and tells
+everyone afterwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .messages import BOT_LEVELS, BotLevel, SeatInfo
+from .refusals import Refusal, Refused
+
+
+@dataclass
+class Seat:
+    """A seat: a player (`name`), a computer (`bot_level` only), or nobody."""
+
+    name: str | None = None
+    bot_level: BotLevel | None = None
+    away_since: float | None = None
+    """Set while the player is disconnected (the stand-in computer plays)."""
+
+    @property
+    def free(self) -> bool:
+        return self.name is None and self.bot_level is None
+
+    @property
+    def computer_plays(self) -> bool:
+        return self.name is None or self.away_since is not None
+
+
+def bot_name(level: str) -> str:
+    return f"{level} bot"
+
+
+class Seating:
+    """The seats and the people of one table. The owner starts at seat 0."""
+
+    def __init__(self, players: int, owner: str) -> None:
+        self.seats = [Seat() for _ in range(players)]
+        self.seats[0].name = owner
+        self.owner = owner
+        self.spectators: list[str] = []
+        self.rematch_votes: list[str] = []
+
+    def seat_of(self, name: str) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat.name == name:
+                return i
+        return None
+
+    def is_member(self, name: str) -> bool:
+        return self.seat_of(name) is not None or name in self.spectators or name == self.owner
+
+    def humans(self) -> list[str]:
+        """Humans still at the table, seated ones first (in seat order), then spectators."""
+        seated = [s.name for s in self.seats if s.name is not None]
+        return seated + [n for n in self.spectators if n not in seated]
+
+    def first_free(self) -> int | None:
+        return next((i for i, s in enumerate(self.seats) if s.free), None)
+
+    @property
+    def full(self) -> bool:
+        return all(not s.free for s in self.seats)
+
+    def names(self) -> tuple[str, ...]:
+        """Who plays each seat, as a game record names them."""
+        return tuple(s.name if s.name is not None else bot_name(str(s.bot_level))
+                     for s in self.seats)
+
+    def infos(self, stand_in: BotLevel) -> tuple[SeatInfo, ...]:
+        """The seats as the lobby shows them; an away player's seat names its stand-in."""
+        return tuple(SeatInfo(s.name, s.bot_level if s.name is None else
+                              (stand_in if s.away_since is not None else None),
+                              s.away_since is not None) for s in self.seats)
+
+    def key(self) -> tuple[object, ...]:
+        """Changes whenever what `infos`, the spectators, owner or votes show changes."""
+        return (self.owner, tuple(self.spectators), tuple(self.rematch_votes),
+                tuple((s.name, s.bot_level, s.away_since is not None) for s in self.seats))
+
+    # -- changes -------------------------------------------------------------------------
+    def check_seat(self, seat: object) -> int:
+        last = len(self.seats) - 1
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= last:
+            raise Refused(Refusal.NO_SUCH_SEAT, seat=seat if type(seat) is int else repr(seat),
+                          last=last)
+        return seat
+
+    def sit(self, name: str, wanted: int) -> None:
+        """`name` takes seat `wanted` (leaving their seat, or stopping watching)."""
+        seat = self.seats[self.check_seat(wanted)]
+        if not seat.free:
+            who = seat.name if seat.name is not None else bot_name(str(seat.bot_level))
+            raise Refused(Refusal.SEAT_TAKEN, seat=wanted, by=who)
+        current = self.seat_of(name)
+        if current is not None:
+            self.seats[current] = Seat()
+        if name in self.spectators:
+            self.spectators.remove(name)
+        seat.name = name
+        self.rematch_votes.clear()
+
+    def watch(self, name: str, *, playing: bool) -> None:
+        """`name` becomes a spectator, leaving their seat (not during a game)."""
+        current = self.seat_of(name)
+        if current is not None:
+            if playing:
+                raise Refused(Refusal.GAME_STARTED, what="leave your seat to watch")
+            self.seats[current] = Seat()
+            self.rematch_votes.clear()
+        self.spectators.append(name)
+
+    def add_bot(self, seat: int, level: str) -> None:
+        if level not in BOT_LEVELS:
+            raise Refused(Refusal.NO_SUCH_LEVEL, level=repr(level), levels=", ".join(BOT_LEVELS))
+        self.check_seat(seat)
+        if not self.seats[seat].free:
+            raise Refused(Refusal.SEAT_NOT_FREE, seat=seat)
+        self.seats[seat] = Seat(bot_level=level)
+        self.rematch_votes.clear()
+
+    def remove_bot(self, seat: int) -> None:
+        self.check_seat(seat)
+        if self.seats[seat].name is not None or self.seats[seat].bot_level is None:
+            raise Refused(Refusal.NO_BOT_AT_SEAT, seat=seat)
+        self.seats[seat] = Seat()
+        self.rematch_votes.clear()
+
+    def leave(self, name: str, stand_in: BotLevel | None) -> int | None:
+        """`name` leaves the table; a computer of level `stand_in` takes their seat if
+        given (during a game). Returns the seat they left, if any."""
+        seat = self.seat_of(name)
+        if seat is not None:
+            self.seats[seat] = Seat(bot_level=stand_in)
+        if name in self.spectators:
+            self.spectators.remove(name)
+        if name in self.rematch_votes:
+            self.rematch_votes.remove(name)
+        return seat
+
+    def pass_ownership(self, leaving: str) -> str | None:
+        """If the owner `leaving` left, the first human left owns the table: their name."""
+        humans = self.humans()
+        if leaving != self.owner or leaving in humans or not humans:
+            return None
+        self.owner = humans[0]
+        return self.owner
+
+    def vote(self, name: str, agree: bool) -> bool:
+        """A rematch vote; True when every seated human agrees."""
+        if self.seat_of(name) is None:
+            raise Refused(Refusal.REMATCH_SEATED_ONLY)
+        if agree and name not in self.rematch_votes:
+            self.rematch_votes.append(name)
+        elif not agree and name in self.rematch_votes:
+            self.rematch_votes.remove(name)
+        humans = [s.name for s in self.seats if s.name is not None]
+        return agree and all(h in self.rematch_votes for h in humans)

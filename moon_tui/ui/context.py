@@ -1,0 +1,26 @@
+"""What the screens need from the app that shows them, so `ui/` never imports the app.
+
+`MoonApp` (`moon_tui/app.py`) implements it; a screen reaches it as `self.moon`.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ..lobby.messages import Command
+from ..services import KeyManager, ServerHealth
+from .model import Model
+
+
+class ScreenContext(Protocol):
+    player_name: str
+    operator: bool
+    keys: KeyManager | None
+    health: ServerHealth | None
+    model: Model
+    """What this player was told so far: a screen draws from it when it opens, then from
+    the events the app hands it (`MoonParts.table_event`, `MoonParts.lobby_event`)."""
+
+    def send(self, command: Command) -> None:
+        """Send a command to the lobby, or straight to the table it names."""
+        ...

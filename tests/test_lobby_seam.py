@@ -1,0 +1,98 @@
+"""The seam between players and tables: commands go straight to the table, and what
+crosses it are plain values, numbered, so a table could run in another process."""
+
+from __future__ import annotations
+
+import pickle
+
+from test_lobby import FAST, LONG_GAME, join, running, table_with_bots
+
+from moon_tui.lobby import (
+    Act,
+    CreateTable,
+    GameFinished,
+    PlayerHandle,
+    Rejected,
+    Resync,
+    SendChat,
+    TableUpdate,
+)
+from moon_tui.lobby.client import first_legal
+from moon_tui.lobby.internal import (
+    Attach,
+    BotMoved,
+    FromHandle,
+    FromMember,
+    GraceOver,
+    LobbyMessage,
+    TableMessage,
+)
+from moon_tui.rules import Action, Rules
+
+
+class Inbox:
+    """A table's door that keeps what it was given."""
+
+    def __init__(self) -> None:
+        self.messages: list[TableMessage] = []
+
+    def post(self, message: TableMessage) -> None:
+        self.messages.append(message)
+
+
+def test_a_table_command_goes_to_the_tables_inbox_and_the_rest_to_the_lobby() -> None:
+    lobby: list[LobbyMessage] = []
+    table = Inbox()
+    handle = PlayerHandle("ann", operator=False, queue_size=8, post=lobby.append,
+                          tables={"t1": table})
+    act = Act("t1", Action.make_pass())
+    handle.send(act)
+    handle.send(CreateTable("new"))
+    handle.send(SendChat("hi", "t1"))  # chat is rate-limited by the lobby, per player
+    assert table.messages == [FromMember("ann", act)]
+    assert lobby == [FromHandle(handle, CreateTable("new")),
+                     FromHandle(handle, SendChat("hi", "t1"))]
+    assert handle.pending == 3
+    handle.send(Act("t9", Action.make_pass()))
+    assert handle.pending == 3, "answered at once: no such table"
+
+
+def test_a_tables_messages_are_plain_values() -> None:
+    for message in (FromMember("ann", Act("t1", Action.make_pass()), by_code=True),
+                    Attach("ann"), BotMoved(3, 1, Action.make_pass(), False),
+                    GraceOver("bob", 12.5)):
+        assert pickle.loads(pickle.dumps(message)) == message
+
+
+async def test_events_are_plain_values_and_each_tables_states_are_numbered() -> None:
+    async with running() as (lobby, tg):
+        ann = await join(lobby, tg, "ann", first_legal)
+        carol = await join(lobby, tg, "carol")
+        await table_with_bots(ann, Rules.make(target=7), level="random")
+        finished = await ann.wait_type(GameFinished, timeout=60)
+        last = await ann.wait_type(TableUpdate, lambda u: u.table.status == "finished")
+    for event in ann.events + carol.events:
+        assert pickle.loads(pickle.dumps(event)) == event
+    seqs = [u.seq for u in ann.of_type(TableUpdate)]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs) and seqs[0] >= 1
+    assert finished.seq < last.seq
+
+
+async def test_a_member_catches_up_with_resync_and_a_stranger_is_refused() -> None:
+    async with running(FAST) as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        bob = await join(lobby, tg, "bob")
+        table_id = await table_with_bots(ann, LONG_GAME, start=False)
+        latest = await ann.wait_type(TableUpdate, lambda u: u.table.seats[2].is_bot)
+        mark = ann.mark()
+        ann.handle.send(Resync(table_id, 0))
+        again = await ann.wait_type(TableUpdate, start=mark)
+        assert again == latest, "the same state, with the same number"
+        mark = ann.mark()
+        ann.handle.send(Resync(table_id, again.seq))  # up to date: nothing to send
+        ann.handle.send(Act(table_id, Action.make_pass()))  # its answer comes after
+        await ann.wait_type(Rejected, start=mark)
+        assert not [e for e in ann.events[mark:] if isinstance(e, TableUpdate)]
+        bob.handle.send(Resync(table_id))
+        refused = await bob.wait_type(Rejected)
+        assert refused.reason == f"you are not at table {table_id}"
