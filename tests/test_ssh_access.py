@@ -23,9 +23,16 @@ from server.auth import AuthContext, MoonSSHServer
 from server.config import Limits, ServerConfig
 from server.identity import guest_name
 from server.limits import Gate
-from server.probe import ScreenClient, enter_lobby, eventually, open_connection, running_server
 from server.service import MoonServer
 from server.store import Database
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    eventually,
+    open_connection,
+    refused,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 
@@ -42,15 +49,6 @@ DAY = 86400.0
 def new_key() -> asyncssh.SSHKey:
     return asyncssh.generate_private_key("ssh-ed25519")
 
-
-async def refused(port: int, username: str, key: asyncssh.SSHKey | None = None,
-                  **options: object) -> str:
-    """Try to log in, expect a refusal; return the banners and reason the client got."""
-    banners: list[str] = []
-    with pytest.raises((asyncssh.PermissionDenied, asyncssh.DisconnectError)) as caught:
-        conn = await open_connection(port, username, key=key, banners=banners, **options)
-        conn.close()
-    return " ".join(banners) + " " + str(caught.value)
 
 
 async def logs_in(port: int, username: str, key: asyncssh.SSHKey | None = None,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from moon_tui.lobby import LobbyConfig
-from server.probe import ScreenClient, eventually, running_server
+from tests.support.probe import ScreenClient, eventually, running_server
 
 pytestmark = pytest.mark.ssh
 

@@ -16,8 +16,14 @@ from textual.widgets import Input
 
 from moon_tui.lobby import LobbyConfig
 from server.config import Limits
-from server.probe import ScreenClient, enter_lobby, eventually, open_connection, running_server
 from server.service import MoonServer
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    eventually,
+    open_connection,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 

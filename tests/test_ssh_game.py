@@ -9,7 +9,7 @@ import asyncssh
 import pytest
 
 from moon_tui.lobby import LobbyConfig
-from server.probe import (
+from tests.support.probe import (
     ScreenClient,
     enter_lobby,
     open_bot_table,

@@ -17,7 +17,8 @@ from server import driver
 from server.config import Limits
 from server.driver import SSHTerminal
 from server.identity import Player
-from server.probe import (
+from server.service import ENDS_AT_ONCE
+from tests.support.probe import (
     ScreenClient,
     click,
     enter_lobby,
@@ -25,7 +26,6 @@ from server.probe import (
     open_connection,
     running_server,
 )
-from server.service import ENDS_AT_ONCE
 
 pytestmark = pytest.mark.ssh
 

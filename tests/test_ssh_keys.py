@@ -17,8 +17,14 @@ from moon_tui.lobby import LobbyConfig
 from server import linking
 from server.config import Limits
 from server.identity import fingerprint, openssh_line
-from server.probe import ScreenClient, enter_lobby, eventually, open_connection, running_server
 from server.service import MoonServer
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    eventually,
+    refused,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 
@@ -40,14 +46,6 @@ class Clock:
     def __call__(self) -> float:
         return self.now
 
-
-async def refused(port: int, username: str, key: asyncssh.SSHKey | None = None) -> str:
-    """Try to log in, expect a refusal; return the banners and reason the client got."""
-    banners: list[str] = []
-    with pytest.raises((asyncssh.PermissionDenied, asyncssh.DisconnectError)) as caught:
-        conn = await open_connection(port, username, key=key, banners=banners)
-        conn.close()
-    return " ".join(banners) + " " + str(caught.value)
 
 
 async def claim(server: MoonServer, name: str, key: asyncssh.SSHKey) -> None:

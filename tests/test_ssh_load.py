@@ -11,7 +11,13 @@ from textual.app import App
 
 from moon_tui.lobby import LobbyConfig
 from server.config import Limits
-from server.probe import ScreenClient, enter_lobby, open_bot_table, play_until, running_server
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    open_bot_table,
+    play_until,
+    running_server,
+)
 
 pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 

@@ -17,9 +17,9 @@ import pytest
 
 from moon_tui.lobby import LobbyConfig
 from moon_tui.lobby.messages import Kick
-from server.probe import ScreenClient, enter_lobby, eventually, running_server
 from server.service import MoonServer
 from server.session import CRASHED
+from tests.support.probe import ScreenClient, enter_lobby, eventually, running_server
 
 pytestmark = pytest.mark.ssh
 
