@@ -146,7 +146,7 @@ async def _serve(data: Path) -> None:
                 "stall_run": worst_stall_run,
                 "stall_connected": worst_stall_connected,
                 "stall_cpu": stall_cpu[0],
-                "sessions": server.session_count,
+                "sessions": server.sessions.count,
                 "gc_ms": {g: round(p * 1000, 1) for g, p in gc_pauses.items()},
                 "long_stalls": long_stalls[:20],
             }

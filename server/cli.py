@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .config import DEFAULT_PORT, ConfigError, ServerConfig, build_config
 from .datafolder import CannotStart
+from .internals import UnsupportedVersion
 from .service import MoonServer
 
 log = logging.getLogger("server")
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         log.info("using uvloop")
     try:
         asyncio.run(serve(config))
-    except CannotStart as error:  # a damaged database, a folder in use: what to do
+    except (CannotStart, UnsupportedVersion) as error:  # what to do, in one paragraph
         print(f"moon-server: cannot start: {error}", file=sys.stderr)
         return 1
     except OSError as error:

@@ -145,7 +145,7 @@ async def test_a_held_guest_name_is_never_given_and_its_seat_goes_back_only_home
         # The same address and user name within the grace: back to the seat.
         back = await ScreenClient.connect(server.port, "bob")
         await back.wait_for("waiting room")
-        assert server.all_sessions()[0].player.name == held
+        assert server.sessions.all()[0].player.name == held
         await back.close()
 
 
@@ -301,7 +301,7 @@ async def test_a_banned_player_cannot_come_back_as_a_guest_or_a_new_name(
         await logs_in(server.port, "bea", bea, **FROM_AWAY)  # her own key still gets in
         await logs_in(server.port, "nobody")  # other addresses: guests as ever
 
-        server.clock = lambda: time.time() + 7 * DAY + 60
+        server.bans.clock = lambda: time.time() + 7 * DAY + 60
         await logs_in(server.port, "nobody", **FROM_AWAY)  # the address ban has ended
         assert "banned" in await refused(server.port, "ann", ann, **FROM_AWAY)  # not hers
 

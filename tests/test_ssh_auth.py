@@ -101,7 +101,7 @@ async def test_an_operator_name_needs_the_configured_key(tmp_path: Path) -> None
         client = await ScreenClient.connect(server.port, "olga", key=op_key)
         await client.wait_for("Welcome, olga")
         await enter_lobby(client)
-        assert server.all_sessions()[0].player.operator
+        assert server.sessions.all()[0].player.operator
         await client.close()
 
 

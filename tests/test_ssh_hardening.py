@@ -15,9 +15,9 @@ from textual.widgets import Button, Static
 from moon_tui.lobby import LobbyConfig
 from server import driver
 from server.config import Limits
+from server.door import ENDS_AT_ONCE
 from server.driver import SSHTerminal
 from server.identity import Player
-from server.service import ENDS_AT_ONCE
 from tests.support.probe import (
     ScreenClient,
     click,
@@ -74,7 +74,7 @@ async def test_sftp_and_forwarding_are_refused(tmp_path: Path) -> None:
         with pytest.raises(asyncssh.ChannelOpenError):
             await conn.create_unix_connection(asyncssh.SSHUNIXSession, "/run/docker.sock")
         conn.close()
-        assert server.session_count == 0
+        assert server.sessions.count == 0
 
 
 def garbage(size: int, *, seed: int) -> bytes:
@@ -111,7 +111,7 @@ async def test_garbage_and_a_huge_paste_are_survived_without_slowing_others(
         noisy.send(b"\x1b\x1b\x1b\x1b")
         await asyncio.sleep(0.5)
         assert not noisy.closed.is_set()
-        assert server.session_count == 2
+        assert server.sessions.count == 2
         await noisy.close()
         await calm.close()
 
@@ -149,7 +149,7 @@ async def test_a_crash_ends_only_that_session_with_a_message(
         assert "deliberate crash" in caplog.text  # the traceback is in the log
         await other.press("h", "i")
         await other.wait_for("typed: hi")
-        assert [s.player.name for s in server.all_sessions()] == ["bea"]
+        assert [s.player.name for s in server.sessions.all()] == ["bea"]
         await other.close()
 
 
@@ -160,7 +160,7 @@ async def test_a_client_that_stops_reading_costs_bounded_memory(tmp_path: Path) 
         await enter_lobby(client)
         assert client.process is not None
         client.process.channel.pause_reading()
-        (session,) = server.all_sessions()
+        (session,) = server.sessions.all()
         channel = session.terminal.process.channel
         for size in range(100):  # every resize is a full-screen frame
             client.process.change_terminal_size(100 + size % 40, 30 + size % 20)
@@ -221,9 +221,9 @@ async def test_an_app_stuck_while_ending_gives_its_turn_back(
         for client in clients:
             await enter_lobby(client)
         for _ in range(ENDS_AT_ONCE):  # every turn taken by an app that never finishes
-            stuck = SSHTerminal(cast(Any, None), cast(Any, None), end_slots=server._end_slots)
+            stuck = SSHTerminal(cast(Any, None), cast(Any, None), end_slots=server.door.end_slots)
             await stuck.take_end_slot()
         for client in clients:
             await client.close()
-        await eventually(lambda: server.session_count == 0, "both sessions ended anyway")
-        await eventually(lambda: not server._end_slots.locked(), "every turn given back")
+        await eventually(lambda: server.sessions.count == 0, "both sessions ended anyway")
+        await eventually(lambda: not server.door.end_slots.locked(), "every turn given back")

@@ -223,7 +223,7 @@ async def test_an_operator_key_already_on_another_name_still_logs_in(tmp_path: P
             olga = await ScreenClient.connect(server.port, "olga", key=op_key)
             await olga.wait_for("Welcome, olga")
             await enter_lobby(olga)
-            assert server.all_sessions()[0].player.operator
+            assert server.sessions.all()[0].player.operator
             await olga.close()
             assert await server.db.account("olga") is not None
 
@@ -239,7 +239,7 @@ async def test_an_operator_adds_a_key_the_same_way(tmp_path: Path) -> None:
         await client.wait_for(PROMPT)
         await client.press(code, "enter")
         await enter_lobby(client)
-        assert server.all_sessions()[0].player.operator
+        assert server.sessions.all()[0].player.operator
         await client.close()
         assert await owner(server, laptop) == "olga"
 

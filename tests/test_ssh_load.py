@@ -53,11 +53,11 @@ async def test_thirty_concurrent_sessions_play_and_leave_nothing_behind(tmp_path
 
         await asyncio.gather(*(player(i) for i in range(PLAYERS)))
         for _ in range(100):
-            if server.session_count == 0 and not server._connections:
+            if server.sessions.count == 0 and not server.connections:
                 break
             await asyncio.sleep(0.05)
-        assert server.session_count == 0
-        assert not server._connections
+        assert server.sessions.count == 0
+        assert not server.connections
         assert server.gate.sessions == 0
         assert not server.gate.connections
         session_tasks = [
@@ -87,7 +87,7 @@ async def test_most_of_an_ended_session_is_freed_without_the_garbage_collector(
 
     async def ended() -> None:
         for _ in range(200):
-            if server.session_count == 0 and not server._handlers:
+            if server.sessions.count == 0 and not server.door.handlers:
                 return
             await asyncio.sleep(0.05)
         raise AssertionError("the session did not end")
@@ -131,10 +131,10 @@ async def test_sessions_that_ended_leave_no_objects_behind(tmp_path: Path) -> No
 
     async def tracked_after_all_ended() -> int:
         for _ in range(200):
-            if server.session_count == 0 and not server._handlers:
+            if server.sessions.count == 0 and not server.door.handlers:
                 break
             await asyncio.sleep(0.05)
-        assert server.session_count == 0
+        assert server.sessions.count == 0
         await asyncio.sleep(0.2)
         gc.collect()
         return len(gc.get_objects())

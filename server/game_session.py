@@ -1,8 +1,13 @@
-"""One SSH channel from request to goodbye: refuse what is not a game, run the app, clean up.
+"""A game session: one player's app running over one SSH channel, until goodbye.
 
-Every session ends with a line of plain text to the player saying why, whatever
-happened: a normal exit, a takeover, a ban, a shutdown, or a crash of their app (which
-is logged with its traceback and ends only that session).
+Words, in the server: the SSH *connection* carries a *channel* (asyncssh's "session"
+channel and its process); a *game session* (`GameSession`) is a player's app running on
+one channel; the lobby's side of it is the player's *handle* (moon_tui.lobby).
+
+Here: what a channel that is not a game is told (`refusal_for`), and `run_game_session`,
+which runs the app and always ends with a line of plain text to the player saying why,
+whatever happened: a normal exit, a takeover, a ban, a shutdown, or a crash of their
+app (which is logged with its traceback and ends only that game session).
 """
 
 from __future__ import annotations
@@ -51,8 +56,9 @@ CRASHED = (
 
 
 @dataclass(eq=False)
-class LiveSession:
-    """A running game session, as the server tracks it (takeover, bans, idle, shutdown)."""
+class GameSession:
+    """A player's app running over one SSH channel, as the server tracks it (bans, idle,
+    shutdown); `done` is set once it has ended."""
 
     player: Player
     app: App[Any]
@@ -121,13 +127,13 @@ def refusal_for(process: asyncssh.SSHServerProcess[bytes], port: int) -> str | N
     return None
 
 
-async def run_game(
+async def run_game_session(
     process: asyncssh.SSHServerProcess[bytes],
     player: Player,
     make_app: AppFactory,
     *,
-    on_start: Callable[[LiveSession], None],
-    on_end: Callable[[LiveSession], None],
+    on_start: Callable[[GameSession], None],
+    on_end: Callable[[GameSession], None],
     on_first_frame: Callable[[], None] | None = None,
     end_slots: asyncio.Semaphore | None = None,
     limits: Limits | None = None,
@@ -141,7 +147,7 @@ async def run_game(
     # server's own terminal (the default would be LinuxDriver on the server's stdin).
     app.driver_class = SSHDriver
     fit_app_to_terminal(app, profile)
-    session = LiveSession(player, app, terminal)
+    session = GameSession(player, app, terminal)
     on_start(session)
     token = CURRENT_TERMINAL.set(terminal)
     crash: BaseException | None = None
@@ -171,7 +177,7 @@ async def run_game(
 
 
 def _say_goodbye(
-    process: asyncssh.SSHServerProcess[bytes], session: LiveSession, crash: BaseException | None
+    process: asyncssh.SSHServerProcess[bytes], session: GameSession, crash: BaseException | None
 ) -> None:
     if crash is not None:
         log.error(
