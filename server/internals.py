@@ -27,6 +27,10 @@ from typing import Any
 PINNED = {"textual": "8.2.8", "asyncssh": "2.24.1"}
 """The version of each package whose private code the replacements were written for."""
 
+INSTALLED = {package: importlib.metadata.version(package) for package in PINNED}
+"""Read when the server is imported: a service may drop its privileges later, and then
+no longer be able to read the packages' metadata (or import the modules that read it)."""
+
 
 class UnsupportedVersion(RuntimeError):
     """An installed package is not the version the server's replacements were written for."""
@@ -45,7 +49,7 @@ class UnsupportedVersion(RuntimeError):
 
 def check_version(package: str, where: str) -> None:
     """Raise `UnsupportedVersion` unless `package` is installed at its pinned version."""
-    found = importlib.metadata.version(package)
+    found = INSTALLED[package]
     if found != PINNED[package]:
         raise UnsupportedVersion(package, found, PINNED[package], where)
 
