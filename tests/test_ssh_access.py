@@ -59,7 +59,8 @@ async def logs_in(port: int, username: str, key: asyncssh.SSHKey | None = None,
 
 
 async def soon(check: Callable[[], Awaitable[bool]], what: str) -> None:
-    """`eventually` for a condition that has to be awaited (a database read)."""
+    """`eventually` for a condition that has to be awaited (a database read: polled, as
+    nothing announces a write)."""
     async with asyncio.timeout(DEADLINE):
         while not await check():
             await asyncio.sleep(0.05)
