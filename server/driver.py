@@ -74,8 +74,8 @@ class SSHTerminal:
     bytes_out: int = 0
     frames: int = 0
     last_input: float = field(default_factory=time.monotonic)
-    first_frame: asyncio.Event = field(default_factory=asyncio.Event)
     on_first_frame: Callable[[], None] | None = None
+    """Called (once) when the app's first frame has gone out."""
     end_slots: asyncio.Semaphore | None = None
     """Apps ending at once because their clients went away (see `take_end_slot`)."""
     limits: Limits = Limits()
@@ -162,10 +162,10 @@ class SSHDriver(Driver):
         self._terminal.bytes_out += len(encoded)
         self._terminal.frames += 1
         channel.write(encoded)
-        if not self._terminal.first_frame.is_set():
-            self._terminal.first_frame.set()
-            if self._terminal.on_first_frame is not None:
-                self._loop.call_soon(self._terminal.on_first_frame)
+        first_frame = self._terminal.on_first_frame
+        if first_frame is not None:
+            self._terminal.on_first_frame = None
+            self._loop.call_soon(first_frame)
 
     def _mark_stale(self) -> None:
         self._stale = True

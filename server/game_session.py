@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import asyncssh
@@ -58,13 +58,12 @@ CRASHED = (
 @dataclass(eq=False)
 class GameSession:
     """A player's app running over one SSH channel, as the server tracks it (bans, idle,
-    shutdown); `done` is set once it has ended."""
+    shutdown)."""
 
     player: Player
     app: App[Any]
     terminal: SSHTerminal
     farewell: str | None = None
-    done: asyncio.Event = field(default_factory=asyncio.Event)
 
     def end(self, farewell: str) -> None:
         """Ask the app to stop; `farewell` is the line the player reads afterwards."""
@@ -134,14 +133,14 @@ async def run_game_session(
     *,
     on_start: Callable[[GameSession], None],
     on_end: Callable[[GameSession], None],
-    on_first_frame: Callable[[], None] | None = None,
-    end_slots: asyncio.Semaphore | None = None,
-    limits: Limits | None = None,
+    on_first_frame: Callable[[], None],
+    end_slots: asyncio.Semaphore,
+    limits: Limits,
 ) -> None:
     """Run one app for `player` over `process` until it ends, whatever the reason."""
     profile = client_profile(process)
     terminal = SSHTerminal(process, profile, on_first_frame=on_first_frame,
-                           end_slots=end_slots, limits=limits or Limits())
+                           end_slots=end_slots, limits=limits)
     app = make_app(player)
     # Whatever the factory did, this app draws on the SSH channel, never on the
     # server's own terminal (the default would be LinuxDriver on the server's stdin).
@@ -165,7 +164,6 @@ async def run_game_session(
                 await reader
         terminal.reader = None
         on_end(session)
-        session.done.set()
     try:
         _say_goodbye(process, session, crash)
     finally:
