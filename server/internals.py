@@ -1,9 +1,10 @@
 """The private parts of Textual and asyncssh the server replaces, and the versions it knows.
 
 Textual assumes one app per process and asyncssh offers no hook for a few of the bounds
-the server needs, so `patches.py` and `teardown.py` replace private functions, and
-`channel.py` and `keyboard.py` override private methods in subclasses. Private code
-changes without notice between versions, so:
+the server needs, so `patches.py` and `teardown.py` replace private functions (their
+`PATCHES`), and `channel.py`, `keyboard.py`, `driver.py` and `terminal.py` override or
+rely on private code (their `OVERRIDDEN`). Private code changes without notice between
+versions, so:
 
 - `PINNED` names the version of each package that every replacement was written for
   (pyproject.toml pins the same ones; a test checks they agree);

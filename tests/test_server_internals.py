@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from server import channel, cli, driver, internals, keyboard, patches, teardown
+from server import channel, cli, driver, internals, keyboard, patches, teardown, terminal
 from server.internals import Internal, UnsupportedVersion
 
 ORIGINALS = {
@@ -49,13 +49,16 @@ ORIGINALS = {
     "textual: Parser.tick": "44606084ad3bf7c1",
     "textual: App._build_driver": "2838e509bae08877",
     "textual: Driver.__init__": "045ee24b9ab0f865",
+    "textual: textual.app._NullFile": "51e12a10290de743",
+    "textual: App.__init__": "252ebc810445207d",
+    "textual: App._handle_exception": "baea2e7f88e7ac52",
 }
 """What each original's source hashed to when its adjustment was written (textual 8.2.8,
 asyncssh 2.24.1)."""
 
 PATCH_SETS = (patches.PATCHES, teardown.PATCHES)
 OVERRIDES = {"server/channel.py": channel.OVERRIDDEN, "server/keyboard.py": keyboard.OVERRIDDEN,
-             "server/driver.py": driver.OVERRIDDEN}
+             "server/driver.py": driver.OVERRIDDEN, "server/terminal.py": terminal.OVERRIDDEN}
 
 
 def _source_hash(code: list[Any]) -> str:
