@@ -25,18 +25,12 @@ from . import banner
 from .auth import DATABASE_PROBLEM, KeyToLink, MoonSSHServer
 from .bans import Bans
 from .config import ServerConfig
-from .game_session import (
-    client_profile,
-    is_help,
-    refusal_for,
-    run_game_session,
-    write_farewell,
-    write_line,
-)
+from .game_session import client_profile, run_game_session, write_farewell, write_line
 from .identity import Player
 from .limits import Gate
 from .link_codes import LinkCodes
 from .linking import link_new_key
+from .logtext import shown
 from .registry import SessionRegistry
 from .store import Database, StoreFailure
 
@@ -51,6 +45,42 @@ IDENTIFY_TIMEOUT = 30.0
 
 MakeApp = Callable[[Player, bool], App[Any]]
 """The player's app; the flag: open the help first (the player pressed ? on the banner)."""
+
+HELP = """\
+This is a Moon domino club. Connect with a terminal to play:
+
+    ssh -p {port} yourname@{host}
+
+Your SSH user name is your player name. The first SSH key that logs in with a free name
+keeps it; come back with the same key. Without a key you play as a guest.
+"""
+
+NO_PTY = (
+    "Moon is a full-screen game and needs an interactive terminal: "
+    "connect with 'ssh -t' (and without a command).\r\n"
+)
+
+
+def is_help(command: str | None) -> bool:
+    return command is not None and command.strip() in ("help", "--help", "-h")
+
+
+def refusal_for(process: asyncssh.SSHServerProcess[bytes], port: int) -> str | None:
+    """The message for a channel that is not an interactive game session, or None."""
+    command = process.command
+    if command is not None:
+        if is_help(command):
+            return HELP.format(port=port, host="this-host")
+        log.info("refused exec request %s", shown(command))
+        return (
+            "This server only offers the game (and 'help'): connect without a command.\n"
+        )
+    if process.subsystem is not None:
+        log.info("refused subsystem %s", shown(process.subsystem))
+        return "This server offers no file transfer or other subsystems.\n"
+    if process.get_terminal_type() is None:
+        return NO_PTY
+    return None
 
 
 class Door:

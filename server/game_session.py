@@ -4,10 +4,10 @@ Words, in the server: the SSH *connection* carries a *channel* (asyncssh's "sess
 channel and its process); a *game session* (`GameSession`) is a player's app running on
 one channel; the lobby's side of it is the player's *handle* (moon_tui.lobby).
 
-Here: what a channel that is not a game is told (`refusal_for`), and `run_game_session`,
-which runs the app and always ends with a line of plain text to the player saying why,
-whatever happened: a normal exit, a takeover, a ban, a shutdown, or a crash of their
-app (which is logged with its traceback and ends only that game session).
+`run_game_session` runs the app and always ends with a line of plain text to the player
+saying why, whatever happened: a normal exit, a takeover, a ban, a shutdown, or a crash
+of their app (which is logged with its traceback and ends only that game session). The
+helpers that write plain lines on a channel are here too.
 """
 
 from __future__ import annotations
@@ -27,27 +27,12 @@ from moon_tui.ui.plain import printable
 from .config import Limits
 from .driver import CURRENT_TERMINAL, SSHDriver, SSHTerminal
 from .identity import Player
-from .logtext import shown
 from .teardown import dismantle
 from .terminal import TerminalProfile, exit_message, fit_app_to_terminal
 
 log = logging.getLogger(__name__)
 
 AppFactory = Callable[[Player], App[Any]]
-
-HELP = """\
-This is a Moon domino club. Connect with a terminal to play:
-
-    ssh -p {port} yourname@{host}
-
-Your SSH user name is your player name. The first SSH key that logs in with a free name
-keeps it; come back with the same key. Without a key you play as a guest.
-"""
-
-NO_PTY = (
-    "Moon is a full-screen game and needs an interactive terminal: "
-    "connect with 'ssh -t' (and without a command).\r\n"
-)
 
 CRASHED = (
     "Sorry, the game crashed for your session only; the error was logged for the club. "
@@ -102,28 +87,6 @@ def write_farewell(process: asyncssh.SSHServerProcess[bytes], text: str) -> None
     """Leave the full screen (the banner's, or a crashed app's), show the cursor again,
     and say `text` on the client's own terminal (as plain text: see `ui.plain`)."""
     write_line(process, f"\x1b[?1049l\x1b[?25h{printable(text)}\r\n")
-
-
-def is_help(command: str | None) -> bool:
-    return command is not None and command.strip() in ("help", "--help", "-h")
-
-
-def refusal_for(process: asyncssh.SSHServerProcess[bytes], port: int) -> str | None:
-    """The message for a channel that is not an interactive game session, or None."""
-    command = process.command
-    if command is not None:
-        if is_help(command):
-            return HELP.format(port=port, host="this-host")
-        log.info("refused exec request %s", shown(command))
-        return (
-            "This server only offers the game (and 'help'): connect without a command.\n"
-        )
-    if process.subsystem is not None:
-        log.info("refused subsystem %s", shown(process.subsystem))
-        return "This server offers no file transfer or other subsystems.\n"
-    if process.get_terminal_type() is None:
-        return NO_PTY
-    return None
 
 
 async def run_game_session(
