@@ -135,6 +135,7 @@ def test_moon_server_refuses_to_start_on_another_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setitem(internals.PINNED, "asyncssh", "1.0")
+    monkeypatch.setattr(cli, "_install_uvloop", lambda: False)  # a process-wide policy
     monkeypatch.setenv("MOON_DATA", str(tmp_path / "data"))
     (tmp_path / "data").mkdir()
     assert cli.main(["--port", "0", "--host", "127.0.0.1"]) == 1
