@@ -7,9 +7,7 @@ many in one process, so it touches nothing process-wide and redraws only what ch
 
 from __future__ import annotations
 
-import io
 import logging
-import sys
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -96,11 +94,6 @@ class MoonApp(App[None]):
                  driver_class: type[Driver] | None = None,
                  health: ServerHealth | None = None) -> None:
         super().__init__(driver_class=driver_class)
-        # While an app runs, Textual points the process-wide sys.stdout/stderr at objects
-        # holding that app. With many apps in one server that hides the server's output
-        # and leaks apps (a thread started meanwhile keeps sys.stderr). Keep the real ones.
-        self._capture_stdout = sys.__stdout__ or io.StringIO()  # type: ignore[assignment]
-        self._capture_stderr = sys.__stderr__ or io.StringIO()  # type: ignore[assignment]
         self.lobby = lobby
         self.player_name = name
         self.motd = motd

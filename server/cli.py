@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .config import DEFAULT_PORT, ConfigError, ServerConfig, build_config
 from .datafolder import CannotStart
+from .internals import UnsupportedVersion
 from .service import MoonServer
 
 log = logging.getLogger("server")
@@ -25,10 +26,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         epilog="Environment: MOON_HOST, MOON_PORT, MOON_DATA, MOON_MOTD, MOON_GUESTS=on|off, "
         "MOON_CONFIG. Precedence: flags > environment > config file > defaults.",
     )
-    parser.add_argument("--host", help="address to listen on (default 0.0.0.0)")
-    parser.add_argument("--port", type=int, help=f"port to listen on (default {DEFAULT_PORT})")
+    defaults = ServerConfig()
+    parser.add_argument("--host", help=f"address to listen on (default {defaults.host})")
+    parser.add_argument("--port", type=int, help=f"port to listen on (default {defaults.port})")
     parser.add_argument(
-        "--data", type=Path, help="folder for the host key and database (default ./moon-data)"
+        "--data", type=Path,
+        help=f"folder for the host key and database (default ./{defaults.data})",
     )
     parser.add_argument("--config", type=Path, help="a TOML configuration file")
     parser.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
@@ -74,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         log.info("using uvloop")
     try:
         asyncio.run(serve(config))
-    except CannotStart as error:  # a damaged database, a folder in use: what to do
+    except (CannotStart, UnsupportedVersion) as error:  # what to do, in one paragraph
         print(f"moon-server: cannot start: {error}", file=sys.stderr)
         return 1
     except OSError as error:

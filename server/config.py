@@ -1,6 +1,9 @@
 """The server's settings: embedded defaults, then a TOML file, then environment, then flags.
 
 A club runs `moon-server` with no configuration at all; everything here has a default.
+The settings the lobby has too (grace, chat limits, the computer players' pace) take the
+lobby's defaults (`moon_tui.lobby.LobbyConfig`), and `ServerConfig.lobby_config()` hands
+them on: each default is written once.
 """
 
 from __future__ import annotations
@@ -11,6 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from moon_tui.lobby import LobbyConfig
+
+_LOBBY = LobbyConfig()
 
 DEFAULT_PORT = 2222
 DEFAULT_DATA = "moon-data"
@@ -46,9 +53,9 @@ class Limits:
     idle_minutes: float = 30.0
     """No key pressed for this long ends the session."""
     keepalive_seconds: float = 30.0
-    chat_lines_per_10s: int = 5
-    chat_max_chars: int = 300
-    grace_seconds: float = 120.0
+    chat_lines_per_10s: int = _LOBBY.chat_lines_per_10s
+    chat_max_chars: int = _LOBBY.chat_max_chars
+    grace_seconds: float = _LOBBY.grace_seconds
     """A dropped player keeps their seat this long while a computer plays it."""
     # --- adding a key from another computer (server/link_codes.py) ---
     link_code_minutes: float = 10.0
@@ -99,7 +106,20 @@ class ServerConfig:
     operators: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Operator name -> OpenSSH public key lines allowed to log in under that name."""
     limits: Limits = Limits()
-    bot_delay: float = 0.6
+    bot_delay: float = _LOBBY.bot_delay
+    """Seconds a computer player "thinks" at least, so humans can follow."""
+
+    def lobby_config(self) -> LobbyConfig:
+        """The lobby's settings, with the ones this file also sets taken from here."""
+        return replace(
+            _LOBBY,
+            grace_seconds=self.limits.grace_seconds,
+            bot_delay=self.bot_delay,
+            chat_max_chars=self.limits.chat_max_chars,
+            chat_lines_per_10s=self.limits.chat_lines_per_10s,
+            operators=frozenset(self.operators),
+            motd=self.motd,
+        )
 
     @property
     def host_key_path(self) -> Path:

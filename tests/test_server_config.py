@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from textual.events import Key, Paste
 
+from moon_tui.lobby import LobbyConfig
 from server.config import ConfigError, Limits, ServerConfig, build_config
 from server.identity import name_problem
 from server.keyboard import InputDecoder, TokenBucket
@@ -19,6 +20,16 @@ def test_defaults_need_no_configuration() -> None:
     assert config.data == Path("moon-data")
     assert config.guests is True
     assert config.host_key_path == Path("moon-data/host_ed25519_key")
+
+
+def test_the_lobby_gets_the_servers_settings_and_its_own_defaults_otherwise() -> None:
+    assert ServerConfig().lobby_config() == LobbyConfig()  # one default per setting
+    config = ServerConfig(motd="hi", bot_delay=0.1, operators={"olga": ()},
+                          limits=Limits(grace_seconds=5, chat_max_chars=40,
+                                        chat_lines_per_10s=2))
+    lobby = config.lobby_config()
+    assert (lobby.motd, lobby.bot_delay, lobby.operators) == ("hi", 0.1, frozenset({"olga"}))
+    assert (lobby.grace_seconds, lobby.chat_max_chars, lobby.chat_lines_per_10s) == (5, 40, 2)
 
 
 def test_file_then_environment_then_flags(tmp_path: Path) -> None:

@@ -12,8 +12,14 @@ import asyncssh
 import pytest
 
 from moon_tui.lobby import LobbyConfig
-from server.probe import ScreenClient, enter_lobby, open_bot_table, open_connection, running_server
 from server.store import Database, SQLiteRecordStore
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    open_bot_table,
+    open_connection,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 

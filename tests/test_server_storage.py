@@ -24,9 +24,15 @@ from moon_tui.lobby import LobbyConfig
 from server.config import Limits, ServerConfig
 from server.datafolder import DataFolderBusy
 from server.identity import fingerprint
-from server.probe import ScreenClient, enter_lobby, eventually, open_connection, running_server
 from server.service import MoonServer, load_or_create_host_key
 from server.store import Database, DatabaseUnusable, SQLiteRecordStore
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    eventually,
+    open_connection,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 

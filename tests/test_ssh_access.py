@@ -23,9 +23,16 @@ from server.auth import AuthContext, MoonSSHServer
 from server.config import Limits, ServerConfig
 from server.identity import guest_name
 from server.limits import Gate
-from server.probe import ScreenClient, enter_lobby, eventually, open_connection, running_server
 from server.service import MoonServer
 from server.store import Database
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    eventually,
+    open_connection,
+    refused,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 
@@ -43,15 +50,6 @@ def new_key() -> asyncssh.SSHKey:
     return asyncssh.generate_private_key("ssh-ed25519")
 
 
-async def refused(port: int, username: str, key: asyncssh.SSHKey | None = None,
-                  **options: object) -> str:
-    """Try to log in, expect a refusal; return the banners and reason the client got."""
-    banners: list[str] = []
-    with pytest.raises((asyncssh.PermissionDenied, asyncssh.DisconnectError)) as caught:
-        conn = await open_connection(port, username, key=key, banners=banners, **options)
-        conn.close()
-    return " ".join(banners) + " " + str(caught.value)
-
 
 async def logs_in(port: int, username: str, key: asyncssh.SSHKey | None = None,
                   **options: object) -> None:
@@ -61,7 +59,8 @@ async def logs_in(port: int, username: str, key: asyncssh.SSHKey | None = None,
 
 
 async def soon(check: Callable[[], Awaitable[bool]], what: str) -> None:
-    """`eventually` for a condition that has to be awaited (a database read)."""
+    """`eventually` for a condition that has to be awaited (a database read: polled, as
+    nothing announces a write)."""
     async with asyncio.timeout(DEADLINE):
         while not await check():
             await asyncio.sleep(0.05)
@@ -147,7 +146,7 @@ async def test_a_held_guest_name_is_never_given_and_its_seat_goes_back_only_home
         # The same address and user name within the grace: back to the seat.
         back = await ScreenClient.connect(server.port, "bob")
         await back.wait_for("waiting room")
-        assert server.all_sessions()[0].player.name == held
+        assert server.sessions.all()[0].player.name == held
         await back.close()
 
 
@@ -303,7 +302,7 @@ async def test_a_banned_player_cannot_come_back_as_a_guest_or_a_new_name(
         await logs_in(server.port, "bea", bea, **FROM_AWAY)  # her own key still gets in
         await logs_in(server.port, "nobody")  # other addresses: guests as ever
 
-        server.clock = lambda: time.time() + 7 * DAY + 60
+        server.bans.clock = lambda: time.time() + 7 * DAY + 60
         await logs_in(server.port, "nobody", **FROM_AWAY)  # the address ban has ended
         assert "banned" in await refused(server.port, "ann", ann, **FROM_AWAY)  # not hers
 

@@ -10,7 +10,7 @@ import pytest
 
 from moon_tui.lobby import LobbyConfig
 from server.logtext import shown
-from server.probe import ScreenClient, enter_lobby, eventually, running_server
+from tests.support.probe import ScreenClient, enter_lobby, eventually, running_server
 
 pytestmark = pytest.mark.ssh
 

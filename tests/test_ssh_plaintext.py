@@ -17,9 +17,9 @@ import pytest
 
 from moon_tui.lobby import LobbyConfig
 from moon_tui.lobby.messages import Kick
-from server.probe import ScreenClient, enter_lobby, eventually, running_server
+from server.game_session import CRASHED
 from server.service import MoonServer
-from server.session import CRASHED
+from tests.support.probe import ScreenClient, enter_lobby, eventually, running_server
 
 pytestmark = pytest.mark.ssh
 
@@ -62,11 +62,11 @@ async def still_playing(server: MoonServer, *clients: ScreenClient) -> None:
             await client.wait_for("new table")
             assert not client.closed.is_set()
             assert CRASHED not in client.text()
-        assert server.session_count == len(clients)
+        assert server.sessions.count == len(clients)
     finally:
         for client in clients:
             await client.close()
-    await eventually(lambda: server.session_count == 0, "every session ended")
+    await eventually(lambda: server.sessions.count == 0, "every session ended")
 
 
 async def test_the_message_of_the_day_is_shown_as_written(tmp_path: Path) -> None:
