@@ -66,6 +66,17 @@ async def soon(check: Callable[[], Awaitable[bool]], what: str) -> None:
             await asyncio.sleep(0.05)
 
 
+async def claims(server: MoonServer, name: str, key: asyncssh.SSHKey) -> None:
+    """A first login that claims `name`, and the claim saved: the client may leave before
+    the server has written it, and until then the name is still free (a new name)."""
+    await logs_in(server.port, name, key)
+    await soon(lambda: has_account(server, name), f"{name}'s claim saved")
+
+
+async def has_account(server: MoonServer, name: str) -> bool:
+    return await server.db.account(name) is not None
+
+
 def draws(*numbers: int) -> Callable[[int], int]:
     """A random draw that returns `numbers` in turn."""
     queue = iter(numbers)
@@ -197,7 +208,7 @@ async def test_silent_sockets_do_not_lock_a_player_out(tmp_path: Path) -> None:
     ann = new_key()
     silent = SilentSockets()
     async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
-        await logs_in(server.port, "ann", ann)
+        await claims(server, "ann", ann)
         await silent.open(server.port, 3)
         await eventually(lambda: server.gate.logging_in(HOME) == 3, "three logging in")
         try:
@@ -223,7 +234,7 @@ async def test_a_burst_is_capacity_not_failed_logins_and_a_key_still_gets_in(
     ann = new_key()
     silent = SilentSockets()
     async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
-        await logs_in(server.port, "ann", ann)
+        await claims(server, "ann", ann)
         await silent.open(server.port, 6)
         try:
             for index in range(3):  # the oldest are closed to make room for the newest
@@ -245,7 +256,7 @@ async def test_failed_logins_slow_guests_and_new_names_never_a_players_key(
     async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
         now = [1000.0]
         server.gate.clock = lambda: now[0]
-        await logs_in(server.port, "ann", ann)
+        await claims(server, "ann", ann)
         for _ in range(2):
             assert "already taken" in await refused(server.port, "ann", new_key())
         assert "Too many failed logins" in await refused(server.port, "bob")
