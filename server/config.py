@@ -108,6 +108,9 @@ class ServerConfig:
     limits: Limits = Limits()
     bot_delay: float = _LOBBY.bot_delay
     """Seconds a computer player "thinks" at least, so humans can follow."""
+    shutdown_notice_seconds: float = 3.0
+    """When the server stops, players read why on their full screen this long before
+    they are let go (the same words then stay in their terminal)."""
 
     def lobby_config(self) -> LobbyConfig:
         """The lobby's settings, with the ones this file also sets taken from here."""
@@ -187,6 +190,9 @@ def load_toml(path: Path, base: ServerConfig) -> ServerConfig:
             config = replace(config, guests=_check_type(key, value, bool))
         elif key == "bot_delay":
             config = replace(config, bot_delay=float(_check_type(key, value, (int, float))))
+        elif key == "shutdown_notice_seconds":
+            config = replace(config, shutdown_notice_seconds=float(
+                _check_type(key, value, (int, float))))
         elif key == "operators":
             config = replace(config, operators=_operators_from(value))
         elif key == "limits":

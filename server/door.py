@@ -36,6 +36,10 @@ from .store import Database, StoreFailure
 
 log = logging.getLogger(__name__)
 
+GOODBYE_WAIT = 2.0
+"""Seconds a client has to close its channel after the goodbye before its connection is
+closed anyway (`_close_after_goodbye`)."""
+
 STARTS_AT_ONCE = 1
 """Apps starting at the same time; the others wait their turn (see the module docstring)."""
 ENDS_AT_ONCE = 2
@@ -184,16 +188,14 @@ class Door:
         if player is None:  # the code was not typed: a failed login, the connection ends
             if link is not None:
                 self._gate.failed(link.address)
-            process.exit(1)
-            conn.close()
+            await _close_after_goodbye(process, conn, 1)
             return
         self._gate.sessions += 1
         try:
             await self._welcome_then_play(process, player)
         finally:
             self._gate.sessions -= 1
-        process.exit(0)
-        conn.close()
+        await _close_after_goodbye(process, conn, 0)
 
     async def _link_new_key(
         self, process: asyncssh.SSHServerProcess[bytes], auth: MoonSSHServer, link: KeyToLink
@@ -254,3 +256,17 @@ class Door:
             if not released:
                 released = True
                 self.start_slots.release()
+
+
+async def _close_after_goodbye(
+    process: asyncssh.SSHServerProcess[bytes], conn: asyncssh.SSHServerConnection, status: int
+) -> None:
+    """End the channel, let the client close it, then close the connection.
+
+    Closed at once, the connection's disconnect overtook the goodbye: OpenSSH quits on a
+    disconnect without writing what it had not written yet, so the player read only
+    "Disconnected by application" (seen with uvloop, at every shutdown)."""
+    process.exit(status)
+    with contextlib.suppress(TimeoutError, asyncssh.Error, OSError):
+        await asyncio.wait_for(process.wait_closed(), GOODBYE_WAIT)
+    conn.close()

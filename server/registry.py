@@ -28,6 +28,8 @@ class SessionRegistry:
         self._idle_minutes = idle_minutes
         self._idle_seconds = idle_minutes * 60
         self._on_ended = on_ended
+        self._emptied: asyncio.Event | None = None
+        """Made by `wait_empty`, set when the last game session ends."""
 
     def __contains__(self, name: object) -> bool:
         return name in self._by_name
@@ -49,6 +51,19 @@ class SessionRegistry:
         """The names online (for guest names: never give out one in use)."""
         return frozenset(self._by_name)
 
+    async def wait_empty(self, seconds: float) -> None:
+        """Until no game session runs, or `seconds` have passed."""
+        if not self._by_name or seconds <= 0:
+            return
+        self._emptied = asyncio.Event()
+        try:
+            async with asyncio.timeout(seconds):
+                await self._emptied.wait()
+        except TimeoutError:
+            pass
+        finally:
+            self._emptied = None
+
     def end_all(self, farewell: str) -> None:
         for session in self.all():
             session.end(farewell)
@@ -67,6 +82,8 @@ class SessionRegistry:
             group.remove(session)
             if not group:
                 del self._by_name[session.player.name]
+        if not self._by_name and self._emptied is not None:
+            self._emptied.set()
         terminal = session.terminal
         log.info("session end %s (%d frames, %d KB out, %d frames skipped)",
                  session.player.name, terminal.frames, terminal.bytes_out // 1024,

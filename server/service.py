@@ -249,8 +249,10 @@ class MoonServer:
                 await asyncio.wait_for(self._lobby.__aexit__(None, None, None), 20)
             except Exception:
                 log.exception("the lobby did not shut down cleanly")
-        self.sessions.end_all(reason)
         self.door.close(reason)
+        # The lobby told every app why (a dialog on the full screen): let them read it.
+        await self.sessions.wait_empty(self.config.shutdown_notice_seconds)
+        self.sessions.end_all(reason)
         if self.door.handlers:
             await asyncio.wait(list(self.door.handlers), timeout=10)
         for conn in list(self.connections):

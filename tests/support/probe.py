@@ -327,8 +327,10 @@ async def running_server(
 ) -> AsyncIterator[MoonServer]:
     """A real server on a free loopback port with its data in `data` (tests, benchmarks).
 
-    `options` go to `ServerConfig` except `app_factory` and `lobby_config`.
+    `options` go to `ServerConfig` except `app_factory` and `lobby_config`. Its players
+    are let go at once when it stops (no `shutdown_notice_seconds`) unless a test asks.
     """
+    options.setdefault("shutdown_notice_seconds", 0.0)
     app_factory = options.pop("app_factory", None)
     lobby_config = options.pop("lobby_config", None)
     config = ServerConfig(host="127.0.0.1", port=0, data=data, **options)
