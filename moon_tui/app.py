@@ -28,6 +28,7 @@ from .lobby.messages import (
     LobbyUpdate,
     Notice,
     Rejected,
+    RestartNotice,
     TableLeft,
     TableUpdate,
 )
@@ -40,6 +41,7 @@ from .ui.model import Model
 from .ui.plain import plain, printable
 from .ui.refusals import refusal_words
 from .ui.waiting import WaitingScreen
+from .ui.words import restart_words
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +59,8 @@ def table_of(event: Event) -> str | None:
         return table_id if isinstance(table_id, str) else None
     return None
 
+RESTART_NOTICE_SECONDS = 12.0
+"""How long a restart notice stays up (it is repeated at 60, 30, 10 and 5 s)."""
 ENDED_SECONDS = 4.0
 """How long the reason a session ended stays on screen before the app exits."""
 
@@ -177,6 +181,9 @@ class MoonApp(App[None]):
             severity = {"info": "information", "warning": "warning", "error": "error"}
             self.notify(event.text, severity=severity[event.level],  # type: ignore[arg-type]
                         timeout=6)
+        elif isinstance(event, RestartNotice):
+            self.notify(restart_words(event), title="Restart", severity="warning",
+                        timeout=RESTART_NOTICE_SECONDS)
         elif isinstance(event, Rejected) and not self._screen_explains(event):
             self.notify(refusal_words(event), severity="warning", timeout=6)
         elif isinstance(event, Disconnected):

@@ -87,16 +87,45 @@ def _install_uvloop() -> bool:
     return True
 
 
-async def serve(config: ServerConfig) -> None:
-    """Run until SIGTERM or SIGINT, then stop cleanly."""
+RESTART_EXIT_STATUS = 75
+"""An operator's restart ends `moon-server` with this status (EX_TEMPFAIL), so that the
+service manager starts it again (`RestartForceExitStatus=75` in moon-server.service)."""
+
+
+async def serve(config: ServerConfig) -> int:
+    """Run until stopped: SIGINT stops at once; SIGTERM too, or, with
+    `restart_countdown_seconds`, after telling everyone (a second SIGTERM: at once); an
+    operator's restart stops it at the end of its countdown. Returns the exit status."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(signum, stop.set)
-    async with MoonServer(config, freeze_memory=True):
-        await stop.wait()
-        log.info("signal received: stopping")
+    started: MoonServer | None = None
+    terms = 0
+
+    def terminate() -> None:
+        nonlocal terms
+        terms += 1
+        countdown = config.restart_countdown_seconds
+        if started is None or countdown <= 0 or terms > 1:
+            stop.set()
+            return
+        log.info("SIGTERM: restarting in %g s (another SIGTERM stops at once)", countdown)
+        started.restart_on_signal(countdown)
+
+    with contextlib.suppress(NotImplementedError):
+        loop.add_signal_handler(signal.SIGTERM, terminate)
+        loop.add_signal_handler(signal.SIGINT, stop.set)
+    async with MoonServer(config, freeze_memory=True) as server:
+        started = server
+        stopped = asyncio.create_task(server.stopped.wait())
+        signalled = asyncio.create_task(stop.wait())
+        await asyncio.wait({stopped, signalled}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (stopped, signalled):
+            task.cancel()
+        if stop.is_set():
+            log.info("signal received: stopping")
+    if server.restart.ended_by:  # an operator's restart: to be started again
+        return RESTART_EXIT_STATUS
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     if _install_uvloop():
         log.info("using uvloop")
     try:
-        asyncio.run(serve(config))
+        status = asyncio.run(serve(config))
     except (CannotStart, UnsupportedVersion) as error:  # what to do, in one paragraph
         print(f"moon-server: cannot start: {error}", file=sys.stderr)
         return 1
@@ -129,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"moon-server: {error}", file=sys.stderr)
         return 2
-    return 0
+    return status
 
 
 if __name__ == "__main__":

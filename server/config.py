@@ -111,6 +111,11 @@ class ServerConfig:
     shutdown_notice_seconds: float = 3.0
     """When the server stops, players read why on their full screen this long before
     they are let go (the same words then stay in their terminal)."""
+    restart_countdown_seconds: float = 0.0
+    """On SIGTERM, everyone is told the server restarts in this many seconds (again at
+    60, 30, 10 and 5 s), then it stops. 0: it stops at once. A second SIGTERM, or
+    SIGINT, always stops at once. The service manager's stop timeout must be longer
+    (TimeoutStopSec in moon-server.service)."""
 
     def lobby_config(self) -> LobbyConfig:
         """The lobby's settings, with the ones this file also sets taken from here."""
@@ -193,6 +198,11 @@ def load_toml(path: Path, base: ServerConfig) -> ServerConfig:
         elif key == "shutdown_notice_seconds":
             config = replace(config, shutdown_notice_seconds=float(
                 _check_type(key, value, (int, float))))
+        elif key == "restart_countdown_seconds":
+            seconds = float(_check_type(key, value, (int, float)))
+            if not 0 <= seconds <= 3600:
+                raise ConfigError(f"{key} must be 0 to 3600 seconds, not {value!r}")
+            config = replace(config, restart_countdown_seconds=seconds)
         elif key == "operators":
             config = replace(config, operators=_operators_from(value))
         elif key == "limits":

@@ -11,6 +11,7 @@ game session and connection before the database.
   slots), then `game_session.py` runs the player's app until goodbye;
 - `registry.py`: the game sessions running now, and the idle rule;
 - `bans.py`: an operator's ban, made to last;
+- `restart.py`: a planned restart's countdown, then `stop()`;
 - the lobby (`moon_tui.lobby`), the database (`store.py`) and the garbage-collector
   policy (`memory.py`).
 """
@@ -29,7 +30,8 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
-from moon_tui.lobby import Lobby, LobbyConfig
+from moon_tui.lobby import CancelRestart, Lobby, LobbyConfig, Refusal, Restart
+from moon_tui.lobby.refusals import Refused
 
 from . import patches, teardown
 from .auth import AuthContext
@@ -45,11 +47,14 @@ from .limits import Gate
 from .link_codes import LinkCodes
 from .memory import FreezePolicy
 from .registry import SessionRegistry
+from .restart import RestartCountdown
 from .store import Database, SQLiteRecordStore
 
 log = logging.getLogger(__name__)
 
 SHUTDOWN_MESSAGE = "The server is shutting down. Unfinished games were saved. See you soon!"
+RESTART_MESSAGE = ("The server is restarting. Unfinished games were saved as records. "
+                   "Come back in a minute!")
 UI_MODULES = tuple(f"moon_tui.{name}" for name in (
     "app", "ui.create", "ui.dialogs", "ui.help", "ui.keys", "ui.operator",
 ))
@@ -128,6 +133,11 @@ class MoonServer:
         self._listener: asyncssh.SSHAcceptor | None = None
         self.connections: set[asyncssh.SSHServerConnection] = set()
         """Logged-in connections, closed by `stop()`."""
+        self.restart = RestartCountdown(self._announce_restart,
+                                        lambda: self.stop(RESTART_MESSAGE))
+        """A planned restart's countdown (an operator's, or SIGTERM's: `cli.py`)."""
+        self.stopped = asyncio.Event()
+        """Set once `stop()` has finished, whoever called it."""
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
         self._patched = False
@@ -194,7 +204,8 @@ class MoonServer:
         operators = _operator_fingerprints(self.config)
         await self.db.open()
         limits = self.config.limits
-        lobby = Lobby(self._lobby_config, self.records, on_ban=self.bans.ban)
+        lobby = Lobby(self._lobby_config, self.records, on_ban=self.bans.ban,
+                      on_restart=self._restart_asked)
         self._lobby = await lobby.__aenter__()
         bans = self.bans
         context = AuthContext(
@@ -236,6 +247,7 @@ class MoonServer:
         if self._stopping:
             return
         self._stopping = True
+        self.restart.forget()
         log.info("stopping: %d sessions", self.sessions.count)
         if self._listener is not None:
             self._listener.close()
@@ -269,7 +281,15 @@ class MoonServer:
         self._data_lock.release()
         self._unpatch()
         log.info("stopped")
+        self.stopped.set()
 
+    def restart_on_signal(self, seconds: float) -> None:
+        """The system asked the server to stop (SIGTERM) with a countdown of `seconds`: a
+        countdown already due sooner runs on, else this one starts."""
+        remaining = self.restart.remaining()
+        if self._stopping or (remaining is not None and remaining <= seconds):
+            return
+        self.restart.start(seconds)
     # --- what the parts ask of the server -------------------------------------------
 
     async def _handle_channel(self, process: asyncssh.SSHServerProcess[bytes]) -> None:
@@ -298,6 +318,25 @@ class MoonServer:
         )
         app.help_first = help_first
         return app
+
+    def _restart_asked(self, command: Restart | CancelRestart, by: str) -> Refused | None:
+        """An operator's `restart SECONDS MESSAGE` or `restart cancel` (the lobby checked
+        that they are an operator and the seconds): why not, or None when done."""
+        if self._stopping:
+            return Refused(Refusal.SHUTTING_DOWN)
+        if isinstance(command, Restart):
+            self.restart.start(command.seconds, command.message, by)
+            return None
+        if not self.restart.running:
+            return Refused(Refusal.NO_RESTART)
+        if not self.restart.by:
+            return Refused(Refusal.RESTART_BY_SYSTEM)
+        self.restart.cancel(by)
+        return None
+
+    def _announce_restart(self, seconds: int | None, message: str, by: str) -> None:
+        if self._lobby is not None:
+            self._lobby.announce_restart(seconds, message, by)
 
     def _has_seat(self, name: str) -> bool:
         return any(seat.name == name for info in self.lobby.tables() for seat in info.seats)

@@ -36,6 +36,7 @@ from .messages import (
     Ban,
     BotLevel,
     Broadcast,
+    CancelRestart,
     ChatLine,
     ChatPosted,
     CloseTable,
@@ -54,6 +55,8 @@ from .messages import (
     Rejected,
     Rematch,
     RemoveBot,
+    Restart,
+    RestartNotice,
     Resync,
     SeatInfo,
     SendChat,
@@ -68,10 +71,12 @@ from .refusals import Refusal
 from .store import MemoryRecordStore, RecordStore
 
 __all__ = [
-    "BOT_LEVELS", "Act", "AddBot", "Ban", "BotLevel", "Broadcast", "ChatLine", "ChatPosted",
+    "BOT_LEVELS", "Act", "AddBot", "Ban", "BotLevel", "Broadcast", "CancelRestart", "ChatLine",
+    "ChatPosted",
     "Clock", "CloseTable", "Command", "CreateTable", "Disconnected", "Event", "GameFinished",
     "JoinByCode", "JoinSeat", "Kick", "LeaveTable", "Lobby", "LobbyClosed", "LobbyConfig",
     "LobbyUpdate", "LoopClock", "MemoryRecordStore", "Notice", "NoticeLevel", "PlayerHandle",
-    "RecordStore", "Refusal", "Rejected", "Rematch", "RemoveBot", "Resync", "SeatInfo", "SendChat",
+    "RecordStore", "Refusal", "Rejected", "Rematch", "RemoveBot", "Restart", "RestartNotice",
+    "Resync", "SeatInfo", "SendChat",
     "Spectate", "StartGame", "TableInfo", "TableLeft", "TableStatus", "TableUpdate", "Timer",
 ]

@@ -182,14 +182,31 @@ class CloseTable:
     reason: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Restart:
+    """Restart the server in `seconds`: everyone is told, then the server stops (it counts
+    down, not the lobby); a new `Restart` replaces a countdown already running."""
+
+    seconds: int
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CancelRestart:
+    """Call off the restart counting down."""
+
+
 TableCommand = (JoinSeat | Spectate | LeaveTable | AddBot | RemoveBot | StartGame | Act
                 | Rematch | Resync)
 """Commands a handle sends straight to the table they name (the lobby does not relay them)."""
 TABLE_COMMANDS = (JoinSeat, Spectate, LeaveTable, AddBot, RemoveBot, StartGame, Act, Rematch,
                   Resync)
 
+OperatorCommand = Broadcast | Kick | Ban | CloseTable | Restart | CancelRestart
+OPERATOR_COMMANDS = (Broadcast, Kick, Ban, CloseTable, Restart, CancelRestart)
+
 Command = (CreateTable | JoinByCode | SendChat | Broadcast | Kick | Ban | CloseTable
-           | TableCommand)
+           | Restart | CancelRestart | TableCommand)
 
 
 # --- events (lobby or table -> player) ------------------------------------------------------------
@@ -239,6 +256,18 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True)
+class RestartNotice:
+    """The server restarts in `seconds` (it counts down and stops; the lobby only carries
+    the news), or, with `seconds` None, the restart was called off. `message` is the
+    operator's, as typed; `by` the operator's name, empty when the server's own system
+    asked for it (SIGTERM)."""
+
+    seconds: int | None
+    message: str = ""
+    by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Rejected:
     """A command of the recipient was refused: the rule or limit broken as a code and its
     parameters (plain values), for the interface to word; `reason` is the lobby's English,
@@ -272,5 +301,5 @@ class Disconnected:
     reason: str
 
 
-Event = (LobbyUpdate | TableUpdate | TableLeft | ChatPosted | Notice | Rejected | GameFinished
-         | Disconnected)
+Event = (LobbyUpdate | TableUpdate | TableLeft | ChatPosted | Notice | RestartNotice | Rejected
+         | GameFinished | Disconnected)
