@@ -19,7 +19,7 @@ from moon_tui.ui.operator import parse_operator
 from moon_tui.ui.words import restart_words
 from server.service import MoonServer
 from tests.manual_clock import ManualClock
-from tests.support.probe import ScreenClient, enter_lobby, eventually, running_server
+from tests.support.probe import ScreenClient, enter_lobby, running_server
 
 pytestmark = pytest.mark.ssh
 
