@@ -17,6 +17,7 @@ import pytest
 from moon_tui.lobby import CancelRestart, LobbyConfig, Refusal, Rejected, Restart, RestartNotice
 from moon_tui.ui.operator import parse_operator
 from moon_tui.ui.words import restart_words
+from server.cli import RESTART_EXIT_STATUS
 from server.service import MoonServer
 from tests.manual_clock import ManualClock
 from tests.support.probe import ScreenClient, enter_lobby, running_server
@@ -141,10 +142,11 @@ async def test_a_player_who_is_not_an_operator_cannot_restart(tmp_path: Path) ->
 # --- moon-server on SIGTERM --------------------------------------------------------------
 
 
-async def start_moon_server(tmp_path: Path, countdown: float
+async def start_moon_server(tmp_path: Path, countdown: float, more: str = ""
                             ) -> tuple[asyncio.subprocess.Process, int, list[str]]:
     config = tmp_path / "config.toml"
-    config.write_text(f"restart_countdown_seconds = {countdown}\nshutdown_notice_seconds = 0\n")
+    config.write_text(f"restart_countdown_seconds = {countdown}\nshutdown_notice_seconds = 0\n"
+                      + more)
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "server.cli", "--host", "127.0.0.1", "--port", "0",
         "--data", str(tmp_path / "data"), "--config", str(config),
@@ -191,6 +193,28 @@ async def test_sigterm_without_a_countdown_stops_at_once(tmp_path: Path) -> None
         await ann.wait_closed(timeout=30)
         assert "shutting down" in ann.text() and "restarts in" not in ann.text()
         assert await asyncio.wait_for(process.wait(), 30) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def test_an_operators_restart_ends_moon_server_with_the_status_that_restarts_it(
+    tmp_path: Path,
+) -> None:
+    olga_key = new_key()
+    line = olga_key.export_public_key("openssh").decode().strip()
+    process, port, _log = await start_moon_server(
+        tmp_path, 0, f'[operators]\nolga = ["{line}"]\n')
+    try:
+        olga = await ScreenClient.connect(port, "olga", key=olga_key, width=100, height=30)
+        await enter_lobby(olga, timeout=30)
+        await olga.press("o")
+        await olga.wait_for("Operator")
+        await olga.press(*"restart 0", "enter")
+        await olga.wait_closed(timeout=30)
+        assert "The server is restarting" in olga.text()
+        assert await asyncio.wait_for(process.wait(), 30) == RESTART_EXIT_STATUS == 75
     finally:
         if process.returncode is None:
             process.kill()
