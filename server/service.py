@@ -30,7 +30,14 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
-from moon_tui.lobby import CancelRestart, Lobby, LobbyConfig, Refusal, Restart
+from moon_tui.lobby import (
+    CancelRestart,
+    Lobby,
+    LobbyConfig,
+    Refusal,
+    Restart,
+    RestartNotice,
+)
 from moon_tui.lobby.refusals import Refused
 
 from . import patches, teardown
@@ -205,7 +212,7 @@ class MoonServer:
         await self.db.open()
         limits = self.config.limits
         lobby = Lobby(self._lobby_config, self.records, on_ban=self.bans.ban,
-                      on_restart=self._restart_asked)
+                      on_restart=self._restart_asked, restart_news=self._restart_news)
         self._lobby = await lobby.__aenter__()
         bans = self.bans
         context = AuthContext(
@@ -333,6 +340,13 @@ class MoonServer:
             return Refused(Refusal.RESTART_BY_SYSTEM)
         self.restart.cancel(by)
         return None
+
+    def _restart_news(self) -> RestartNotice | None:
+        """The countdown as it stands, for a player arriving while it runs."""
+        remaining = self.restart.remaining()
+        if remaining is None or self._stopping:
+            return None
+        return RestartNotice(round(remaining), self.restart.message, self.restart.by)
 
     def _announce_restart(self, seconds: int | None, message: str, by: str) -> None:
         if self._lobby is not None:

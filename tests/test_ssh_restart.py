@@ -83,7 +83,13 @@ async def test_an_operators_restart_counts_down_on_every_screen_then_stops(
         await ann.wait_for("The server restarts in 60 s")
         await ann.wait_for("olga: [b]new[/b] version")  # as typed, not read as markup
         clock = clock_of(server)
-        clock.advance(30)
+        clock.advance(15)
+        # Whoever arrives during the countdown is told how long is left.
+        bea = await ScreenClient.connect(server.port, "bea", key=new_key(), width=100,
+                                         height=30)
+        await enter_lobby(bea)
+        await bea.wait_for("The server restarts in 45 s")
+        clock.advance(15)
         await ann.wait_for("The server restarts in 30 s")
         clock.advance(20)
         await ann.wait_for("The server restarts in 10 s")
@@ -91,6 +97,7 @@ async def test_an_operators_restart_counts_down_on_every_screen_then_stops(
         clock.advance(10)
         await ann.wait_closed()
         await olga.wait_closed()
+        await bea.wait_closed()
         assert "The server is restarting" in ann.text()
         await asyncio.wait_for(server.stopped.wait(), 30)
         assert server.restart.ended_by == "olga"

@@ -91,10 +91,12 @@ class Lobby:
                  on_ban: Callable[[str, str], Awaitable[None]] | None = None,
                  on_restart: Callable[[Restart | CancelRestart, str], Refused | None]
                  | None = None,
+                 restart_news: Callable[[], RestartNotice | None] | None = None,
                  clock: Clock | None = None) -> None:
         """`on_ban(name, reason)` makes an operator's ban last; `on_restart(command,
         operator)` hands an operator's restart (or its cancelling) to whoever owns the
-        countdown (the server), and returns why not, if it will not."""
+        countdown (the server), and returns why not, if it will not; `restart_news()` is
+        the countdown as it stands now, told to whoever connects while it runs."""
         self.config = config
         self.clock: Clock = clock if clock is not None else LoopClock()
         """The tables' time (their turn timers, grace periods, pauses)."""
@@ -105,6 +107,7 @@ class Lobby:
             else random.SystemRandom()
         self._on_ban = on_ban
         self._on_restart = on_restart
+        self._restart_news = restart_news
         self._inbox: asyncio.Queue[LobbyMessage] = asyncio.Queue()
         self._directory = Directory()
         self._players = self._directory.players
@@ -340,6 +343,9 @@ class Lobby:
         handle.deliver(self._lobby_update(name))
         if self.config.motd:
             handle.deliver(Notice(self.config.motd))
+        restart = self._restart_news() if self._restart_news is not None else None
+        if restart is not None:
+            handle.deliver(restart)
         for table in self._tables.values():
             table.post(Attach(name))
         self._presence_dirty = True
