@@ -14,7 +14,16 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from moon_tui.lobby import CancelRestart, LobbyConfig, Refusal, Rejected, Restart, RestartNotice
+from moon_tui.lobby import (
+    CancelRestart,
+    Lobby,
+    LobbyConfig,
+    PlayerHandle,
+    Refusal,
+    Rejected,
+    Restart,
+    RestartNotice,
+)
 from moon_tui.ui.operator import parse_operator
 from moon_tui.ui.words import restart_words
 from server.cli import RESTART_EXIT_STATUS
@@ -226,3 +235,31 @@ async def test_an_operators_restart_ends_moon_server_with_the_status_that_restar
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+async def refusal_of(handle: PlayerHandle) -> object:
+    """The code of the next refusal the handle reads."""
+    while True:
+        event = await asyncio.wait_for(handle.next_event(), 10)
+        if isinstance(event, Rejected):
+            return event.code
+
+
+async def test_what_the_lobby_refuses_of_an_operators_restart(tmp_path: Path) -> None:
+    async with club(tmp_path, new_key()) as server:
+        olga = await server.lobby.connect("olga", operator=True)
+        olga.send(Restart(3601))
+        assert await refusal_of(olga) == Refusal.BAD_RESTART
+        olga.send(CancelRestart())
+        assert await refusal_of(olga) == Refusal.NO_RESTART
+        server.restart_on_signal(60)  # the system's countdown: not the operator's to cancel
+        olga.send(CancelRestart())
+        assert await refusal_of(olga) == Refusal.RESTART_BY_SYSTEM
+        assert server.restart.running
+        await olga.close()
+    # A lobby with no server to count down says so.
+    async with Lobby() as lobby:
+        olga = await lobby.connect("olga", operator=True)
+        olga.send(Restart(60))
+        assert await refusal_of(olga) == Refusal.RESTART_UNAVAILABLE
+        await olga.close()
