@@ -250,10 +250,18 @@ class MoonServer:
         )
 
     async def stop(self, reason: str = SHUTDOWN_MESSAGE) -> None:
-        """Tell everyone, save unfinished games, end every session; safe to call twice."""
+        """Tell everyone, save unfinished games, end every session; safe to call twice (a
+        second call waits for the first: a restart's countdown may have begun the stop)."""
         if self._stopping:
+            await self.stopped.wait()
             return
         self._stopping = True
+        try:
+            await self._stop(reason)
+        finally:
+            self.stopped.set()
+
+    async def _stop(self, reason: str) -> None:
         self.restart.forget()
         log.info("stopping: %d sessions", self.sessions.count)
         if self._listener is not None:
@@ -288,7 +296,6 @@ class MoonServer:
         self._data_lock.release()
         self._unpatch()
         log.info("stopped")
-        self.stopped.set()
 
     def restart_on_signal(self, seconds: float) -> None:
         """The system asked the server to stop (SIGTERM) with a countdown of `seconds`: a
