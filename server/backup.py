@@ -54,6 +54,13 @@ def back_up(database: Path, target: Path, *, force: bool = False) -> BackupMade:
             "way the server finds it: --data, MOON_DATA, or 'data' in the file given "
             "with --config or MOON_CONFIG."
         )
+    live = database.resolve()
+    if target.resolve() in {live, *(live.with_name(live.name + end)
+                                     for end in ("-wal", "-shm", "-journal"))}:
+        raise BackupRefused(
+            f"{target} is the database itself (or one of its files): a backup goes "
+            "elsewhere, ideally on another disk. Give another file name."
+        )
     if target.is_dir():
         raise BackupRefused(
             f"{target} is a folder. Give the backup's file name, e.g. "

@@ -192,6 +192,15 @@ async def test_a_backup_refuses_to_overwrite_unless_forced(tmp_path: Path) -> No
     assert result.returncode == 0, result.stderr
     assert read_backup(target)[0] == {}
 
+    # Never over the database itself, forced or not.
+    database = data / "moon.sqlite3"
+    before = database.read_bytes()
+    for own in (database, data / "moon.sqlite3-wal"):
+        result = run_backup(str(own), "--data", str(data), "--force")
+        assert result.returncode == 1
+        one_paragraph(result.stderr, "the database itself")
+    assert database.read_bytes() == before
+
 
 def test_a_backup_refuses_a_data_folder_without_a_database(tmp_path: Path) -> None:
     data = tmp_path / "empty"
