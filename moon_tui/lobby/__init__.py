@@ -21,6 +21,9 @@ Rulings the interface can rely on:
   `grace_seconds`, then goes to that computer. A spectator who drops simply stops watching.
 - `JoinByCode` takes the first free seat, or watches when none is free (or the game is on).
 - Chat and table names lose control characters (they reach other people's terminals).
+- A planned restart is the server's: it counts down, and the lobby carries its news
+  (`announce_restart`: a `RestartNotice` to everyone online, and to whoever connects while
+  it runs). An operator's `Restart` / `CancelRestart` goes to the server's `on_restart`.
 - A refused command comes back as `Rejected`: a code (the engine's `RuleBroken` for a game
   rule, else a `Refusal`) and plain parameters. The words are the interface's to choose.
 """
