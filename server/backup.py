@@ -42,7 +42,7 @@ class BackupMade:
 
     def __str__(self) -> str:
         return (f"backup written to {self.path}: {self.accounts} accounts, "
-                f"{self.records} game records, {self.size // 1024 + 1} KB")
+                f"{self.records} game records, {(self.size + 1023) // 1024} KB")
 
 
 def back_up(database: Path, target: Path, *, force: bool = False) -> BackupMade:
