@@ -50,6 +50,9 @@ class Limits:
     chat_max_chars: int = 300
     grace_seconds: float = 120.0
     """A dropped player keeps their seat this long while a computer plays it."""
+    reconnect_wait_seconds: float = 30.0
+    """A dropped player's turn waits this long (from the drop) for them to come back before
+    the computer plays it; the table's turn timer runs on meanwhile."""
     # --- adding a key from another computer (server/link_codes.py) ---
     link_code_minutes: float = 10.0
     """A code from the keys dialog adds a key only within this time after it was made."""

@@ -180,6 +180,7 @@ class MoonServer:
             self._lobby_config
             or LobbyConfig(
                 grace_seconds=limits.grace_seconds,
+                reconnect_wait_seconds=limits.reconnect_wait_seconds,
                 bot_delay=self.config.bot_delay,
                 chat_max_chars=limits.chat_max_chars,
                 chat_lines_per_10s=limits.chat_lines_per_10s,

@@ -13,6 +13,9 @@ class LobbyConfig:
 
     grace_seconds: float = 120.0
     """A dropped player keeps the seat this long (a computer plays meanwhile)."""
+    reconnect_wait_seconds: float = 30.0
+    """After a player drops, a turn of theirs waits this long (from the drop) for them to
+    come back before the stand-in computer plays it; the turn timer runs on meanwhile."""
     bot_delay: float = 0.6
     """Seconds a computer player "thinks" at least, so humans can follow (0 in tests)."""
     bot_time_budget: float = 1.0

@@ -215,6 +215,11 @@ class TableUpdate:
     view: SeatView | None
     seq: int = 0
     """The table's state number (see the module docstring)."""
+    turn_left: float | None = None
+    """Seconds left on the turn timer of the seat to move, when it is timed."""
+    reconnect_left: float | None = None
+    """The seat to move dropped: seconds the table still waits for its player to come back
+    before the stand-in computer plays (None: nobody is waited for)."""
 
 
 @dataclass(frozen=True, slots=True)

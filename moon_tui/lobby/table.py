@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..rules import CHANCE, Action, Breach, GameState, IllegalActionError, RuleBroken
+from ..rules import CHANCE, Action, Breach, GameState, IllegalActionError, Phase, RuleBroken
 from .clock import Clock
 from .clocks import TableClocks
 from .computers import Computers
@@ -70,7 +70,7 @@ from .messages import (
     TableLeft,
     TableStatus,
 )
-from .publishing import Publisher
+from .publishing import Publisher, Waits
 from .records import Recorder
 from .refusals import Refusal, Refused
 from .seating import Seating
@@ -108,6 +108,8 @@ class Table:
         self.status: TableStatus = "waiting"
         self.state: GameState | None = None
         self.game_names: tuple[str, ...] = ()
+        self._turn_started = 0.0
+        """When the seat to move was given its turn (on the table's clock)."""
         self._inbox: asyncio.Queue[TableMessage] = asyncio.Queue()
         self._tg: asyncio.TaskGroup | None = None
         self._closing: str | None = None
@@ -173,7 +175,7 @@ class Table:
         elif isinstance(message, ThinkNow):
             self._think(message.seat, stand_in=message.stand_in)
         elif isinstance(message, TimerRanOut):
-            self._think_later(message.seat, stand_in=True, delay=0)
+            self._time_ran_out(message.seat)
         else:
             self._deal()
 
@@ -201,7 +203,31 @@ class Table:
     def _publish(self) -> None:
         """Every connected member gets their own TableUpdate. Called after every change."""
         public, players = self.infos()
-        self.publisher.publish(public, players, self.state, self.seating.seat_of)
+        self.publisher.publish(public, players, self.state, self.seating.seat_of, self._waits())
+
+    def _turn_end(self) -> float | None:
+        """When the turn timer of the seat to move runs out (None: the table has none)."""
+        if self.turn_seconds is None:
+            return None
+        return self._turn_started + self.turn_seconds * self.config.timer_scale
+
+    def _reconnect_end(self, seat: int) -> float | None:
+        """Until when a turn of `seat` waits for its dropped player (None: not away)."""
+        away = self.seating.seats[seat].away_since
+        return None if away is None else away + self.config.reconnect_wait_seconds
+
+    def _waits(self) -> Waits:
+        """Seconds left on the turn timer and the reconnect wait of the seat to move."""
+        player = self._to_move()
+        if player is None or self.seating.seats[player].name is None:
+            return (None, None)
+        now = self.clocks.now()
+        turn_end, back = self._turn_end(), self._reconnect_end(player)
+        turn_left = None if turn_end is None else max(0.0, turn_end - now)
+        back_left = None if back is None or back <= now else back - now
+        if back_left is not None and turn_left is not None:
+            back_left = min(back_left, turn_left)
+        return (turn_left, back_left)
 
     # -- commands --------------------------------------------------------------------------
     def _command(self, name: str, command: Command, by_code: bool) -> None:
@@ -220,7 +246,8 @@ class Table:
         elif isinstance(command, Resync):
             if command.seen < self.publisher.seq:
                 public, players = self.infos()
-                self.publisher.resend(name, public, players, self.state, self.seating.seat_of)
+                self.publisher.resend(name, public, players, self.state, self.seating.seat_of,
+                                      self._waits())
         elif isinstance(command, LeaveTable):
             self._leave(name, "you left the table")
         elif isinstance(command, SendChat):
@@ -365,6 +392,7 @@ class Table:
         self.state = GameState.new_game(self.rules, self._rng)
         self.game_names = self.seating.names()
         self.status = "playing"
+        self._turn_started = self.clocks.now()
         self.seating.rematch_votes.clear()
         self.recorder.new_game()
         self._publish()
@@ -415,6 +443,7 @@ class Table:
         assert self.state is not None
         if self.state.current_player() < 0:
             self._stats.hands += 1
+        self._turn_started = self.clocks.now()
         self._publish()
         self._advance()
 
@@ -435,12 +464,40 @@ class Table:
                 self.post(DealNow(generation))  # readers still see the hand's end
             return
         seat = self.seating.seats[player]
-        if seat.computer_plays:
-            self._think_later(player, stand_in=seat.name is not None,
-                              delay=self.config.bot_delay)
-        elif self.turn_seconds is not None:
-            self.clocks.post_after(self.turn_seconds * self.config.timer_scale,
-                                   TimerRanOut(generation, player))
+        now = self.clocks.now()
+        turn_end = self._turn_end()
+        back = self._reconnect_end(player)
+        if seat.name is None:
+            self._think_later(player, stand_in=False, delay=self.config.bot_delay)
+        elif back is not None and (turn_end is None or back < turn_end):
+            # A dropped player's turn waits for them (reconnecting hands it back, `_attach`);
+            # then the stand-in plays. The turn timer, if any, is not stopped by the drop.
+            if back > now:
+                self.clocks.post_after(back - now, ThinkNow(generation, player, True))
+            else:
+                self._think_later(player, stand_in=True, delay=self.config.bot_delay)
+        elif turn_end is not None:
+            self.clocks.post_after(turn_end - now, TimerRanOut(generation, player))
+
+    def _time_ran_out(self, seat: int) -> None:
+        """The turn timer of `seat` ran out. In the auction the seat passes (or bids the
+        least it may, where the rules force a bid): a computer does not bid for a person.
+        Otherwise the stand-in computer chooses the move."""
+        state = self.state
+        assert state is not None
+        if state.phase is not Phase.BID:
+            self._think_later(seat, stand_in=True, delay=0)
+            return
+        legal = state.legal_actions()
+        action = Action.make_pass()
+        if action not in legal:
+            action = min((a for a in legal if a.bid is not None), key=lambda a: a.bid or 0)
+        state.apply_action(action)
+        name = self.seating.seats[seat].name
+        if name is not None:
+            what = "you passed" if action.kind == "pass" else f"you bid {action.bid}, the least"
+            self.publisher.tell(name, Notice(f"your time ran out: {what}", "warning"))
+        self._changed()
 
     def _think_later(self, seat: int, *, stand_in: bool, delay: float) -> None:
         """A computer plays `seat` after a pause (so humans can follow)."""

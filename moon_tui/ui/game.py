@@ -9,6 +9,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Horizontal
+from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
@@ -35,6 +36,8 @@ from .table_text import centre_panel, header, seats_panel, summary
 from .words import seat_name, trump_counts
 
 LEAVE_CONFIRM_SECONDS = 3.0
+WARN_SECONDS = 10
+"""Your turn timer is shown highlighted for its last seconds (and `TimeRunningOut` sent)."""
 PICK = Binding.Group("choose tile", compact=True)
 BID = Binding.Group("bid", compact=True)
 TRUMP = Binding.Group("trump", compact=True)
@@ -56,6 +59,15 @@ class GameScreen(MoonScreen):
     """One table while a game is on (or over). Renders only the latest `SeatView`."""
 
     table_id: str
+
+    class TimeRunningOut(Message):
+        """Your turn timer entered its last `WARN_SECONDS`: sent once per turn (the app
+        may ring the bell on it)."""
+
+        def __init__(self, table_id: str, seconds_left: int) -> None:
+            super().__init__()
+            self.table_id = table_id
+            self.seconds_left = seconds_left
 
     AUTO_FOCUS = "HandView"
     BINDINGS = [
@@ -84,7 +96,9 @@ class GameScreen(MoonScreen):
         self._finished: GameFinished | None = None
         self._problem: str = ""
         self._turn_key: tuple[object, ...] = ()
-        self._turn_started = time.monotonic()
+        self._turn_deadline: float | None = None
+        self._reconnect_deadline: float | None = None
+        self._warned: tuple[object, ...] = ()
         self._timer: Timer | None = None
         self._keys_state: tuple[object, ...] = ()
         self._leave_armed_until = 0.0
@@ -138,8 +152,12 @@ class GameScreen(MoonScreen):
                len(view.played_tiles()))
         if key != self._turn_key:
             self._turn_key = key
-            self._turn_started = time.monotonic()
             self._problem = ""
+        # The table says how long each wait has left: the countdowns run from here.
+        now = time.monotonic()
+        self._turn_deadline = None if update.turn_left is None else now + update.turn_left
+        self._reconnect_deadline = (None if update.reconnect_left is None
+                                    else now + update.reconnect_left)
         finished = self._finished
         set_text(self.query_one("#header", Static), header(view, update.table))
         self._draw_seats()
@@ -147,7 +165,7 @@ class GameScreen(MoonScreen):
         self._draw_hand(view, finished)
         self._draw_actions(view)
         self._draw_prompt()
-        self._start_timer(update.table.turn_seconds)
+        self._start_timer()
         keys = (view.phase, view.my_turn, view.legal, view.outcome is None, bool(view.tricks),
                 len(view.hand))
         if keys != self._keys_state:
@@ -155,11 +173,22 @@ class GameScreen(MoonScreen):
             self._keys_state = keys
             self.refresh_bindings()
 
-    def _seconds_left(self) -> int | None:
-        if self._update is None or self._update.table.turn_seconds is None:
+    @staticmethod
+    def _left(deadline: float | None) -> int | None:
+        if deadline is None:
             return None
-        elapsed = time.monotonic() - self._turn_started
-        return max(0, int(self._update.table.turn_seconds - elapsed + 0.999))
+        return max(0, int(deadline - time.monotonic() + 0.999))
+
+    def _seconds_left(self) -> int | None:
+        return self._left(self._turn_deadline)
+
+    def _warning(self) -> int | None:
+        """Seconds left on your own turn timer, when in its last `WARN_SECONDS`."""
+        left = self._seconds_left()
+        view = self._view
+        if left is None or view is None or not view.my_turn or left > WARN_SECONDS:
+            return None
+        return left
 
     def _draw_seats(self) -> None:
         if self._view is None or self._update is None:
@@ -167,9 +196,22 @@ class GameScreen(MoonScreen):
         set_text(self.query_one("#seats", Static),
                  seats_panel(self._view, self._update.table, self._seconds_left()))
 
-    def _start_timer(self, seconds: int | None) -> None:
-        if seconds is not None and self._timer is None:
-            self._timer = self.set_interval(1.0, self._draw_seats)
+    def _tick(self) -> None:
+        """Once a second while a countdown runs: the seats, and the prompt if it counts."""
+        if self._turn_deadline is None and self._reconnect_deadline is None:
+            return
+        self._draw_seats()
+        warning = self._warning()
+        if warning is not None and self._warned != self._turn_key:
+            self._warned = self._turn_key
+            self.post_message(self.TimeRunningOut(self.table_id, warning))
+        if warning is not None or self._reconnect_deadline is not None:
+            self._draw_prompt()
+
+    def _start_timer(self) -> None:
+        if self._timer is None and (self._turn_deadline is not None
+                                    or self._reconnect_deadline is not None):
+            self._timer = self.set_interval(1.0, self._tick)
 
     def _draw_hand(self, view: SeatView, finished: GameFinished | None) -> None:
         hand = self.query_one(HandView)
@@ -244,6 +286,10 @@ class GameScreen(MoonScreen):
         if view is None:
             return
         text = Text(no_wrap=True, overflow="ellipsis")
+        warning = self._warning()
+        if warning is not None:
+            text.append(f" {warning} s left! ", style="bold reverse")
+            text.append(" ")
         if self._problem:
             text.append("✗ ", style="bold")
             text.append(self._problem, style="bold reverse")
@@ -262,7 +308,11 @@ class GameScreen(MoonScreen):
         if not view.my_turn:
             if view.to_move is None:
                 return ""
-            return f"Waiting for {seat_name(self._table(), view.to_move)}…"
+            who = seat_name(self._table(), view.to_move)
+            back = self._left(self._reconnect_deadline)
+            if back is not None:
+                return f"Waiting for {who} to reconnect… {back} s"
+            return f"Waiting for {who}…"
         if view.phase is Phase.BID:
             return "Your bid: choose below (p pass, digits bid, m moon)."
         if view.phase is Phase.DISCARD:

@@ -79,8 +79,7 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None) -> T
             if view.phase is Phase.PLAY or view.tricks:
                 won = view.tricks_won[seat]
                 parts.append(f"{won} trick{'s' if won != 1 else ''}")
-            timed = table.seats[seat].name is not None and not table.seats[seat].away
-            if turn and timed and seconds_left is not None:
+            if turn and table.seats[seat].name is not None and seconds_left is not None:
                 parts.append(f"{seconds_left}s left")
         if rules.players == 3:
             parts.append(f"{view.scores[seat]} pts")

@@ -1,0 +1,112 @@
+"""A table's turns on a clock the test moves: a dropped player's turn waits for them, the
+turn timer passes in the auction, the finished trick stays in view."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from manual_clock import ManualClock
+from test_lobby import FAST, LONG_GAME, join, running, table_with_bots
+
+from moon_tui.lobby import Notice, Resync, TableUpdate
+from moon_tui.lobby.client import Client
+from moon_tui.rules import Action, Phase, Rules, SeatView
+
+WAITING = dataclasses.replace(FAST, bot_delay=1, timer_scale=1, reconnect_wait_seconds=30,
+                              grace_seconds=120)
+
+
+def bobs_turn(update: TableUpdate) -> bool:
+    return update.view is not None and update.view.to_move == 1 and (
+        update.view.phase is Phase.BID)
+
+
+def bob_spoke(update: TableUpdate) -> bool:
+    return update.view is not None and any(seat == 1 for seat, _ in update.view.bids)
+
+
+def passing(view: SeatView) -> Action | None:
+    """Passes whenever it may; otherwise leaves the turn to the timer."""
+    return Action.make_pass() if Action.make_pass() in view.legal else None
+
+
+async def settled(client: Client, table_id: str) -> TableUpdate:
+    """The table's state once it has handled everything posted before now."""
+    mark = client.mark()
+    client.handle.send(Resync(table_id))
+    return await client.wait_type(TableUpdate, start=mark)
+
+
+async def test_a_dropped_players_turn_waits_for_them_and_goes_back_to_them() -> None:
+    clock = ManualClock()
+    async with running(WAITING, clock=clock) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", passing)
+        bob = await join(lobby, tg, "bob")
+        cy = await join(lobby, tg, "cy", passing)
+        table_id = await table_with_bots(ann, LONG_GAME, humans=(bob, cy))
+        await bob.wait_type(TableUpdate, bobs_turn)
+        await bob.handle.close()
+        away = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].away)
+        assert bobs_turn(away) and away.reconnect_left == 30 and away.turn_left is None
+        clock.advance(25)
+        now = await settled(ann, table_id)
+        assert now.reconnect_left == 5 and not bob_spoke(now), "no computer bid for bob"
+        bob = await join(lobby, tg, "bob")
+        back = await bob.wait_type(TableUpdate)
+        assert bobs_turn(back) and back.view is not None and back.view.my_turn
+        assert back.reconnect_left is None and not back.table.seats[1].away
+        clock.advance(600)
+        assert not bob_spoke(await settled(ann, table_id)), "the decision is bob's again"
+        mark = ann.mark()
+        await bob.handle.close()
+        await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].away
+                            and u.reconnect_left == 30, start=mark)
+        clock.advance(30)  # the wait is over: the stand-in plays
+        await ann.wait_type(TableUpdate, bob_spoke)
+
+
+async def test_the_turn_timer_runs_on_while_the_table_waits_and_passes_for_you() -> None:
+    clock = ManualClock()
+    async with running(WAITING, clock=clock) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", passing)
+        bob = await join(lobby, tg, "bob")
+        cy = await join(lobby, tg, "cy", passing)
+        table_id = await table_with_bots(ann, LONG_GAME, humans=(bob, cy), turn_seconds=40)
+        turn = await bob.wait_type(TableUpdate, bobs_turn)
+        assert turn.turn_left == 40
+        clock.advance(20)
+        await bob.handle.close()
+        away = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].away)
+        assert (away.turn_left, away.reconnect_left) == (20, 20)
+        clock.advance(10)
+        bob = await join(lobby, tg, "bob")
+        back = await bob.wait_type(TableUpdate)
+        assert back.turn_left == 10, "reconnecting does not wind the timer back"
+        mark = bob.mark()
+        clock.advance(10)
+        told = await bob.wait_type(Notice, start=mark)
+        assert told.text == "your time ran out: you passed"
+        view = (await settled(ann, table_id)).view
+        assert view is not None
+        assert (1, Action.make_pass()) in view.bids + tuple(b for r in view.results for b in r.bids)
+
+
+async def test_a_timer_running_out_on_a_forced_bid_bids_the_least() -> None:
+    clock = ManualClock()
+    rules = Rules.make(target=60, moon_wins_game=False, all_pass="force_last")
+    async with running(WAITING, clock=clock) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", passing)
+        bob = await join(lobby, tg, "bob", passing)
+        cy = await join(lobby, tg, "cy", passing)
+        await table_with_bots(ann, rules, humans=(bob, cy), turn_seconds=10)
+        forced = await ann.wait_type(TableUpdate, lambda u: u.view is not None
+                                     and len(u.view.bids) == 2)
+        assert forced.view is not None and forced.view.to_move is not None
+        last = (ann, bob, cy)[forced.view.to_move]
+        mark = last.mark()
+        clock.advance(10)
+        told = await last.wait_type(Notice, start=mark)
+        assert told.text == f"your time ran out: you bid {rules.min_bid}, the least"
+        bid = await last.wait_type(TableUpdate, lambda u: u.view is not None
+                                   and u.view.declarer == forced.view.to_move, start=mark)
+        assert bid.view is not None and bid.view.bid == rules.min_bid

@@ -1,0 +1,50 @@
+"""The table screen over a real lobby on a clock the test moves: what it says while it waits
+for a dropped player, the turn timer's warning."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from contextlib import AsyncExitStack
+
+from manual_clock import ManualClock
+from test_ui_support import FAST, current_view, screen_text, take_turn, wait_for
+
+from moon_tui.app import MoonApp
+from moon_tui.lobby import AddBot, CreateTable, JoinSeat, Lobby, StartGame
+from moon_tui.rules import Rules
+from moon_tui.ui.game import GameScreen
+
+WAITING = dataclasses.replace(FAST, reconnect_wait_seconds=30, grace_seconds=120)
+
+
+async def test_the_table_says_it_waits_for_a_dropped_player() -> None:
+    clock = ManualClock()
+    async with Lobby(WAITING, seed=5, clock=clock) as lobby, AsyncExitStack() as stack:
+        ann, bob = MoonApp(lobby, "ann"), MoonApp(lobby, "bob")
+        pa = await stack.enter_async_context(ann.run_test(size=(100, 30)))
+        async with AsyncExitStack() as bob_stack:
+            pb = await bob_stack.enter_async_context(bob.run_test(size=(100, 30)))
+            ann.send(CreateTable("t", Rules.make(target=60, moon_wins_game=False)))
+            await wait_for(pa, lambda: ann.current_table is not None, "ann's table")
+            table_id = ann.current_table
+            assert table_id is not None
+            bob.send(JoinSeat(table_id, 1))
+            ann.send(AddBot(table_id, 2, "random"))
+            await wait_for(pa, lambda: ann.model.tables[table_id].table.seats[2].is_bot
+                           and ann.model.tables[table_id].table.seats[1].name == "bob",
+                           "bob and the bot")
+            ann.send(StartGame(table_id))
+            await wait_for(pb, lambda: isinstance(bob.screen, GameScreen), "bob's table")
+            for _ in range(20):
+                await wait_for(pa, lambda: (v := current_view(ann)) is not None
+                               and v.to_move in (0, 1), "a human's turn")
+                view = current_view(ann)
+                assert view is not None
+                if view.to_move == 1:
+                    break
+                await take_turn(pa, ann, bid=None)
+        # bob's terminal closed on his turn
+        await wait_for(pa, lambda: "to reconnect" in screen_text(ann), "the waiting")
+        shown = re.search(r"Waiting for bob to reconnect… (\d+) s", screen_text(ann))
+        assert shown is not None and 25 <= int(shown.group(1)) <= 30, screen_text(ann)
