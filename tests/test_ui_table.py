@@ -6,10 +6,12 @@ from __future__ import annotations
 import dataclasses
 import re
 from contextlib import AsyncExitStack
+from pathlib import Path
 
 from manual_clock import ManualClock
 from test_ui_support import FAST, current_view, screen_text, take_turn, wait_for
 
+import moon_tui.app
 from moon_tui.app import MoonApp
 from moon_tui.lobby import AddBot, CreateTable, JoinSeat, Lobby, StartGame
 from moon_tui.rules import Rules
@@ -48,3 +50,42 @@ async def test_the_table_says_it_waits_for_a_dropped_player() -> None:
         await wait_for(pa, lambda: "to reconnect" in screen_text(ann), "the waiting")
         shown = re.search(r"Waiting for bob to reconnect… (\d+) s", screen_text(ann))
         assert shown is not None and 25 <= int(shown.group(1)) <= 30, screen_text(ann)
+
+
+class Warned(MoonApp):
+    """Keeps the turn warnings the table screen sends (the app may ring the bell)."""
+
+    CSS_PATH = str(Path(moon_tui.app.__file__).parent / MoonApp.CSS_PATH)
+
+    def __init__(self, lobby: Lobby, name: str) -> None:
+        super().__init__(lobby, name)
+        self.warnings: list[int] = []
+
+    def on_game_screen_time_running_out(self, message: GameScreen.TimeRunningOut) -> None:
+        self.warnings.append(message.seconds_left)
+
+
+async def my_timed_turn(seconds: int) -> tuple[str, list[int]]:
+    async with Lobby(FAST, seed=5, clock=ManualClock()) as lobby:
+        app = Warned(lobby, "ann")
+        async with app.run_test(size=(100, 30)) as pilot:
+            app.send(CreateTable("t", Rules.make(target=60, moon_wins_game=False), seconds))
+            await wait_for(pilot, lambda: app.current_table is not None, "the table")
+            table_id = app.current_table
+            assert table_id is not None
+            for seat in (1, 2):
+                app.send(AddBot(table_id, seat, "random"))
+            await wait_for(pilot, lambda: app.model.tables[table_id].table.seats[2].is_bot,
+                           "the bots")
+            app.send(StartGame(table_id))
+            await wait_for(pilot, lambda: (v := current_view(app)) is not None and v.my_turn,
+                           "my turn")
+            return screen_text(app), app.warnings
+
+
+async def test_the_last_ten_seconds_of_your_turn_are_highlighted_and_announced() -> None:
+    text, warnings = await my_timed_turn(10)
+    assert re.search(r"\b(10|9) s left! ", text), text
+    assert len(warnings) == 1 and warnings[0] in (9, 10)
+    text, warnings = await my_timed_turn(60)
+    assert "s left!" not in text and not warnings

@@ -201,12 +201,16 @@ class GameScreen(MoonScreen):
         if self._turn_deadline is None and self._reconnect_deadline is None:
             return
         self._draw_seats()
+        if self._warn() is not None or self._reconnect_deadline is not None:
+            self._draw_prompt()
+
+    def _warn(self) -> int | None:
+        """`_warning()`, and `TimeRunningOut` sent the first time in a turn."""
         warning = self._warning()
         if warning is not None and self._warned != self._turn_key:
             self._warned = self._turn_key
             self.post_message(self.TimeRunningOut(self.table_id, warning))
-        if warning is not None or self._reconnect_deadline is not None:
-            self._draw_prompt()
+        return warning
 
     def _start_timer(self) -> None:
         if self._timer is None and (self._turn_deadline is not None
@@ -286,7 +290,7 @@ class GameScreen(MoonScreen):
         if view is None:
             return
         text = Text(no_wrap=True, overflow="ellipsis")
-        warning = self._warning()
+        warning = self._warn()
         if warning is not None:
             text.append(f" {warning} s left! ", style="bold reverse")
             text.append(" ")
