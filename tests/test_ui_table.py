@@ -13,7 +13,7 @@ from test_ui_support import FAST, current_view, screen_text, take_turn, wait_for
 
 import moon_tui.app
 from moon_tui.app import MoonApp
-from moon_tui.lobby import AddBot, CreateTable, JoinSeat, Lobby, StartGame
+from moon_tui.lobby import AddBot, CreateTable, JoinSeat, LeaveTable, Lobby, StartGame
 from moon_tui.rules import Rules
 from moon_tui.ui.game import GameScreen
 
@@ -89,3 +89,45 @@ async def test_the_last_ten_seconds_of_your_turn_are_highlighted_and_announced()
     assert len(warnings) == 1 and warnings[0] in (9, 10)
     text, warnings = await my_timed_turn(60)
     assert "s left!" not in text and not warnings
+
+
+async def test_the_score_sheet_keeps_the_names_of_those_who_played() -> None:
+    async with Lobby(FAST, seed=8) as lobby, AsyncExitStack() as stack:
+        ann, bob = MoonApp(lobby, "ann"), MoonApp(lobby, "bob")
+        pa = await stack.enter_async_context(ann.run_test(size=(100, 30)))
+        pb = await stack.enter_async_context(bob.run_test(size=(100, 30)))
+        ann.send(CreateTable("t", Rules.make(target=60, moon_wins_game=False)))
+        await wait_for(pa, lambda: ann.current_table is not None, "ann's table")
+        table_id = ann.current_table
+        assert table_id is not None
+        bob.send(JoinSeat(table_id, 1))
+        ann.send(AddBot(table_id, 2, "easy"))
+        await wait_for(pa, lambda: ann.model.tables[table_id].table.seats[2].is_bot
+                       and ann.model.tables[table_id].table.seats[1].name == "bob",
+                       "bob and the bot")
+        ann.send(StartGame(table_id))
+        await wait_for(pb, lambda: isinstance(bob.screen, GameScreen), "bob's table")
+
+        def hand_over() -> bool:
+            view = current_view(ann)
+            return view is not None and bool(view.results)
+
+        while not hand_over():
+            await wait_for(pa, lambda: hand_over() or any(
+                (v := current_view(app)) is not None and v.my_turn for app in (ann, bob)),
+                "a human's turn")
+            for app, pilot in ((ann, pa), (bob, pb)):
+                view = current_view(app)
+                if not hand_over() and view is not None and view.my_turn:
+                    await take_turn(pilot, app, bid=7 if app is bob else None)
+        bob.send(LeaveTable(table_id))
+        await wait_for(pa, lambda: ann.model.tables[table_id].table.seats[1].is_bot,
+                       "the computer in bob's seat")
+        left = ann.model.tables[table_id].table.seats[1]
+        assert left.bot_level == "easy", "the stand-in plays at the table's level"
+        await pa.press("s")
+        await wait_for(pa, lambda: "Score sheet" in screen_text(ann), "the score sheet")
+        sheet = screen_text(ann)
+        assert "bob 7" in sheet, sheet  # bob's bid, not "Bot 2 7"
+        assert "│ Bot 2" not in sheet and "Bot 2 7" not in sheet
+        assert "Last hand:" in sheet and "bob bid 7" in sheet

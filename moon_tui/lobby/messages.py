@@ -14,7 +14,7 @@ get one at once, and `Resync(table_id, seen)` asks for it when the table is past
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..rules import Action, Outcome, RuleBroken, Rules, SeatView
@@ -220,6 +220,15 @@ class TableUpdate:
     reconnect_left: float | None = None
     """The seat to move dropped: seconds the table still waits for its player to come back
     before the stand-in computer plays (None: nobody is waited for)."""
+    hand_seats: tuple[tuple[SeatInfo, ...], ...] = ()
+    """Who held each seat when each hand of the game was dealt, by hand number: a hand
+    over keeps the names of those who played it, whoever sits there now."""
+
+    def table_of_hand(self, number: int) -> TableInfo:
+        """The table as it was seated for hand `number` (as it is now, if not known)."""
+        if 0 <= number < len(self.hand_seats):
+            return replace(self.table, seats=self.hand_seats[number])
+        return self.table
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,6 +50,7 @@ from .internal import (
 from .messages import (
     Act,
     AddBot,
+    BotLevel,
     ChatLine,
     ChatPosted,
     Command,
@@ -63,6 +64,7 @@ from .messages import (
     Rematch,
     RemoveBot,
     Resync,
+    SeatInfo,
     SendChat,
     Spectate,
     StartGame,
@@ -110,6 +112,11 @@ class Table:
         self.game_names: tuple[str, ...] = ()
         self._turn_started = 0.0
         """When the seat to move was given its turn (on the table's clock)."""
+        self.stand_in_level: BotLevel = config.stand_in_level
+        """The computer that plays for a player who is away or gone: the level of the
+        table's own computer players, if it has any (the first one's)."""
+        self.hand_seats: tuple[tuple[SeatInfo, ...], ...] = ()
+        """Who held each seat when each hand of the game was dealt, by hand number."""
         self._inbox: asyncio.Queue[TableMessage] = asyncio.Queue()
         self._tg: asyncio.TaskGroup | None = None
         self._closing: str | None = None
@@ -191,7 +198,7 @@ class Table:
         if key != self._info_key:
             public = TableInfo(
                 table_id=self.table_id, name=self.name, owner=seating.owner, rules=self.rules,
-                seats=seating.infos(self.config.stand_in_level), status=self.status,
+                seats=seating.infos(self.stand_in_level), status=self.status,
                 private=self.private, spectators_allowed=self.spectators_allowed,
                 spectators=tuple(seating.spectators), turn_seconds=self.turn_seconds,
                 invite_code=None, rematch_votes=tuple(seating.rematch_votes))
@@ -203,7 +210,8 @@ class Table:
     def _publish(self) -> None:
         """Every connected member gets their own TableUpdate. Called after every change."""
         public, players = self.infos()
-        self.publisher.publish(public, players, self.state, self.seating.seat_of, self._waits())
+        self.publisher.publish(public, players, self.state, self.seating.seat_of, self._waits(),
+                               self.hand_seats)
 
     def _turn_end(self) -> float | None:
         """When the turn timer of the seat to move runs out (None: the table has none)."""
@@ -247,7 +255,7 @@ class Table:
             if command.seen < self.publisher.seq:
                 public, players = self.infos()
                 self.publisher.resend(name, public, players, self.state, self.seating.seat_of,
-                                      self._waits())
+                                      self._waits(), self.hand_seats)
         elif isinstance(command, LeaveTable):
             self._leave(name, "you left the table")
         elif isinstance(command, SendChat):
@@ -325,7 +333,7 @@ class Table:
 
     def _leave(self, name: str, reason: str) -> None:
         playing = self.status == "playing"
-        seat = self.seating.leave(name, self.config.stand_in_level if playing else None)
+        seat = self.seating.leave(name, self.stand_in_level if playing else None)
         if seat is not None:
             if playing:
                 self.publisher.tell_all(Notice(
@@ -391,6 +399,10 @@ class Table:
             raise Refused(Refusal.SEATS_EMPTY)
         self.state = GameState.new_game(self.rules, self._rng)
         self.game_names = self.seating.names()
+        levels = [s.bot_level for s in self.seating.seats if s.name is None and s.bot_level]
+        self.stand_in_level = levels[0] if levels else self.config.stand_in_level
+        self.hand_seats = ()
+        self._note_hand_seats()
         self.status = "playing"
         self._turn_started = self.clocks.now()
         self.seating.rematch_votes.clear()
@@ -436,7 +448,17 @@ class Table:
     def _deal(self) -> None:
         assert self.state is not None
         self.state.deal(self._rng)
+        self._note_hand_seats()
         self._changed()
+
+    def _note_hand_seats(self) -> None:
+        """Remember who plays the hand just dealt: past hands keep their players' names."""
+        assert self.state is not None
+        seats = tuple(SeatInfo(s.name, s.bot_level if s.name is None else None)
+                      for s in self.seating.seats)
+        missing = self.state.hand_number + 1 - len(self.hand_seats)
+        if missing > 0:
+            self.hand_seats += (seats,) * missing
 
     def _changed(self) -> None:
         """After a move: count a finished hand, tell everyone, and set the next clock."""
@@ -510,7 +532,7 @@ class Table:
         """A computer's move for `seat`, chosen off the event loop from the seat's view."""
         assert self.state is not None and self._tg is not None
         held = self.seating.seats[seat]
-        level = self.config.stand_in_level if stand_in or held.bot_level is None \
+        level = self.stand_in_level if stand_in or held.bot_level is None \
             else held.bot_level
         view = self.state.view(seat)
         self.clocks.work(self._tg.create_task(self.computers.choose(

@@ -161,7 +161,8 @@ class GameScreen(MoonScreen):
         finished = self._finished
         set_text(self.query_one("#header", Static), header(view, update.table))
         self._draw_seats()
-        set_text(self.query_one("#centre", Static), centre_panel(view, update.table))
+        set_text(self.query_one("#centre", Static), centre_panel(view, update.table,
+                                                                self._last_hand()))
         self._draw_hand(view, finished)
         self._draw_actions(view)
         self._draw_prompt()
@@ -231,7 +232,8 @@ class GameScreen(MoonScreen):
         hand.display = bool(view.hand)
         no_hand.display = not view.hand
         if not view.hand:
-            set_text(no_hand, summary(view, self._table(), finished), layout=True)
+            set_text(no_hand, summary(view, self._table(), finished, self._last_hand()),
+                     layout=True)
         choosing = view.my_turn and view.phase in (Phase.PLAY, Phase.DISCARD)
         playable = {a.tile for a in view.legal if a.kind in ("play", "discard")}
         tiles = []
@@ -248,6 +250,13 @@ class GameScreen(MoonScreen):
         cursor = hand.cursor
         if choosing and cursor is not None and tiles[cursor].mark is Mark.ILLEGAL:
             hand.place_cursor(next(i for i, t in enumerate(tiles) if t.mark is Mark.LEGAL))
+
+    def _last_hand(self) -> TableInfo | None:
+        """The table as seated for the last hand over: it keeps its players' names."""
+        view, update = self._view, self._update
+        if view is None or update is None or not view.results:
+            return None
+        return update.table_of_hand(view.results[-1].number)
 
     def _table(self) -> TableInfo:
         assert self._update is not None

@@ -106,9 +106,9 @@ def trick_lines(trick: Trick, view: SeatView, table: TableInfo, title: str) -> T
     return text
 
 
-def centre_panel(view: SeatView, table: TableInfo) -> Text:
+def centre_panel(view: SeatView, table: TableInfo, last: TableInfo | None = None) -> Text:
     """The middle of the table: bidding, widow and trump, the trick in play (or the last
-    one, once a hand is over)."""
+    one, once a hand is over). `last`: the table as seated for the last hand over."""
     rules = view.rules
     if view.phase is Phase.BID:
         text = Text("Bidding", style="bold")
@@ -118,7 +118,7 @@ def centre_panel(view: SeatView, table: TableInfo) -> Text:
             text.append(f"\nHighest so far: {'moon' if high == 21 else high}")
         if view.results:
             text.append("\n\nLast hand:\n", style="bold")
-            text.append(result_words(view.results[-1], rules, table))
+            text.append(result_words(view.results[-1], rules, last or table))
         return text
     if view.phase in (Phase.DISCARD, Phase.TRUMP):
         text = Text(contract(view, table), style="bold")
@@ -154,11 +154,13 @@ def trick_panel(view: SeatView, table: TableInfo) -> Text:
     return text
 
 
-def summary(view: SeatView, table: TableInfo, finished: GameFinished | None) -> Text:
-    """Where the hand would be, once a hand or the game is over: what happened, scores."""
+def summary(view: SeatView, table: TableInfo, finished: GameFinished | None,
+            last: TableInfo | None = None) -> Text:
+    """Where the hand would be, once a hand or the game is over: what happened, scores.
+    `last`: the table as seated for the last hand over (past hands keep their names)."""
     if view.outcome is not None:
-        return game_over(view, table, finished)
-    return hand_over(view, table)
+        return game_over(view, table, finished, last)
+    return hand_over(view, last or table)
 
 
 def hand_over(view: SeatView, table: TableInfo) -> Text:
@@ -181,7 +183,8 @@ _WHY: dict[Termination, str] = {
 }
 
 
-def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None) -> Text:
+def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None,
+              last: TableInfo | None = None) -> Text:
     rules = view.rules
     text = Text("Game over: ", style="bold")
     if view.outcome is not None:
@@ -189,7 +192,7 @@ def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None) -
         text.append(f"{winner} win{'' if rules.players == 4 else 's'}"
                     f"{_WHY[view.outcome.reason]}!", style="bold")
     if view.results:
-        text.append("\nLast hand: " + result_words(view.results[-1], rules, table))
+        text.append("\nLast hand: " + result_words(view.results[-1], rules, last or table))
     scores = finished.scores if finished is not None else view.scores
     text.append("\nFinal scores: " + points_words(scores, rules, table).replace("+", ""))
     votes = table.rematch_votes
