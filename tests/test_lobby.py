@@ -341,7 +341,7 @@ async def test_disconnect_and_reconnect_mid_hand_restores_the_seat_and_view() ->
         with pytest.raises(LobbyClosed):
             await bob.handle.next_event()
         away = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].away)
-        assert away.table.seats[1].name == "bob" and away.table.seats[1].bot_level == "normal"
+        assert away.table.seats[1].name == "bob" and away.table.seats[1].bot_level == "easy"
         before = (mid.view.hand_number, len(mid.view.played_tiles()))
 
         def bot_played_on(event: Event) -> bool:
@@ -382,7 +382,7 @@ async def test_after_the_grace_period_the_seat_goes_to_a_bot_and_an_empty_table_
         clock.advance(119)
         clock.advance(1)
         replaced = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot)
-        assert replaced.table.seats[1].bot_level == "normal"
+        assert replaced.table.seats[1].bot_level == "easy"  # the table's own level
         assert replaced.table.status == "playing"
         await ann.handle.close()
         await watcher.wait_type(LobbyUpdate, lambda u: bool(u.tables)
@@ -783,7 +783,7 @@ async def test_a_player_leaving_mid_game_is_replaced_by_a_computer() -> None:
         told = await ann.wait_type(Notice, lambda n: "bob left" in n.text)
         assert told.text == f"bob left table {table_id}: a computer plays seat 1"
         replaced = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot)
-        assert replaced.table.seats[1].bot_level == "normal"
+        assert replaced.table.seats[1].bot_level == "easy"
         await ann.wait_type(GameFinished, timeout=60)
     assert store.finished == [True]
     assert store.records[0]["seats"] == ["ann", "bob", "easy bot"]
