@@ -16,6 +16,7 @@ from moon_tui.app import MoonApp
 from moon_tui.lobby import AddBot, CreateTable, JoinSeat, LeaveTable, Lobby, StartGame
 from moon_tui.rules import Rules
 from moon_tui.ui.game import GameScreen
+from moon_tui.ui.waiting import WaitingScreen
 
 WAITING = dataclasses.replace(FAST, reconnect_wait_seconds=30, grace_seconds=120)
 
@@ -131,3 +132,35 @@ async def test_the_score_sheet_keeps_the_names_of_those_who_played() -> None:
         assert "bob 7" in sheet, sheet  # bob's bid, not "Bot 2 7"
         assert "│ Bot 2" not in sheet and "Bot 2 7" not in sheet
         assert "Last hand:" in sheet and "bob bid 7" in sheet
+
+
+def notes(app: MoonApp) -> str:
+    """The notifications the app shows now, one a line."""
+    return "\n".join(str(n.message) for n in app._notifications)
+
+
+async def test_seats_are_numbered_from_one_in_the_room_and_in_its_answers() -> None:
+    async with Lobby(FAST, seed=8) as lobby, AsyncExitStack() as stack:
+        ann, bob = MoonApp(lobby, "ann"), MoonApp(lobby, "bob")
+        pa = await stack.enter_async_context(ann.run_test(size=(100, 30)))
+        pb = await stack.enter_async_context(bob.run_test(size=(100, 30)))
+        ann.send(CreateTable("t"))
+        await wait_for(pa, lambda: ann.current_table is not None, "ann's table")
+        table_id = ann.current_table
+        assert table_id is not None
+        bob.send(JoinSeat(table_id, 1))
+        await wait_for(pb, lambda: isinstance(bob.screen, WaitingScreen), "bob's room")
+        assert "Seat 2  bob (you)" in screen_text(bob)
+        await pb.press("down", "t")
+        await wait_for(pb, lambda: "you already sit at seat 2" in notes(bob),
+                       "the answer to t")
+        await pb.press("up", "t")
+        await wait_for(pb, lambda: "seat 1 is taken by ann" in notes(bob),
+                       "the answer to t on ann's seat")
+        ann.send(AddBot(table_id, 2, "easy"))
+        await wait_for(pa, lambda: ann.model.tables[table_id].table.seats[2].is_bot, "the bot")
+        ann.send(StartGame(table_id))
+        await wait_for(pb, lambda: isinstance(bob.screen, GameScreen), "bob's table")
+        bob.send(LeaveTable(table_id))
+        await wait_for(pa, lambda: "bob left" in notes(ann), "the notice")
+        assert f"bob left table {table_id}: a computer plays seat 2" in notes(ann)

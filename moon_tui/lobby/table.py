@@ -337,7 +337,8 @@ class Table:
         if seat is not None:
             if playing:
                 self.publisher.tell_all(Notice(
-                    f"{name} left table {self.table_id}: a computer plays seat {seat}"), but=name)
+                    f"{name} left table {self.table_id}: a computer plays seat {seat + 1}"),
+                    but=name)
             self.clocks.end_grace(name)
         if self.publisher.disconnect(name):
             self.publisher.answer(name, TableLeft(self.table_id, reason))
