@@ -9,7 +9,7 @@ from manual_clock import ManualClock
 from test_lobby import FAST, LONG_GAME, join, running, table_with_bots
 
 from moon_tui.lobby import Notice, Resync, TableUpdate
-from moon_tui.lobby.client import Client
+from moon_tui.lobby.client import Client, first_legal
 from moon_tui.rules import Action, Phase, Rules, SeatView
 
 WAITING = dataclasses.replace(FAST, bot_delay=1, timer_scale=1, reconnect_wait_seconds=30,
@@ -110,3 +110,41 @@ async def test_a_timer_running_out_on_a_forced_bid_bids_the_least() -> None:
         bid = await last.wait_type(TableUpdate, lambda u: u.view is not None
                                    and u.view.declarer == forced.view.to_move, start=mark)
         assert bid.view is not None and bid.view.bid == rules.min_bid
+
+
+def progress(view: SeatView | None) -> tuple[object, ...]:
+    assert view is not None
+    return (view.hand_number, view.phase, len(view.bids), view.trump, len(view.played_tiles()))
+
+
+async def test_a_finished_trick_stays_in_view_before_a_computer_leads() -> None:
+    clock = ManualClock()
+    config = dataclasses.replace(FAST, bot_delay=0.1, trick_pause=1.5, timer_scale=1)
+    async with running(config, clock=clock) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", first_legal)
+        table_id = await table_with_bots(ann, LONG_GAME)
+        for _ in range(300):
+            latest = ann.of_type(TableUpdate)[-1]
+            view = latest.view
+            assert view is not None
+            before = progress(view)
+            mark = ann.mark()
+            if view.to_move not in (None, 0):
+                trick = view.current_trick
+                if trick is not None and not trick.plays and view.tricks:
+                    await settled(ann, table_id)
+                    assert clock.next_in() == 1.5, "the computer waits before it leads"
+                    clock.advance(1.4)
+                    still = await settled(ann, table_id)
+                    assert progress(still.view) == progress(view), "the trick stays"
+                    mark = ann.mark()
+                    clock.advance(0.1)
+                    led = await ann.wait_type(TableUpdate, lambda u, p=before: progress(u.view)
+                                              != p, start=mark)
+                    assert led.view is not None and led.view.current_trick is not None
+                    assert len(led.view.current_trick.plays) == 1
+                    return
+                clock.advance(0.1)
+            await ann.wait_type(TableUpdate, lambda u, p=before: progress(u.view) != p,
+                                start=mark)
+        raise AssertionError("no computer led a trick")

@@ -18,6 +18,9 @@ class LobbyConfig:
     come back before the stand-in computer plays it; the turn timer runs on meanwhile."""
     bot_delay: float = 0.6
     """Seconds a computer player "thinks" at least, so humans can follow (0 in tests)."""
+    trick_pause: float = 1.5
+    """A finished trick stays in view until the next trick's first tile: a computer waits
+    at least this long before it leads (0 in tests)."""
     bot_time_budget: float = 1.0
     """Seconds per decision for the searching (expert) level."""
     chat_max_chars: int = 300

@@ -491,16 +491,26 @@ class Table:
         turn_end = self._turn_end()
         back = self._reconnect_end(player)
         if seat.name is None:
-            self._think_later(player, stand_in=False, delay=self.config.bot_delay)
+            self._think_later(player, stand_in=False, delay=self._computer_delay())
         elif back is not None and (turn_end is None or back < turn_end):
             # A dropped player's turn waits for them (reconnecting hands it back, `_attach`);
             # then the stand-in plays. The turn timer, if any, is not stopped by the drop.
             if back > now:
                 self.clocks.post_after(back - now, ThinkNow(generation, player, True))
             else:
-                self._think_later(player, stand_in=True, delay=self.config.bot_delay)
+                self._think_later(player, stand_in=True, delay=self._computer_delay())
         elif turn_end is not None:
             self.clocks.post_after(turn_end - now, TimerRanOut(generation, player))
+
+    def _computer_delay(self) -> float:
+        """How long a computer waits before its move: `bot_delay`, and when it leads a new
+        trick at least `trick_pause`, so everyone sees the trick just taken."""
+        state = self.state
+        assert state is not None
+        trick = state.current_trick
+        if trick is not None and not trick.plays and state.tricks:
+            return max(self.config.bot_delay, self.config.trick_pause)
+        return self.config.bot_delay
 
     def _time_ran_out(self, seat: int) -> None:
         """The turn timer of `seat` ran out. In the auction the seat passes (or bids the

@@ -144,7 +144,7 @@ def trick_panel(view: SeatView, table: TableInfo) -> Text:
     last = view.last_trick
     if last is not None:
         won = seat_name(table, last.winner) if last.winner is not None else "?"
-        return trick_lines(last, view, table, f"Trick {len(view.tricks)} to {won}")
+        return trick_lines(last, view, table, f"Trick {len(view.tricks)}: {won} took it")
     if view.phase is not Phase.PLAY:
         return Text("")
     text = Text("Trick 1", style="bold")
