@@ -48,7 +48,8 @@ from moon_tui.lobby.client import Client, Policy, first_legal
 from moon_tui.rules import Action, Phase, RuleBroken, Rules, SeatView, Tile
 from moon_tui.rules.replay import replay
 
-FAST = LobbyConfig(bot_delay=0, trick_pause=0, hand_pause=0, grace_seconds=30,
+FAST = LobbyConfig(bot_delay=0, trick_pause=0, hand_result_seconds=0, hand_pause=0,
+                   grace_seconds=30,
                    reconnect_wait_seconds=0, timer_scale=0.01, bot_time_budget=0.05)
 LONG_GAME = Rules.make(target=60, moon_wins_game=False)
 

@@ -8,7 +8,7 @@ import dataclasses
 from manual_clock import ManualClock
 from test_lobby import FAST, LONG_GAME, join, running, table_with_bots
 
-from moon_tui.lobby import Notice, Resync, TableUpdate
+from moon_tui.lobby import HandSeen, Notice, Resync, TableUpdate
 from moon_tui.lobby.client import Client, first_legal
 from moon_tui.rules import Action, Phase, Rules, SeatView
 
@@ -148,3 +148,33 @@ async def test_a_finished_trick_stays_in_view_before_a_computer_leads() -> None:
             await ann.wait_type(TableUpdate, lambda u, p=before: progress(u.view) != p,
                                 start=mark)
         raise AssertionError("no computer led a trick")
+
+
+async def test_a_hands_result_stays_until_every_player_has_read_it() -> None:
+    clock = ManualClock()
+    config = dataclasses.replace(FAST, hand_pause=2, hand_result_seconds=10)
+    async with running(config, clock=clock) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", first_legal)
+        bob = await join(lobby, tg, "bob", first_legal)
+        table_id = await table_with_bots(ann, LONG_GAME, humans=(bob,))
+
+        def over(update: TableUpdate) -> bool:
+            return update.view is not None and update.view.phase is Phase.DEAL
+
+        for reader in ("nobody", "ann and bob"):
+            ended = await ann.wait_type(TableUpdate, over, start=ann.mark(), timeout=20)
+            assert ended.view is not None
+            hand = ended.view.hand_number
+            await settled(ann, table_id)
+            assert clock.next_in() == 10, "the result waits for its readers"
+            mark = ann.mark()
+            if reader == "nobody":
+                clock.advance(9.9)
+                assert over(await settled(ann, table_id))
+                clock.advance(0.1)
+            else:
+                ann.handle.send(HandSeen(table_id, hand))
+                assert over(await settled(ann, table_id)), "bob has not read it yet"
+                bob.handle.send(HandSeen(table_id, hand))
+            dealt = await ann.wait_type(TableUpdate, lambda u: not over(u), start=mark)
+            assert dealt.view is not None and dealt.view.hand_number == hand + 1

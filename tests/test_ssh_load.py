@@ -15,7 +15,8 @@ from server.probe import ScreenClient, enter_lobby, open_bot_table, play_until, 
 
 pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
-FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_pause=0.0, bot_time_budget=0.05)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                   bot_time_budget=0.05)
 PLAYERS = 30
 
 

@@ -14,7 +14,7 @@ from test_ui_support import FAST, current_view, screen_text, take_turn, wait_for
 import moon_tui.app
 from moon_tui.app import MoonApp
 from moon_tui.lobby import AddBot, CreateTable, JoinSeat, LeaveTable, Lobby, StartGame
-from moon_tui.rules import Rules
+from moon_tui.rules import Phase, Rules
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.waiting import WaitingScreen
 
@@ -164,3 +164,52 @@ async def test_seats_are_numbered_from_one_in_the_room_and_in_its_answers() -> N
         bob.send(LeaveTable(table_id))
         await wait_for(pa, lambda: "bob left" in notes(ann), "the notice")
         assert f"bob left table {table_id}: a computer plays seat 2" in notes(ann)
+
+
+async def test_the_auction_in_order_and_the_hands_result_until_you_read_it() -> None:
+    config = dataclasses.replace(FAST, hand_result_seconds=600)
+    async with Lobby(config, seed=5) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(100, 30)) as pilot:
+            app.send(CreateTable("t", Rules.make(target=60, moon_wins_game=False)))
+            await wait_for(pilot, lambda: app.current_table is not None, "the table")
+            table_id = app.current_table
+            assert table_id is not None
+            for seat in (1, 2):
+                app.send(AddBot(table_id, seat, "random"))
+            await wait_for(pilot, lambda: app.model.tables[table_id].table.seats[2].is_bot,
+                           "the bots")
+            app.send(StartGame(table_id))
+
+            def over() -> bool:
+                view = current_view(app)
+                return view is not None and view.phase is Phase.DEAL
+
+            auctions = set()
+            while not over():
+                await wait_for(pilot, lambda: over() or (
+                    (v := current_view(app)) is not None and v.my_turn), "my turn")
+                view = current_view(app)
+                assert view is not None
+                if view.phase is Phase.BID and view.my_turn:
+                    spoken = [f"{'ann' if s == 0 else f'Bot {s + 1}'} "
+                              f"{'passed' if a.kind == 'pass' else f'bid {a.bid}'}"
+                              for s, a in view.bids]
+                    text = screen_text(app)
+                    positions = [text.index(line) for line in spoken]
+                    assert positions == sorted(positions), text
+                    auctions.add(len(spoken))
+                if not over():
+                    await take_turn(pilot, app, bid=5)
+            assert max(auctions) >= 1, "ann saw bids before hers"
+            view = current_view(app)
+            assert view is not None and view.results
+            hand = view.hand_number
+            text = screen_text(app)
+            assert "Enter: on to the next hand" in text, text
+            assert "The hand is over. Enter: on to the next hand." in text
+            if not view.results[-1].redeal:
+                assert re.search(r"Tricks: ann \d, Bot 2 \d, Bot 3 \d", text), text
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: (v := current_view(app)) is not None
+                           and v.hand_number == hand + 1, "the next hand")

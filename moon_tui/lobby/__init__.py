@@ -49,6 +49,7 @@ from .messages import (
     Disconnected,
     Event,
     GameFinished,
+    HandSeen,
     JoinByCode,
     JoinSeat,
     Kick,
@@ -75,6 +76,7 @@ from .store import MemoryRecordStore, RecordStore
 __all__ = [
     "BOT_LEVELS", "Act", "AddBot", "Ban", "BotLevel", "Broadcast", "ChatLine", "ChatPosted",
     "Clock", "CloseTable", "Command", "CreateTable", "Disconnected", "Event", "GameFinished",
+    "HandSeen",
     "JoinByCode", "JoinSeat", "Kick", "LeaveTable", "Lobby", "LobbyClosed", "LobbyConfig",
     "LobbyUpdate", "LoopClock", "MemoryRecordStore", "Notice", "NoticeLevel", "PlayerHandle",
     "RecordStore", "Refusal", "Rejected", "Rematch", "RemoveBot", "Resync", "SeatInfo", "SendChat",

@@ -33,6 +33,9 @@ class LobbyConfig:
     """Shown to every session as a Notice when it connects (nothing when empty)."""
     hand_pause: float = 2.0
     """Seconds between the end of a hand and the next deal, to see the last trick."""
+    hand_result_seconds: float = 10.0
+    """A hand's result stays until every seated player still connected has seen it (a
+    key, `HandSeen`), or this long at most (never less than `hand_pause`)."""
     stand_in_level: BotLevel = "normal"
     """The computer that plays for an away player or when a turn timer runs out."""
     timer_scale: float = 1.0

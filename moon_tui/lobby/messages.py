@@ -147,6 +147,15 @@ class Resync:
 
 
 @dataclass(frozen=True, slots=True)
+class HandSeen:
+    """The sender has read the result of hand `hand` (the next is dealt once every seated
+    player has, or after `LobbyConfig.hand_result_seconds`)."""
+
+    table_id: str
+    hand: int
+
+
+@dataclass(frozen=True, slots=True)
 class SendChat:
     text: str
     table_id: str | None = None
@@ -183,10 +192,10 @@ class CloseTable:
 
 
 TableCommand = (JoinSeat | Spectate | LeaveTable | AddBot | RemoveBot | StartGame | Act
-                | Rematch | Resync)
+                | Rematch | Resync | HandSeen)
 """Commands a handle sends straight to the table they name (the lobby does not relay them)."""
 TABLE_COMMANDS = (JoinSeat, Spectate, LeaveTable, AddBot, RemoveBot, StartGame, Act, Rematch,
-                  Resync)
+                  Resync, HandSeen)
 
 Command = (CreateTable | JoinByCode | SendChat | Broadcast | Kick | Ban | CloseTable
            | TableCommand)

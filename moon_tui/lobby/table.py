@@ -56,6 +56,7 @@ from .messages import (
     Command,
     CreateTable,
     GameFinished,
+    HandSeen,
     JoinByCode,
     JoinSeat,
     LeaveTable,
@@ -117,6 +118,8 @@ class Table:
         table's own computer players, if it has any (the first one's)."""
         self.hand_seats: tuple[tuple[SeatInfo, ...], ...] = ()
         """Who held each seat when each hand of the game was dealt, by hand number."""
+        self._seen: set[str] = set()
+        """Players who have read the result of the hand just over."""
         self._inbox: asyncio.Queue[TableMessage] = asyncio.Queue()
         self._tg: asyncio.TaskGroup | None = None
         self._closing: str | None = None
@@ -276,6 +279,8 @@ class Table:
             self._start_game()
         elif isinstance(command, Rematch):
             self._rematch(name, command.agree)
+        elif isinstance(command, HandSeen):
+            self._hand_seen(name, command.hand)
         else:
             raise Refused(Refusal.NOT_A_TABLE_COMMAND, command=type(command).__name__)
 
@@ -446,8 +451,25 @@ class Table:
                 f"your time ran out: the computer chose {action} for you", "warning"))
         self._changed()
 
+    def _readers(self) -> list[str]:
+        """Seated players, here and connected, who have not yet read the hand's result."""
+        return [s.name for s in self.seating.seats if s.name is not None
+                and s.away_since is None and s.name in self.publisher.connected
+                and s.name not in self._seen]
+
+    def _hand_seen(self, name: str, hand: int) -> None:
+        """`name` has read the result of hand `hand`: once everyone has, deal the next."""
+        state = self.state
+        if (state is None or self.status != "playing" or state.current_player() != CHANCE
+                or hand != state.hand_number or self.seating.seat_of(name) is None):
+            return  # late or early: nothing to wait for
+        self._seen.add(name)
+        if not self._readers():
+            self._deal()
+
     def _deal(self) -> None:
         assert self.state is not None
+        self._seen.clear()
         self.state.deal(self._rng)
         self._note_hand_seats()
         self._changed()
@@ -481,8 +503,11 @@ class Table:
             return
         player = state.current_player()
         if player == CHANCE:
-            if self.config.hand_pause > 0:
-                self.clocks.post_after(self.config.hand_pause, DealNow(generation))
+            pause = self.config.hand_pause
+            if self._readers():
+                pause = max(pause, self.config.hand_result_seconds)
+            if pause > 0:
+                self.clocks.post_after(pause, DealNow(generation))
             else:
                 self.post(DealNow(generation))  # readers still see the hand's end
             return

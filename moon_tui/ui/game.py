@@ -18,6 +18,7 @@ from ..lobby.messages import (
     ChatPosted,
     Event,
     GameFinished,
+    HandSeen,
     LeaveTable,
     Rejected,
     Rematch,
@@ -99,6 +100,8 @@ class GameScreen(MoonScreen):
         self._turn_deadline: float | None = None
         self._reconnect_deadline: float | None = None
         self._warned: tuple[object, ...] = ()
+        self._seen_hand: int | None = None
+        """The hand whose result this player said they have read (Enter)."""
         self._timer: Timer | None = None
         self._keys_state: tuple[object, ...] = ()
         self._leave_armed_until = 0.0
@@ -232,8 +235,8 @@ class GameScreen(MoonScreen):
         hand.display = bool(view.hand)
         no_hand.display = not view.hand
         if not view.hand:
-            set_text(no_hand, summary(view, self._table(), finished, self._last_hand()),
-                     layout=True)
+            set_text(no_hand, summary(view, self._table(), finished, self._last_hand(),
+                                      seen=not self._may_see(view)), layout=True)
         choosing = view.my_turn and view.phase in (Phase.PLAY, Phase.DISCARD)
         playable = {a.tile for a in view.legal if a.kind in ("play", "discard")}
         tiles = []
@@ -250,6 +253,11 @@ class GameScreen(MoonScreen):
         cursor = hand.cursor
         if choosing and cursor is not None and tiles[cursor].mark is Mark.ILLEGAL:
             hand.place_cursor(next(i for i, t in enumerate(tiles) if t.mark is Mark.LEGAL))
+
+    def _may_see(self, view: SeatView) -> bool:
+        """The hand is over and the table waits for this player to say they read it."""
+        return (view.seat is not None and view.phase is Phase.DEAL and view.outcome is None
+                and bool(view.results) and self._seen_hand != view.hand_number)
 
     def _last_hand(self) -> TableInfo | None:
         """The table as seated for the last hand over: it keeps its players' names."""
@@ -317,7 +325,9 @@ class GameScreen(MoonScreen):
         if view.seat is None:
             return "You are watching. q: back to the lobby."
         if view.phase is Phase.DEAL:
-            return "The hand is over; the next one is being dealt."
+            if self._may_see(view):
+                return "The hand is over. Enter: on to the next hand."
+            return "The hand is over; the next one is dealt when everyone has read it."
         if not view.my_turn:
             if view.to_move is None:
                 return ""
@@ -337,6 +347,8 @@ class GameScreen(MoonScreen):
     # -- choosing --------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self._view
+        if action == "choose" and view is not None and self._may_see(view):
+            return True
         if action in ("pick", "move", "choose"):
             if view is None or not view.my_turn or view.phase not in (Phase.PLAY, Phase.DISCARD):
                 return False
@@ -381,6 +393,14 @@ class GameScreen(MoonScreen):
         self.query_one(HandView).move(step)
 
     def action_choose(self) -> None:
+        view = self._view
+        if view is not None and self._may_see(view):
+            self._seen_hand = view.hand_number
+            self.moon.send(HandSeen(self.table_id, view.hand_number))
+            self.refresh_bindings()
+            if self._update is not None:
+                self.show(self._update)
+            return
         self.query_one(HandView).pick_cursor()
 
     def action_pick(self, index: int) -> None:

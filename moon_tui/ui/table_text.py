@@ -106,6 +106,15 @@ def trick_lines(trick: Trick, view: SeatView, table: TableInfo, title: str) -> T
     return text
 
 
+def auction(view: SeatView, table: TableInfo) -> Text:
+    """The bids of the hand in play, in the order they were spoken."""
+    text = Text()
+    for seat, action in view.bids:
+        said = "passed" if action.kind == "pass" else f"bid {bid_words(action)}"
+        text.append(f"\n{seat_name(table, seat)} {said}")
+    return text
+
+
 def centre_panel(view: SeatView, table: TableInfo, last: TableInfo | None = None) -> Text:
     """The middle of the table: bidding, widow and trump, the trick in play (or the last
     one, once a hand is over). `last`: the table as seated for the last hand over."""
@@ -113,9 +122,7 @@ def centre_panel(view: SeatView, table: TableInfo, last: TableInfo | None = None
     if view.phase is Phase.BID:
         text = Text("Bidding", style="bold")
         text.append(f"\nLowest bid {rules.min_bid}")
-        high = view.high_bid
-        if high:
-            text.append(f"\nHighest so far: {'moon' if high == 21 else high}")
+        text.append_text(auction(view, table))
         if view.results:
             text.append("\n\nLast hand:\n", style="bold")
             text.append(result_words(view.results[-1], rules, last or table))
@@ -128,6 +135,8 @@ def centre_panel(view: SeatView, table: TableInfo, last: TableInfo | None = None
             text.append(f"\n{who} takes the widow and discards one tile.")
         else:
             text.append(f"\n{who} is naming trump.")
+        text.append("\n\nBidding:", style="bold")
+        text.append_text(auction(view, table))
         return text
     text = trick_panel(view, table)
     if view.discard is not None and view.phase is Phase.PLAY:
@@ -155,24 +164,34 @@ def trick_panel(view: SeatView, table: TableInfo) -> Text:
 
 
 def summary(view: SeatView, table: TableInfo, finished: GameFinished | None,
-            last: TableInfo | None = None) -> Text:
+            last: TableInfo | None = None, seen: bool = True) -> Text:
     """Where the hand would be, once a hand or the game is over: what happened, scores.
     `last`: the table as seated for the last hand over (past hands keep their names)."""
     if view.outcome is not None:
         return game_over(view, table, finished, last)
-    return hand_over(view, last or table)
+    return hand_over(view, last or table, seen)
 
 
-def hand_over(view: SeatView, table: TableInfo) -> Text:
+def hand_over(view: SeatView, table: TableInfo, seen: bool = True) -> Text:
+    """The hand's result: the contract and whether it was made, tricks per side, points;
+    `seen` False asks for the key that says the player has read it."""
+    rules = view.rules
     text = Text(f"Hand {view.hand_number + 1} is over", style="bold")
     if view.results:
         result = view.results[-1]
-        text.append("\n" + result_words(result, view.rules, table))
+        text.append("\n" + result_words(result, rules, table))
         if not result.redeal:
-            text.append("\nThis hand: " + points_words(result.points, view.rules, table))
-        text.append("\nScores: " + points_words(result.scores, view.rules, table)
+            tricks = [sum(n for seat, n in enumerate(result.tricks_won)
+                          if rules.side_of(seat) == side) for side in range(rules.sides)]
+            text.append("\nTricks: " + ", ".join(
+                f"{side_name(rules, table, side)} {n}" for side, n in enumerate(tricks)))
+            text.append("\nThis hand: " + points_words(result.points, rules, table))
+        text.append("\nScores: " + points_words(result.scores, rules, table)
                     .replace("+", ""))
-    text.append("\n\nThe next hand is being dealt…")
+    if seen:
+        text.append("\n\nThe next hand is being dealt…")
+    else:
+        text.append("\n\nEnter: on to the next hand", style="bold")
     return text
 
 
