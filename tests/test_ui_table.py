@@ -16,6 +16,8 @@ from moon_tui.app import MoonApp
 from moon_tui.lobby import AddBot, CreateTable, JoinSeat, LeaveTable, Lobby, StartGame
 from moon_tui.rules import Phase, Rules
 from moon_tui.ui.game import GameScreen
+from moon_tui.ui.lobby_screen import LobbyScreen, online_text
+from moon_tui.ui.rows import RowList
 from moon_tui.ui.waiting import WaitingScreen
 
 WAITING = dataclasses.replace(FAST, reconnect_wait_seconds=30, grace_seconds=120)
@@ -213,3 +215,38 @@ async def test_the_auction_in_order_and_the_hands_result_until_you_read_it() -> 
             await pilot.press("enter")
             await wait_for(pilot, lambda: (v := current_view(app)) is not None
                            and v.hand_number == hand + 1, "the next hand")
+
+
+async def test_who_is_where_and_the_lobby_cursor_starts_at_the_first_table() -> None:
+    async with Lobby(FAST, seed=8) as lobby, AsyncExitStack() as stack:
+        ann, bob, cy = MoonApp(lobby, "ann"), MoonApp(lobby, "bob"), MoonApp(lobby, "cy")
+        pa = await stack.enter_async_context(ann.run_test(size=(100, 30)))
+        pb = await stack.enter_async_context(bob.run_test(size=(100, 30)))
+        await stack.enter_async_context(cy.run_test(size=(100, 30)))
+        bob.send(CreateTable("bob's"))
+        await wait_for(pb, lambda: bob.current_table is not None, "bob's table")
+        cy.send(CreateTable("cy's"))
+        await wait_for(pa, lambda: ann.model.lobby is not None
+                       and len(ann.model.lobby.tables) == 2, "two tables")
+        rows = ann.screen.query_one(RowList)
+        assert rows.selected == bob.current_table and ann.screen.focused is rows
+        await wait_for(pa, lambda: "• bob at bob's" in screen_text(ann), "where bob is")
+        assert "• ann (you) idle" in screen_text(ann) and "• cy at cy's" in screen_text(ann)
+        await pa.press("down", "w")  # watch cy's table
+        await wait_for(pa, lambda: ann.current_table is not None, "ann watching")
+        watched = ann.current_table
+        def bobs_lobby() -> str:
+            seen = bob.model.lobby
+            return "" if seen is None else online_text(seen.online, "bob", seen.places,
+                                                       seen.tables).plain
+
+        await wait_for(pb, lambda: "• ann watching cy's" in bobs_lobby(), "ann's place")
+        cy.send(AddBot(watched, 1, "random"))
+        cy.send(AddBot(watched, 2, "random"))
+        await wait_for(pa, lambda: cy.model.tables[watched].table.seats[2].is_bot, "bots")
+        cy.send(StartGame(watched))
+        await wait_for(pa, lambda: isinstance(ann.screen, GameScreen), "the game")
+        await wait_for(pa, lambda: "Watching: ann" in screen_text(ann), "the watchers")
+        await pa.press("q")
+        await wait_for(pa, lambda: isinstance(ann.screen, LobbyScreen), "the lobby again")
+        assert ann.screen.query_one(RowList).selected == bob.current_table

@@ -24,6 +24,10 @@ from .refusals import Refusal, Refused
 BotLevel = Literal["random", "easy", "normal", "expert"]
 BOT_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "expert", "random")
 TableStatus = Literal["waiting", "playing", "finished"]
+PlaceKind = Literal["idle", "seated", "watching"]
+Place = tuple[PlaceKind, str | None]
+"""Where a person online is: idle in the lobby, or seated at / watching a table (its id;
+None for a private table)."""
 NoticeLevel = Literal["info", "warning", "error"]
 
 
@@ -209,6 +213,8 @@ class LobbyUpdate:
 
     tables: tuple[TableInfo, ...]
     online: tuple[str, ...]
+    places: tuple[Place, ...] = ()
+    """Where each of `online` is, in the same order."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,6 +90,9 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None) -> T
         for side in range(2):
             text.append(f"\n  team {'AB'[side]} {side_name(rules, table, side)}: "
                         f"{view.scores[side]}")
+    if table.spectators:
+        text.append("\nWatching: ", style="bold")
+        text.append(", ".join(table.spectators))
     return text
 
 
