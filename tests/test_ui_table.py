@@ -250,3 +250,42 @@ async def test_who_is_where_and_the_lobby_cursor_starts_at_the_first_table() -> 
         await pa.press("q")
         await wait_for(pa, lambda: isinstance(ann.screen, LobbyScreen), "the lobby again")
         assert ann.screen.query_one(RowList).selected == bob.current_table
+
+
+async def test_a_table_with_the_discard_face_up_shows_it_to_everyone() -> None:
+    from moon_tui.ui.create import CreateTableScreen
+
+    async with Lobby(FAST, seed=11) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "form")
+            await pilot.click("#discard_shown")
+            await wait_for(pilot, lambda: "[x] The discard is laid face up" in
+                           screen_text(app), "the box ticked")
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the room")
+            table_id = app.current_table
+            assert table_id is not None
+            assert app.model.tables[table_id].table.rules.discard_shown
+            for seat in (1, 2):
+                app.send(AddBot(table_id, seat, "random"))
+            await wait_for(pilot, lambda: app.model.tables[table_id].table.seats[2].is_bot,
+                           "the bots")
+            app.send(StartGame(table_id))
+
+            def bot_discarded() -> bool:
+                view = current_view(app)
+                return view is not None and view.discard is not None and view.declarer != 0
+
+            for _ in range(100):  # ann passes until a computer declares and discards
+                await wait_for(pilot, lambda: bot_discarded() or (
+                    (v := current_view(app)) is not None and v.my_turn), "a discard")
+                if bot_discarded():
+                    break
+                await take_turn(pilot, app, bid=None)
+            view = current_view(app)
+            assert view is not None and view.discard is not None
+            await wait_for(pilot, lambda: "Discard (face up): " in screen_text(app),
+                           "the discard on screen")

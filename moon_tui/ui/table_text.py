@@ -138,14 +138,23 @@ def centre_panel(view: SeatView, table: TableInfo, last: TableInfo | None = None
             text.append(f"\n{who} takes the widow and discards one tile.")
         else:
             text.append(f"\n{who} is naming trump.")
+            if view.discard is not None:
+                text.append(f"\n{discard_words(view)}")
         text.append("\n\nBidding:", style="bold")
         text.append_text(auction(view, table))
         return text
     text = trick_panel(view, table)
     if view.discard is not None and view.phase is Phase.PLAY:
-        # Only the declarer's own view holds its discard.
-        text.append(f"\n\nYour discard: {small_tile(view.discard)}")
+        # The declarer's own view holds its discard; every view does with discard_shown.
+        text.append(f"\n\n{discard_words(view)}")
     return text
+
+
+def discard_words(view: SeatView) -> str:
+    """`Your discard: [5|3]` for the declarer, `Discard (face up): [5|3]` for the others."""
+    assert view.discard is not None
+    whose = "Your discard" if view.seat == view.declarer else "Discard (face up)"
+    return f"{whose}: {small_tile(view.discard)}"
 
 
 def trick_panel(view: SeatView, table: TableInfo) -> Text:
