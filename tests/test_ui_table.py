@@ -53,6 +53,7 @@ async def test_the_table_says_it_waits_for_a_dropped_player() -> None:
         await wait_for(pa, lambda: "to reconnect" in screen_text(ann), "the waiting")
         shown = re.search(r"Waiting for bob to reconnect… (\d+) s", screen_text(ann))
         assert shown is not None and 25 <= int(shown.group(1)) <= 30, screen_text(ann)
+        assert "bob (away)" in screen_text(ann), "no computer plays for bob yet"
 
 
 class Warned(MoonApp):

@@ -198,7 +198,8 @@ class GameScreen(MoonScreen):
         if self._view is None or self._update is None:
             return
         set_text(self.query_one("#seats", Static),
-                 seats_panel(self._view, self._update.table, self._seconds_left()))
+                 seats_panel(self._view, self._update.table, self._seconds_left(),
+                             waiting=self._left(self._reconnect_deadline) is not None))
 
     def _tick(self) -> None:
         """Once a second while a countdown runs: the seats, and the prompt if it counts."""

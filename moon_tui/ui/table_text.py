@@ -52,8 +52,10 @@ def bid_of(view: SeatView, seat: int) -> str:
     return ""
 
 
-def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None) -> Text:
-    """Every seat: turn marker, name, who plays it, bid, tricks, timer, score."""
+def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
+                waiting: bool = False) -> Text:
+    """Every seat: turn marker, name, who plays it, bid, tricks, timer, score. `waiting`:
+    the table waits for the dropped player of the seat to move (no computer plays yet)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     rules = view.rules
     in_hand = view.phase in (Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY)
@@ -68,7 +70,7 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None) -> T
             text.append(" (you)")
         if view.declarer == seat and in_hand:
             text.append(f" {DECLARER}")
-        detail = seat_detail(table.seats[seat])
+        detail = "away" if turn and waiting else seat_detail(table.seats[seat])
         if detail:
             text.append(f" ({detail})", style="italic")
         parts: list[str] = []
