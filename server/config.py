@@ -53,6 +53,10 @@ class Limits:
     reconnect_wait_seconds: float = 30.0
     """A dropped player's turn waits this long (from the drop) for them to come back before
     the computer plays it; the table's turn timer runs on meanwhile."""
+    trick_pause_seconds: float = 1.5
+    """A finished trick stays in view at least this long before a computer leads the next."""
+    hand_result_seconds: float = 10.0
+    """A hand's result stays until every seated player has read it (Enter), or this long."""
     # --- adding a key from another computer (server/link_codes.py) ---
     link_code_minutes: float = 10.0
     """A code from the keys dialog adds a key only within this time after it was made."""

@@ -181,6 +181,8 @@ class MoonServer:
             or LobbyConfig(
                 grace_seconds=limits.grace_seconds,
                 reconnect_wait_seconds=limits.reconnect_wait_seconds,
+                trick_pause=limits.trick_pause_seconds,
+                hand_result_seconds=limits.hand_result_seconds,
                 bot_delay=self.config.bot_delay,
                 chat_max_chars=limits.chat_max_chars,
                 chat_lines_per_10s=limits.chat_lines_per_10s,
