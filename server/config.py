@@ -57,6 +57,13 @@ class Limits:
     chat_max_chars: int = _LOBBY.chat_max_chars
     grace_seconds: float = _LOBBY.grace_seconds
     """A dropped player keeps their seat this long while a computer plays it."""
+    reconnect_wait_seconds: float = _LOBBY.reconnect_wait_seconds
+    """A dropped player's turn waits this long (from the drop) for them to come back before
+    the computer plays it; the table's turn timer runs on meanwhile."""
+    trick_pause_seconds: float = _LOBBY.trick_pause
+    """A finished trick stays in view at least this long before a computer leads the next."""
+    hand_result_seconds: float = _LOBBY.hand_result_seconds
+    """A hand's result stays until every seated player has read it (Enter), or this long."""
     # --- adding a key from another computer (server/link_codes.py) ---
     link_code_minutes: float = 10.0
     """A code from the keys dialog adds a key only within this time after it was made."""
@@ -122,6 +129,9 @@ class ServerConfig:
         return replace(
             _LOBBY,
             grace_seconds=self.limits.grace_seconds,
+            reconnect_wait_seconds=self.limits.reconnect_wait_seconds,
+            trick_pause=self.limits.trick_pause_seconds,
+            hand_result_seconds=self.limits.hand_result_seconds,
             bot_delay=self.bot_delay,
             chat_max_chars=self.limits.chat_max_chars,
             chat_lines_per_10s=self.limits.chat_lines_per_10s,

@@ -36,8 +36,9 @@ from tests.support.probe import (
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05, grace_seconds=60,
-                   operators=frozenset({"olga"}))
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                   bot_time_budget=0.05,
+                   grace_seconds=60, operators=frozenset({"olga"}))
 HOME = "127.0.0.1"
 AWAY = "127.0.0.2"
 """A second address on the loopback network: another player's house."""

@@ -14,7 +14,8 @@ from tests.support.probe import ScreenClient, enter_lobby, open_connection, refu
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                   bot_time_budget=0.05)
 
 
 def new_key() -> asyncssh.SSHKey:
@@ -110,7 +111,9 @@ async def test_a_ban_ends_the_session_and_refuses_the_account_and_its_key(
 ) -> None:
     ann_key = new_key()
     async with running_server(
-        tmp_path, lobby_config=LobbyConfig(bot_delay=0.0, operators=frozenset({"olga"}))
+        tmp_path,
+        lobby_config=LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0,
+                                 operators=frozenset({"olga"})),
     ) as server:
         client = await ScreenClient.connect(server.port, "ann", key=ann_key)
         await enter_lobby(client)  # banned from the list of who is online

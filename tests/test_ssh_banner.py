@@ -13,7 +13,7 @@ from tests.support.probe import ScreenClient, eventually, running_server
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0)
 
 
 async def test_the_banner_comes_before_any_app_and_enter_opens_the_lobby(

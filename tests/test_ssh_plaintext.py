@@ -36,7 +36,8 @@ async def club(tmp_path: Path, olga_key: asyncssh.SSHKey, *,
                motd: str = "") -> AsyncIterator[MoonServer]:
     """A server where olga (with `olga_key`) is an operator."""
     olga_line = olga_key.export_public_key("openssh").decode()
-    lobby = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05,
+    lobby = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                        bot_time_budget=0.05,
                         operators=frozenset({"olga"}), motd=motd)
     async with running_server(tmp_path, lobby_config=lobby, motd=motd,
                               operators={"olga": (olga_line,)}) as server:

@@ -24,7 +24,9 @@ from tests.support.probe import ScreenClient, enter_lobby, eventually, running_s
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05, grace_seconds=60)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                   bot_time_budget=0.05,
+                   grace_seconds=60)
 DEADLINE = 20.0
 LOOPBACK = "127.0.0.1"
 

@@ -56,6 +56,7 @@ from .messages import (
     LobbyUpdate,
     Notice,
     OperatorCommand,
+    Place,
     Rejected,
     Restart,
     RestartNotice,
@@ -138,6 +139,8 @@ class Lobby:
         slower `presence_redraws_per_second`."""
         self._next_slice_at = 0.0
         self._listing = Listing()
+        self._places: tuple[Place, ...] = ()
+        self._places_key: tuple[object, ...] = ()
 
     # -- the lifetime ----------------------------------------------------------------------
     async def __aenter__(self) -> Lobby:
@@ -376,7 +379,12 @@ class Lobby:
 
     # -- what everyone sees --------------------------------------------------------------
     def _lobby_update(self, name: str) -> LobbyUpdate:
-        return LobbyUpdate(self._listing.for_player(name), self.online())
+        online = self.online()
+        key = (self._listing.version, online)
+        if key != self._places_key:
+            self._places = tuple(self._listing.place_of(n) for n in online)
+            self._places_key = key
+        return LobbyUpdate(self._listing.for_player(name), online, self._places)
 
     def _owe_everyone(self, *, urgent: bool) -> None:
         """Everyone is owed the table list and who is online; who already was keeps
