@@ -32,7 +32,7 @@ from .dominoes import HandTile, Mark
 from .hand import HandView
 from .refusals import refusal_words
 from .table_text import centre_panel, header, seats_panel, summary
-from .words import seat_name, trump_counts
+from .words import name_width, seat_name, trump_counts
 
 LEAVE_CONFIRM_SECONDS = 3.0
 PICK = Binding.Group("choose tile", compact=True)
@@ -141,9 +141,11 @@ class GameScreen(MoonScreen):
             self._turn_started = time.monotonic()
             self._problem = ""
         finished = self._finished
-        set_text(self.query_one("#header", Static), header(view, update.table))
+        set_text(self.query_one("#header", Static),
+                 header(view, update.table, self.app.size.width, self._names()))
         self._draw_seats()
-        set_text(self.query_one("#centre", Static), centre_panel(view, update.table))
+        set_text(self.query_one("#centre", Static),
+                 centre_panel(view, update.table, self._names()))
         self._draw_hand(view, finished)
         self._draw_actions(view)
         self._draw_prompt()
@@ -155,6 +157,10 @@ class GameScreen(MoonScreen):
             self._keys_state = keys
             self.refresh_bindings()
 
+    def on_resize(self) -> None:
+        if self._update is not None:
+            self.call_after_refresh(self.show, self._update)
+
     def _seconds_left(self) -> int | None:
         if self._update is None or self._update.table.turn_seconds is None:
             return None
@@ -164,8 +170,14 @@ class GameScreen(MoonScreen):
     def _draw_seats(self) -> None:
         if self._view is None or self._update is None:
             return
-        set_text(self.query_one("#seats", Static),
-                 seats_panel(self._view, self._update.table, self._seconds_left()))
+        seats = self.query_one("#seats", Static)
+        width = seats.content_size.width or 29
+        set_text(seats, seats_panel(self._view, self._update.table, self._seconds_left(),
+                                    width, self._names()))
+
+    def _names(self) -> int:
+        """The width names get on this screen (cut the same way everywhere on it)."""
+        return name_width(self.app.size.width)
 
     def _start_timer(self, seconds: int | None) -> None:
         if seconds is not None and self._timer is None:

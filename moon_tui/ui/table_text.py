@@ -12,10 +12,12 @@ from ..lobby.messages import GameFinished, TableInfo
 from ..rules import Phase, SeatView, Termination, Trick
 from .dominoes import small_tile
 from .words import (
+    NAME_WIDTH,
     bid_words,
     contract,
     points_words,
     result_words,
+    score_words,
     seat_detail,
     seat_name,
     side_name,
@@ -27,21 +29,28 @@ TURN = "▶"
 DECLARER = "★"
 
 
-def header(view: SeatView | None, table: TableInfo) -> Text:
+def header(view: SeatView | None, table: TableInfo, width: int = 80,
+           names: int = NAME_WIDTH) -> Text:
+    """The table's name, the hand, the contract and the target: parts that do not fit
+    `width` are left out from the end, whole."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(" Moon ", style="bold reverse")
     text.append(f" {table.name}")
     if view is None:
         return text
-    text.append(f" · hand {view.hand_number + 1}")
-    words = contract(view, table)
+    parts = [Text(f"hand {view.hand_number + 1}")]
+    words = contract(view, table, names)
     if words:
-        text.append(" · ")
-        text.append(words, style="bold")
+        parts.append(Text(words, style="bold"))
     unit = "mark" if view.rules.scoring == "marks" else "point"
     if view.rules.target != 1:
         unit += "s"
-    text.append(f" · to {view.rules.target} {unit}")
+    parts.append(Text(f"to {view.rules.target} {unit}"))
+    for part in parts:
+        if text.cell_len + 3 + part.cell_len > width:
+            break
+        text.append(" · ")
+        text.append_text(part)
     return text
 
 
@@ -52,8 +61,14 @@ def bid_of(view: SeatView, seat: int) -> str:
     return ""
 
 
-def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None) -> Text:
-    """Every seat: turn marker, name, who plays it, bid, tricks, timer, score."""
+def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
+                width: int = 29, names: int = NAME_WIDTH) -> Text:
+    """Every seat: turn marker, name, who plays it, bid, tricks, timer, score.
+
+    Laid out to fit `width` cells with names cut to `names`: the first line holds the
+    turn, the name and the timer, the second what the seat did this hand and its score
+    (or team); who plays the seat goes after the name when it fits, else on a line of
+    its own. Nothing is cut mid-word."""
     text = Text(no_wrap=True, overflow="ellipsis")
     rules = view.rules
     in_hand = view.phase in (Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY)
@@ -61,16 +76,26 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None) -> T
         turn = view.to_move == seat and in_hand
         if seat:
             text.append("\n")
-        text.append(f"{TURN} " if turn else "  ", style="bold")
-        name = seat_name(table, seat)
-        text.append(name, style="bold" if turn else "")
+        line = Text()
+        line.append(f"{TURN} " if turn else "  ", style="bold")
+        line.append(seat_name(table, seat, names), style="bold" if turn else "")
         if seat == view.seat:
-            text.append(" (you)")
+            line.append(" (you)")
         if view.declarer == seat and in_hand:
-            text.append(f" {DECLARER}")
+            line.append(f" {DECLARER}")
+        timed = table.seats[seat].name is not None and not table.seats[seat].away
+        if turn and timed and seconds_left is not None:
+            clock = f" {seconds_left}s left"
+            if line.cell_len + len(clock) > width:
+                clock = f" {seconds_left}s"
+            line.append(clock, style="bold")
         detail = seat_detail(table.seats[seat])
+        if detail and line.cell_len + len(detail) + 3 <= width:
+            line.append(f" ({detail})", style="italic")
+            detail = ""
+        text.append_text(line)
         if detail:
-            text.append(f" ({detail})", style="italic")
+            text.append(f"\n  {detail}", style="italic")
         parts: list[str] = []
         if in_hand:
             bid = bid_of(view, seat)
@@ -79,27 +104,48 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None) -> T
             if view.phase is Phase.PLAY or view.tricks:
                 won = view.tricks_won[seat]
                 parts.append(f"{won} trick{'s' if won != 1 else ''}")
-            timed = table.seats[seat].name is not None and not table.seats[seat].away
-            if turn and timed and seconds_left is not None:
-                parts.append(f"{seconds_left}s left")
         if rules.players == 3:
-            parts.append(f"{view.scores[seat]} pts")
+            parts.append(score_words(view.scores[seat], rules))
         if rules.players == 4:
             parts.append(f"team {'AB'[rules.side_of(seat)]}")
-        text.append("\n  " + " · ".join(parts))
+        text.append("\n  " + fit_words(parts, width - 2))
     if rules.players == 4:
-        for side in range(2):
-            text.append(f"\n  team {'AB'[side]} {side_name(rules, table, side)}: "
-                        f"{view.scores[side]}")
+        text.append_text(team_lines(view, table, width, names))
     return text
 
 
-def trick_lines(trick: Trick, view: SeatView, table: TableInfo, title: str) -> Text:
+def team_lines(view: SeatView, table: TableInfo, width: int, names: int) -> Text:
+    """Each team's partners and score, in the first form that fits `width`."""
+    rules = view.rules
+    text = Text()
+    for side in range(2):
+        letter, score = "AB"[side], view.scores[side]
+        partners = side_name(rules, table, side, names)
+        forms = [f"  team {letter} ({partners}): {score_words(score, rules)}",
+                 f"  {letter} ({partners}): {score_words(score, rules)}",
+                 f"  {letter} ({partners}): {score}"]
+        text.append("\n" + next((line for line in forms if len(line) <= width),
+                                f"  team {letter}: {score_words(score, rules)}"))
+    return text
+
+
+def fit_words(parts: list[str], width: int) -> str:
+    """`parts` joined by ` · `, leaving out whole parts from the end that would not fit."""
+    shown = list(parts)
+    while len(shown) > 1 and len(" · ".join(shown)) > width:
+        shown.pop()
+    return " · ".join(shown)
+
+
+def trick_lines(trick: Trick, view: SeatView, table: TableInfo, title: str,
+                names: int = NAME_WIDTH) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(title, style="bold")
     winner = trick.winning_seat
+    width = max(len(seat_name(table, seat, names)) for seat, _ in trick.plays) \
+        if trick.plays else names
     for i, (seat, tile) in enumerate(trick.plays):
-        text.append(f"\n{seat_name(table, seat)[:8]:<8} {small_tile(tile)}")
+        text.append(f"\n{seat_name(table, seat, names):<{width}} {small_tile(tile)}")
         if i == 0:
             text.append(" led")
         if seat == winner:
@@ -107,7 +153,7 @@ def trick_lines(trick: Trick, view: SeatView, table: TableInfo, title: str) -> T
     return text
 
 
-def centre_panel(view: SeatView, table: TableInfo) -> Text:
+def centre_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Text:
     """The middle of the table: bidding, widow and trump, the trick in play (or the last
     one, once a hand is over)."""
     rules = view.rules
@@ -122,7 +168,7 @@ def centre_panel(view: SeatView, table: TableInfo) -> Text:
             text.append(result_words(view.results[-1], rules, table))
         return text
     if view.phase in (Phase.DISCARD, Phase.TRUMP):
-        text = Text(contract(view, table), style="bold")
+        text = Text(contract(view, table, names), style="bold")
         assert view.declarer is not None
         who = seat_name(table, view.declarer)
         if view.phase is Phase.DISCARD:
@@ -130,22 +176,22 @@ def centre_panel(view: SeatView, table: TableInfo) -> Text:
         else:
             text.append(f"\n{who} is naming trump.")
         return text
-    text = trick_panel(view, table)
+    text = trick_panel(view, table, names)
     if view.discard is not None and view.phase is Phase.PLAY:
         # Only the declarer's own view holds its discard.
         text.append(f"\n\nYour discard: {small_tile(view.discard)}")
     return text
 
 
-def trick_panel(view: SeatView, table: TableInfo) -> Text:
+def trick_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Text:
     current = view.current_trick
     if current is not None and current.plays:
         title = f"Trick {len(view.tricks) + 1}: {suit_led(current)}"
-        return trick_lines(current, view, table, title)
+        return trick_lines(current, view, table, title, names)
     last = view.last_trick
     if last is not None:
-        won = seat_name(table, last.winner) if last.winner is not None else "?"
-        return trick_lines(last, view, table, f"Trick {len(view.tricks)} to {won}")
+        won = seat_name(table, last.winner, names) if last.winner is not None else "?"
+        return trick_lines(last, view, table, f"Trick {len(view.tricks)} to {won}", names)
     if view.phase is not Phase.PLAY:
         return Text("")
     text = Text("Trick 1", style="bold")

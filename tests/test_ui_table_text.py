@@ -1,0 +1,89 @@
+"""The table's text panels as pure functions of a view: what fits where (issue 13)."""
+
+from __future__ import annotations
+
+import random
+
+from moon_tui.lobby.messages import SeatInfo, TableInfo
+from moon_tui.rules import GameState, Phase, Rules
+from moon_tui.ui.lobby_screen import seats_cell
+from moon_tui.ui.table_text import seats_panel, trick_lines
+from moon_tui.ui.words import NAME_WIDTH, NAME_WIDTH_NARROW, fit
+
+LONG = "bob-the-builder1"  # 16 characters, the longest name an account may have
+
+
+def table(rules: Rules, *seats: SeatInfo, turn_seconds: int | None = None) -> TableInfo:
+    return TableInfo("t1", "club table", "ann", rules, tuple(seats), "playing", False, True,
+                     (), turn_seconds)
+
+
+def played(rules: Rules, steps: int, seed: int = 3) -> GameState:
+    """A game after `steps` decisions (always the first legal one, but a bid of the
+    lowest amount where one may be made)."""
+    state = GameState.new_game(rules, random.Random(seed))
+    for _ in range(steps):
+        legal = state.legal_actions()
+        bids = [a for a in legal if a.kind == "bid"]
+        state.apply_action(bids[0] if bids and state.phase is Phase.BID else legal[0])
+    return state
+
+
+def lines(text: object) -> list[str]:
+    return str(text).split("\n")
+
+
+def test_every_name_is_whole_at_100_columns_and_cut_on_purpose_below() -> None:
+    assert fit(LONG, NAME_WIDTH) == LONG
+    assert fit(LONG, NAME_WIDTH_NARROW) == "bob-the-b…"
+    assert len(fit(LONG, NAME_WIDTH_NARROW)) == NAME_WIDTH_NARROW
+
+
+def test_seat_lines_fit_their_panel_and_never_cut_a_word() -> None:
+    rules = Rules.make(players=4)
+    info = table(rules, SeatInfo(LONG), SeatInfo("guest-4230", away=True),
+                 SeatInfo(bot_level="expert"), SeatInfo("cat"), turn_seconds=60)
+    state = played(rules, 6)  # into the play, each seat has bid
+    view = state.view(0)
+    for width, names in ((29, NAME_WIDTH_NARROW), (36, NAME_WIDTH)):
+        for seat in range(4):
+            for seconds in (None, 57, 120):
+                text = seats_panel(state.view(seat), info, seconds, width, names)
+                for line in lines(text):
+                    assert len(line) <= width, (width, line)
+                    assert "…" not in line or LONG[:names - 1] + "…" in line, line
+    text = str(seats_panel(view, info, 57, 36, NAME_WIDTH))
+    assert LONG in text and "away: computer playing" in text
+    assert "team A" in text and "team B" in text
+
+
+def test_the_trick_shows_each_name_with_its_tile() -> None:
+    rules = Rules.make()
+    info = table(rules, SeatInfo("guest-4230"), SeatInfo(LONG), SeatInfo("cat"))
+    state = played(rules, 4)
+    while state.phase is not Phase.PLAY:
+        state.apply_action(state.legal_actions()[0])
+    for _ in range(3):
+        state.apply_action(state.legal_actions()[0])
+    view = state.view(0)
+    trick = view.last_trick or view.current_trick
+    assert trick is not None
+    text = trick_lines(trick, view, info, "Trick 1", NAME_WIDTH_NARROW)
+    for line in lines(text)[1:]:
+        assert "[" in line and "]" in line, line
+        assert len(line) <= 22  # the centre panel's room at 80 columns
+    assert any(line.startswith("guest-4230 [") for line in lines(text))
+
+
+def test_the_lobby_names_who_sits_without_cutting_a_name() -> None:
+    rules = Rules.make(players=4)
+    info = table(rules, SeatInfo("ann"), SeatInfo("bob"), SeatInfo(bot_level="normal"),
+                 SeatInfo(bot_level="normal"))
+    assert seats_cell(info, 40) == "ann, bob, 2 bots, normal"
+    assert seats_cell(info, 19) == "ann, bob, 2 bots"
+    crowded = table(rules, SeatInfo(LONG), SeatInfo("guest-4230"), SeatInfo("cat"),
+                    SeatInfo("dan"))
+    assert seats_cell(crowded, 20) == f"{LONG}, +3"
+    assert seats_cell(crowded, 19) == "4 players"
+    assert seats_cell(crowded, 12) == "4 players"
+    assert seats_cell(crowded, 40) == f"{LONG}, guest-4230, cat, dan"
