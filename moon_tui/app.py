@@ -241,10 +241,19 @@ class MoonApp(App[None]):
             self.pop_screen()
         if isinstance(self.screen, WaitingScreen | GameScreen):
             self.pop_screen()
-        self.notify(f"You left the table: {event.reason}", timeout=6)
+        self.notify(left_words(event.reason), timeout=6)
         for table_id in self.model.tables:
             self._follow_table(self.model.tables[table_id])
             break
+
+
+def left_words(reason: str) -> str:
+    """`You left the table.` / `You left the table: you were away too long.`: the
+    lobby's reason, said once."""
+    if reason in ("", "you left the table"):
+        return "You left the table."
+    end = "" if reason[-1:] in ".!?" else "."
+    return f"You left the table: {reason}{end}"
 
 
 if TYPE_CHECKING:

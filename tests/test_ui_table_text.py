@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import random
 
+from moon_tui.app import left_words
 from moon_tui.lobby.messages import SeatInfo, TableInfo
 from moon_tui.rules import GameState, Phase, Rules
 from moon_tui.ui.lobby_screen import seats_cell
-from moon_tui.ui.table_text import seats_panel, trick_lines
-from moon_tui.ui.words import NAME_WIDTH, NAME_WIDTH_NARROW, fit
+from moon_tui.ui.table_text import seats_panel, summary, trick_lines
+from moon_tui.ui.words import NAME_WIDTH, NAME_WIDTH_NARROW, fit, score_words, trump_clause
 
 LONG = "bob-the-builder1"  # 16 characters, the longest name an account may have
 
@@ -87,3 +88,64 @@ def test_the_lobby_names_who_sits_without_cutting_a_name() -> None:
     assert seats_cell(crowded, 19) == "4 players"
     assert seats_cell(crowded, 12) == "4 players"
     assert seats_cell(crowded, 40) == f"{LONG}, guest-4230, cat, dan"
+
+
+# -- words (item 8) --------------------------------------------------------------------------
+def test_scores_read_in_the_table_s_unit_and_number() -> None:
+    points, marks = Rules.make(), Rules.make(scoring="marks")
+    assert score_words(1, points) == "1 pt"
+    assert score_words(5, points) == "5 pts"
+    assert score_words(1, marks) == "1 mark"
+    assert score_words(5, marks) == "5 marks"
+    info = table(marks, SeatInfo("ann"), SeatInfo("bob"), SeatInfo("cat"))
+    text = str(seats_panel(played(marks, 2).view(0), info, None))
+    assert "0 marks" in text and "pts" not in text
+
+
+def test_leaving_is_said_once() -> None:
+    assert left_words("you left the table") == "You left the table."
+    assert left_words("you were away too long") == \
+        "You left the table: you were away too long."
+
+
+def test_no_trump_is_not_trump_no_trump() -> None:
+    assert trump_clause(8) == "no trump"
+    assert trump_clause(7) == "doubles trump"
+    assert trump_clause(3) == "trump 3s"
+
+
+def test_the_hand_is_not_over_while_its_last_trick_is_played() -> None:
+    rules = Rules.make()
+    info = table(rules, SeatInfo("ann"), SeatInfo("bob"), SeatInfo("cat"))
+    state = played(rules, 0)
+    for _ in range(200):
+        view = state.view(0)
+        if state.phase is Phase.PLAY and not view.hand and view.to_move is not None:
+            break
+        legal = state.legal_actions()
+        bids = [a for a in legal if a.kind == "bid"]
+        state.apply_action(bids[0] if bids else legal[0])
+    else:
+        raise AssertionError("seat 0 never played its last tile before the others")
+    text = str(summary(view, info, None))
+    assert "is over" not in text
+    assert "last trick" in text
+
+
+async def test_the_last_tile_is_offered_in_words() -> None:
+    """Not `1 tile 1` in the footer nor `(←→ Enter, or 1-1)` in the prompt."""
+    from test_ui_snapshots import local, until
+    from test_ui_support import current_view, screen_text
+
+    app = local()()
+
+    def last_tile(_: object) -> bool:
+        view = current_view(app)
+        return view is not None and view.my_turn and view.phase is Phase.PLAY \
+            and len(view.hand) == 1
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(last_tile, "my last tile")(pilot)
+        text = screen_text(app)
+        assert "1 choose tile" in text and "tile 1" not in text
+        assert "play your last tile" in text and "1-1" not in text

@@ -123,7 +123,11 @@ class KeyBar(ClickBar):
         items: list[Item] = []
         for group, members in groupby(shown, key=lambda b: b.group):
             bindings = list(members)
-            if group is not None and len(bindings) > 1:
+            if group is not None and len(bindings) == 1:
+                # One choice left in a group (`1 choose tile`, not `1 tile 1`).
+                only = bindings[0]
+                items.append(Item(only.action, key_display(only.key), group.description))
+            elif group is not None:
                 keys = "".join(key_display(b.key) for b in bindings)
                 items.append(Item("", keys, group.description))
             else:

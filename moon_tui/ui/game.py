@@ -197,7 +197,8 @@ class GameScreen(MoonScreen):
         hand.display = bool(view.hand)
         no_hand.display = not view.hand
         if not view.hand:
-            set_text(no_hand, summary(view, self._table(), finished), layout=True)
+            set_text(no_hand, summary(view, self._table(), finished, self._names()),
+                     layout=True)
         choosing = view.my_turn and view.phase in (Phase.PLAY, Phase.DISCARD)
         playable = {a.tile for a in view.legal if a.kind in ("play", "discard")}
         tiles = []
@@ -242,9 +243,9 @@ class GameScreen(MoonScreen):
                 if trump == TRUMP_NONE:
                     out.append(Item(code, "n", "none"))
                 elif trump == TRUMP_DOUBLES:
-                    out.append(Item(code, "d", f"doubles:{count}"))
+                    out.append(Item(code, "d", f"doubles ({count})"))
                 else:
-                    out.append(Item(code, str(trump), f"s:{count}"))
+                    out.append(Item(code, str(trump), f"({count})"))
             return out
         return []
 
@@ -277,11 +278,14 @@ class GameScreen(MoonScreen):
             return f"Waiting for {seat_name(self._table(), view.to_move)}…"
         if view.phase is Phase.BID:
             return "Your bid: choose below (p pass, digits bid, m moon)."
+        keys = "1" if n == 1 else f"1-{n}"
         if view.phase is Phase.DISCARD:
-            return f"You took the widow (W). Discard one tile: ←→ Enter or 1-{n}."
+            return f"You took the widow (W). Discard one tile: ←→ Enter or {keys}."
         if view.phase is Phase.TRUMP:
-            return "Name trump: 0-6, d doubles, n none. After ':' how many trumps you'd hold."
-        return f"Your turn: play a tile (←→ Enter, or 1-{n}). Dashed tiles may not be played."
+            return "Name trump: a number, d doubles or n none. (How many trumps you'd hold.)"
+        if n == 1:
+            return "Your turn: play your last tile (Enter or 1)."
+        return f"Your turn: play a tile (←→ Enter, or {keys}). Dashed tiles may not be played."
 
     # -- choosing --------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -201,10 +201,17 @@ def trick_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Te
     return text
 
 
-def summary(view: SeatView, table: TableInfo, finished: GameFinished | None) -> Text:
-    """Where the hand would be, once a hand or the game is over: what happened, scores."""
+def summary(view: SeatView, table: TableInfo, finished: GameFinished | None,
+            names: int = NAME_WIDTH) -> Text:
+    """Where the hand would be once your tiles are played: the last trick still being
+    played, or what happened and the scores once the hand (or the game) is over."""
     if view.outcome is not None:
         return game_over(view, table, finished)
+    if view.phase is Phase.PLAY and view.to_move is not None:
+        # My last tile is down but the last trick is not complete yet.
+        who = seat_name(table, view.to_move, names)
+        return Text(f"Your tiles are all played: waiting for {who} to finish the "
+                    "last trick.")
     return hand_over(view, table)
 
 
