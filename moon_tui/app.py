@@ -92,7 +92,7 @@ class MoonApp(App[None]):
     # The palette's screenshot/open-url actions would act on the server host.
 
     def __init__(self, lobby: Lobby, name: str, *, motd: str = "", operator: bool = False,
-                 keys: KeyManager | None = None,
+                 guest: bool = False, keys: KeyManager | None = None,
                  driver_class: type[Driver] | None = None,
                  health: ServerHealth | None = None) -> None:
         super().__init__(driver_class=driver_class)
@@ -105,6 +105,8 @@ class MoonApp(App[None]):
         self.player_name = name
         self.motd = motd
         self.operator = operator
+        self.guest = guest
+        """Logged in without a key, under a `guest-NNNN` name given for this visit."""
         self.keys = keys
         self.health = health
         """The server's alarms, for an operator's screen (None: nothing to report)."""

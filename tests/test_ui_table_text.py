@@ -149,3 +149,14 @@ async def test_the_last_tile_is_offered_in_words() -> None:
         text = screen_text(app)
         assert "1 choose tile" in text and "tile 1" not in text
         assert "play your last tile" in text and "1-1" not in text
+
+
+# -- guests and operators (item 9) -----------------------------------------------------------
+def test_the_help_lists_only_keys_offered_to_this_player() -> None:
+    from moon_tui.ui.help import keys_text
+
+    player = str(keys_text(operator=False, keys=True))
+    assert "operator" not in player and "keys" in player
+    guest = str(keys_text(operator=False, keys=False))
+    assert "operator" not in guest and "keys" not in guest
+    assert "operator" in str(keys_text(operator=True, keys=True))

@@ -15,6 +15,8 @@ from .model import Model
 class ScreenContext(Protocol):
     player_name: str
     operator: bool
+    guest: bool
+    """Logged in without a key: a name for this visit only, no keys to manage."""
     keys: KeyManager | None
     health: ServerHealth | None
     model: Model

@@ -43,12 +43,17 @@ def key_name(key: str) -> str:
     return names.get(key, key)
 
 
-def keys_text() -> Text:
-    """Every key of every screen, from the screens' own bindings."""
+def keys_text(*, operator: bool = False, keys: bool = True) -> Text:
+    """Every key of every screen offered to this player, from the screens' bindings."""
     from .game import GameScreen
     from .lobby_screen import LobbyScreen
     from .waiting import WaitingScreen
 
+    hidden: set[str] = set()
+    if not operator:
+        hidden.add("operator")
+    if not keys:
+        hidden.add("keys")
     text = Text()
     for title, screen in (("Lobby", LobbyScreen), ("Waiting room", WaitingScreen),
                           ("At the table", GameScreen)):
@@ -56,10 +61,13 @@ def keys_text() -> Text:
         seen: dict[str, list[str]] = {}
         for binding in screen.BINDINGS:
             assert isinstance(binding, Binding)
+            if binding.action in hidden:
+                continue
             what = binding.group.description if binding.group else binding.description
             seen.setdefault(what or binding.action, []).append(key_name(binding.key))
-        for what, keys in seen.items():
-            text.append(f"  {''.join(keys) if len(keys) > 2 else ' '.join(keys):<10} {what}\n")
+        for what, names in seen.items():
+            shown = "".join(names) if len(names) > 2 else " ".join(names)
+            text.append(f"  {shown:<10} {what}\n")
     text.append("Everywhere\n", style="bold")
     text.append("  Ctrl+Q     quit\n  Esc        close a dialog / leave the chat line\n")
     text.append("  mouse      click a tile to choose it; click buttons and table rows\n")
@@ -78,6 +86,7 @@ class HelpScreen(MoonModal):
             yield Static("Help", classes="title")
             with VerticalScroll(id="help-scroll"):
                 yield Static(Text("The rules in short\n", style="bold") + Text(RULES))
-                yield Static(Text("\nKeys\n", style="bold") + keys_text())
+                yield Static(Text("\nKeys\n", style="bold") + keys_text(
+                    operator=self.moon.operator, keys=self.moon.keys is not None))
             yield Static("↑↓ scroll · Esc closes", classes="hint")
 

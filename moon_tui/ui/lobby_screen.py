@@ -22,6 +22,11 @@ from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .rows import RowList
 
+GUEST_NOTE = (
+    "You play as a guest: your SSH client offered no key, so this name is for this visit "
+    "only. To keep a name: run ssh-keygen, then ssh again."
+)
+
 ONLINE_NAMES = 8
 """Names the online panel has room for (`#lower` is 9 lines high, one is the title)."""
 
@@ -118,6 +123,8 @@ class LobbyScreen(MoonScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
+        if self.moon.guest:
+            yield Static(GUEST_NOTE, id="guest-note")
         yield RowList(COLUMNS, flex=SEATS_COLUMN, id="tables")
         with Horizontal(id="lower"):
             yield Static(id="online")
