@@ -177,7 +177,8 @@ class MoonApp(App[None]):
     def take(self, event: Event) -> None:
         """Take one event in: update the model, move between screens, tell the screens
         the event concerns."""
-        self.model.apply(event)
+        if not self.model.apply(event):
+            return
         if isinstance(event, TableUpdate):
             self._follow_table(event)
         elif isinstance(event, TableLeft) and event.table_id == self.current_table:

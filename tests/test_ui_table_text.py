@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from moon_tui.app import left_words
 from moon_tui.lobby.messages import SeatInfo, TableInfo
 from moon_tui.rules import GameState, Phase, Rules
@@ -160,3 +162,21 @@ def test_the_help_lists_only_keys_offered_to_this_player() -> None:
     guest = str(keys_text(operator=False, keys=False))
     assert "operator" not in guest and "keys" not in guest
     assert "operator" in str(keys_text(operator=True, keys=True))
+
+
+# -- table chat (item 2) ---------------------------------------------------------------------
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_a_long_table_chat_line_wraps(size: tuple[int, int]) -> None:
+    from test_ui_snapshots import local, phase_is, until
+    from test_ui_support import screen_text, wait_for
+
+    from moon_tui.lobby import SendChat
+
+    app = local()()
+    async with app.run_test(size=size) as pilot:
+        await until(phase_is(Phase.BID), "my bid")(pilot)
+        app.send(SendChat("bob you got disconnected just as you were bidding, the bot "
+                          "took over", app.current_table))
+        await wait_for(pilot, lambda: "took over" in screen_text(app), "the whole line")
+        text = screen_text(app)
+        assert "disconnected" in text and "bidding" in text
