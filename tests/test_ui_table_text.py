@@ -180,3 +180,30 @@ async def test_a_long_table_chat_line_wraps(size: tuple[int, int]) -> None:
         await wait_for(pilot, lambda: "took over" in screen_text(app), "the whole line")
         text = screen_text(app)
         assert "disconnected" in text and "bidding" in text
+
+
+# -- the bid row (item 17) -------------------------------------------------------------------
+async def test_arrows_and_enter_choose_a_bid() -> None:
+    from test_ui_snapshots import local, phase_is, until
+    from test_ui_support import current_view, screen_text, wait_for
+
+    from moon_tui.rules import Action
+    from moon_tui.ui.bars import ClickBar
+
+    app = local()()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(phase_is(Phase.BID), "my bid")(pilot)
+        view = current_view(app)
+        assert view is not None
+        bar = app.screen.query_one("#actions", ClickBar)
+        assert bar.cursor == 0 and "▸" in screen_text(app)  # a visible cursor, on pass
+        await pilot.press("right")
+        assert bar.cursor == 1
+        wanted = sorted((a for a in view.legal if a.kind != "pass"), key=lambda a: a.code)
+        first_bid = Action.from_code(int(bar.items[1].ident[1:]))
+        assert first_bid in wanted
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: current_view(app) is not view, "an answer")
+        mine = [action for seat, action in current_view(app).bids  # type: ignore[union-attr]
+                if seat == view.seat]
+        assert mine == [first_bid]

@@ -250,7 +250,14 @@ class GameScreen(MoonScreen):
         return []
 
     def _draw_actions(self, view: SeatView) -> None:
-        self.query_one("#actions", ClickBar).set_items(self._choices(view))
+        choices = self._choices(view)
+        bar = self.query_one("#actions", ClickBar)
+        cursor = None
+        if view.my_turn and view.phase in (Phase.BID, Phase.TRUMP):
+            # ←→ and Enter choose in the row of bids (or trumps), as with the tiles.
+            old = bar.cursor if bar.items == tuple(choices) else None
+            cursor = 0 if old is None else old
+        bar.set_items(choices, cursor)
 
     def _draw_prompt(self) -> None:
         view = self._view
@@ -277,7 +284,7 @@ class GameScreen(MoonScreen):
                 return ""
             return f"Waiting for {seat_name(self._table(), view.to_move)}…"
         if view.phase is Phase.BID:
-            return "Your bid: choose below (p pass, digits bid, m moon)."
+            return "Your bid: ←→ Enter below, or p pass, a digit bids, m moon."
         keys = "1" if n == 1 else f"1-{n}"
         if view.phase is Phase.DISCARD:
             return f"You took the widow (W). Discard one tile: ←→ Enter or {keys}."
@@ -290,6 +297,9 @@ class GameScreen(MoonScreen):
     # -- choosing --------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self._view
+        if action in ("move", "choose") and view is not None and view.my_turn and \
+                view.phase in (Phase.BID, Phase.TRUMP):
+            return True
         if action in ("pick", "move", "choose"):
             if view is None or not view.my_turn or view.phase not in (Phase.PLAY, Phase.DISCARD):
                 return False
@@ -330,10 +340,26 @@ class GameScreen(MoonScreen):
         self._problem = ""
         self.moon.send(Act(self.table_id, action))
 
+    def _in_row(self) -> bool:
+        """←→ Enter act on the row of bids or trumps (else on the hand)."""
+        view = self._view
+        return view is not None and view.my_turn and view.phase in (Phase.BID, Phase.TRUMP)
+
     def action_move(self, step: int) -> None:
+        if self._in_row():
+            bar = self.query_one("#actions", ClickBar)
+            if bar.items:
+                cursor = ((bar.cursor or 0) + step) % len(bar.items)
+                bar.set_items(bar.items, cursor)
+            return
         self.query_one(HandView).move(step)
 
     def action_choose(self) -> None:
+        if self._in_row():
+            bar = self.query_one("#actions", ClickBar)
+            if bar.cursor is not None:
+                bar.chosen(bar.items[bar.cursor].ident)
+            return
         self.query_one(HandView).pick_cursor()
 
     def action_pick(self, index: int) -> None:
