@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 import pytest
 
 from moon_tui.app import left_words
-from moon_tui.lobby.messages import SeatInfo, TableInfo
+from moon_tui.lobby.messages import Act, CreateTable, SeatInfo, TableInfo
 from moon_tui.rules import GameState, Phase, Rules
 from moon_tui.ui.lobby_screen import seats_cell
 from moon_tui.ui.table_text import seats_panel, summary, trick_lines
@@ -207,3 +208,61 @@ async def test_arrows_and_enter_choose_a_bid() -> None:
         mine = [action for seat, action in current_view(app).bids  # type: ignore[union-attr]
                 if seat == view.seat]
         assert mine == [first_bid]
+
+
+# -- calling the player (item 11) ------------------------------------------------------------
+def test_a_chat_line_names_a_player_as_a_word() -> None:
+    from moon_tui.app import names
+
+    assert names("ann, your turn", "ann")
+    assert names("over to ANN!", "ann")
+    assert not names("annie is here", "ann")
+    assert not names("guest-42 left", "guest-4")
+
+
+async def test_the_bell_rings_on_my_turn_when_my_table_starts_and_when_chat_names_me() -> None:
+    from test_ui_snapshots import local, until
+    from test_ui_support import current_view, wait_for
+
+    from moon_tui.lobby import AddBot, JoinSeat, SendChat, StartGame, TableUpdate
+
+    app = local(table=False)()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.handle is not None, "the session")
+        bob = await app.lobby.connect("bob")
+        bob.send(SendChat("ann, are you in?"))
+        await wait_for(pilot, lambda: "chat" in app.calls, "a call for the chat line")
+        bob.send(SendChat("anyone?"))
+        await wait_for(pilot, lambda: len(app.model.lobby_chat) == 2, "bob's second line")
+        assert app.calls == ["chat"]
+        bob.send(CreateTable("bob's table"))
+        table_id = ""
+        while not table_id:
+            event = await bob.next_event()
+            if isinstance(event, TableUpdate):
+                table_id = event.table.table_id
+        app.send(JoinSeat(table_id))
+        await wait_for(pilot, lambda: app.current_table == table_id, "ann seated")
+        bob.send(AddBot(table_id, 2, "random"))
+        await wait_for(pilot, lambda: all(not s.is_free for s in
+                                          app.model.tables[table_id].table.seats), "full")
+        bob.send(StartGame(table_id))
+        await wait_for(pilot, lambda: current_view(app) is not None, "the game")
+        assert app.calls[-1] == "start"
+
+        async def bob_plays() -> None:
+            async for event in bob:
+                if isinstance(event, TableUpdate) and event.view is not None and \
+                        event.view.my_turn:
+                    bob.send(Act(table_id, event.view.legal[0]))
+        task = asyncio.create_task(bob_plays())
+        try:
+            def turn_after_others(_: object) -> bool:
+                view = current_view(app)
+                return "turn" in app.calls and view is not None and view.my_turn
+            await until(turn_after_others, "my turn after the others'")(pilot)
+            assert app.window_title == "Moon — your turn"
+            await pilot.press("B")
+            assert not app.bell_on
+        finally:
+            task.cancel()
