@@ -109,6 +109,8 @@ class MoonApp(App[None]):
         self.motd = motd
         self.operator = operator
         self.guest = guest
+        self.solo = False
+        """A game played alone (`moon`, set by LocalMoonApp): no lobby, no chat."""
         """Logged in without a key, under a `guest-NNNN` name given for this visit."""
         self.keys = keys
         self.health = health

@@ -168,14 +168,14 @@ def test_the_help_lists_only_keys_offered_to_this_player() -> None:
 # -- table chat (item 2) ---------------------------------------------------------------------
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 async def test_a_long_table_chat_line_wraps(size: tuple[int, int]) -> None:
-    from test_ui_snapshots import local, phase_is, until
+    from test_ui_snapshots import local, spectating
     from test_ui_support import screen_text, wait_for
 
     from moon_tui.lobby import SendChat
 
-    app = local()()
+    app = local(table=False)()  # a table with others at it (alone, there is no chat)
     async with app.run_test(size=size) as pilot:
-        await until(phase_is(Phase.BID), "my bid")(pilot)
+        await spectating(pilot)
         app.send(SendChat("bob you got disconnected just as you were bidding, the bot "
                           "took over", app.current_table))
         await wait_for(pilot, lambda: "took over" in screen_text(app), "the whole line")

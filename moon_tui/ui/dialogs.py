@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
@@ -113,3 +114,30 @@ class InviteCodeScreen(MoonModal):
         if code:
             self.moon.send(JoinByCode(code))
             self.dismiss(None)
+
+
+class EndLocalGameScreen(MoonModal):
+    """`q` in a game played alone (`moon`): there is no lobby to go back to, so end the
+    game (quit) or start a new one. Dismissed with `quit`, `new` or None (keep playing)."""
+
+    BINDINGS = [
+        Binding("q", "end('quit')", "quit"),
+        Binding("n", "end('new')", "new game"),
+        Binding("escape", "close", "keep playing"),
+    ]
+
+    def __init__(self, over: bool) -> None:
+        super().__init__(classes="dialog")
+        self._over = over
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static("The game is over" if self._over else "Leave this game?",
+                         classes="title")
+            yield Static("q  quit Moon (this game ends)\n"
+                         "n  start a new game\n"
+                         "Esc  keep playing" if not self._over else
+                         "q  quit Moon\nn  start a new game\nEsc  back to the table")
+
+    def action_end(self, how: str) -> None:
+        self.dismiss(how)  # type: ignore[arg-type]

@@ -103,6 +103,9 @@ class GameScreen(MoonScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        if self.moon.solo:
+            # Nobody else can read a chat at a table played alone.
+            self.query_one(ChatPanel).display = False
         model = self.moon.model
         self._finished = model.finished.get(self.table_id)
         update = model.tables.get(self.table_id)
@@ -197,7 +200,8 @@ class GameScreen(MoonScreen):
         hand.display = bool(view.hand)
         no_hand.display = not view.hand
         if not view.hand:
-            set_text(no_hand, summary(view, self._table(), finished, self._names()),
+            set_text(no_hand, summary(view, self._table(), finished, self._names(),
+                                      solo=self.moon.solo),
                      layout=True)
         choosing = view.my_turn and view.phase in (Phase.PLAY, Phase.DISCARD)
         playable = {a.tile for a in view.legal if a.kind in ("play", "discard")}
@@ -223,6 +227,8 @@ class GameScreen(MoonScreen):
     def _choices(self, view: SeatView) -> list[Item]:
         """The choices also offered as clickable items: bids, trumps, rematch."""
         if view.outcome is not None:
+            if self.moon.solo:
+                return [Item("rematch", "r", "play again"), Item("leave", "q", "quit")]
             return [Item("rematch", "r", "rematch"), Item("leave", "q", "leave")]
         if not view.my_turn:
             return []
@@ -274,6 +280,8 @@ class GameScreen(MoonScreen):
     def _prompt(self, view: SeatView) -> str:
         n = len(view.hand)
         if view.outcome is not None:
+            if self.moon.solo:
+                return "The game is over. r: play again, q: quit or a new game."
             return "The game is over. r: rematch, q: leave the table."
         if view.seat is None:
             return "You are watching. q: back to the lobby."
@@ -323,6 +331,8 @@ class GameScreen(MoonScreen):
             return view is not None and view.outcome is not None and view.seat is not None
         if action == "last_trick":
             return view is not None and bool(view.tricks)
+        if action == "chat":
+            return not self.moon.solo
         return True
 
     def on_key(self, event: events.Key) -> None:
@@ -397,6 +407,12 @@ class GameScreen(MoonScreen):
         elif event.ident.startswith("a"):
             self._act(Action.from_code(int(event.ident[1:])))
 
+    def _end_local(self, how: str | None) -> None:
+        if how == "quit":
+            self.app.call_later(self.app.run_action, "quit")
+        elif how == "new":
+            self.app.call_later(self.app.run_action, "new_game")
+
     # -- the rest --------------------------------------------------------------------------
     def action_last_trick(self) -> None:
         from .dialogs import LastTrickScreen
@@ -421,7 +437,14 @@ class GameScreen(MoonScreen):
 
     def action_leave(self) -> None:
         """Leave the table; mid-game a seated player presses q twice (a computer takes
-        the seat), so a stray key does not abandon a game."""
+        the seat), so a stray key does not abandon a game. Played alone (`moon`) there
+        is no lobby to go back to: q asks whether to quit or start a new game."""
+        if self.moon.solo:
+            from .dialogs import EndLocalGameScreen
+
+            over = self._view is not None and self._view.outcome is not None
+            self.app.push_screen(EndLocalGameScreen(over), self._end_local)
+            return
         view = self._view
         playing = view is not None and view.seat is not None and view.outcome is None
         now = time.monotonic()

@@ -202,11 +202,11 @@ def trick_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Te
 
 
 def summary(view: SeatView, table: TableInfo, finished: GameFinished | None,
-            names: int = NAME_WIDTH) -> Text:
+            names: int = NAME_WIDTH, *, solo: bool = False) -> Text:
     """Where the hand would be once your tiles are played: the last trick still being
     played, or what happened and the scores once the hand (or the game) is over."""
     if view.outcome is not None:
-        return game_over(view, table, finished)
+        return game_over(view, table, finished, solo=solo)
     if view.phase is Phase.PLAY and view.to_move is not None:
         # My last tile is down but the last trick is not complete yet.
         who = seat_name(table, view.to_move, names)
@@ -235,7 +235,8 @@ _WHY: dict[Termination, str] = {
 }
 
 
-def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None) -> Text:
+def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None, *,
+              solo: bool = False) -> Text:
     rules = view.rules
     text = Text("Game over: ", style="bold")
     if view.outcome is not None:
@@ -247,7 +248,8 @@ def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None) -
     scores = finished.scores if finished is not None else view.scores
     text.append("\nFinal scores: " + points_words(scores, rules, table).replace("+", ""))
     votes = table.rematch_votes
-    text.append("\n\nr: rematch · q: leave the table")
+    text.append("\n\nr: play again · q: quit or a new game" if solo else
+                "\n\nr: rematch · q: leave the table")
     if votes:
         text.append("\nRematch asked by " + ", ".join(votes))
     return text
