@@ -266,3 +266,29 @@ async def test_the_bell_rings_on_my_turn_when_my_table_starts_and_when_chat_name
             assert not app.bell_on
         finally:
             task.cancel()
+
+
+# -- four around the table (item 15) ---------------------------------------------------------
+def test_four_players_sit_around_the_table_partners_across() -> None:
+    from moon_tui.ui.table_text import centre_panel
+
+    rules = Rules.make(players=4)
+    info = table(rules, SeatInfo("ann"), SeatInfo("bob"), SeatInfo("cat"), SeatInfo("dan"))
+    state = played(rules, 4)
+    while state.phase is not Phase.PLAY:
+        state.apply_action(state.legal_actions()[0])
+    state.apply_action(state.legal_actions()[0])
+    for seat, (left, across, right) in {0: ("bob", "cat", "dan"),
+                                        1: ("cat", "dan", "ann")}.items():
+        me = "ann bob cat dan".split()[seat]
+        rows = lines(centre_panel(state.view(seat), info, NAME_WIDTH, 35))
+        top = next(i for i, row in enumerate(rows) if across in row)
+        assert f"{across} (partner)" in rows[top]
+        middle = next(row for row in rows if left in row and right in row)
+        assert middle.index(left) < middle.index(right)
+        assert rows.index(middle) > top
+        bottom = next(i for i, row in enumerate(rows) if f"{me} (you)" in row)
+        assert bottom > rows.index(middle)
+        assert all(len(row) <= 35 for row in rows)
+    # Without the room (80 columns) the trick stays a list.
+    assert "(partner)" not in str(centre_panel(state.view(0), info, NAME_WIDTH_NARROW))

@@ -147,8 +147,9 @@ class GameScreen(MoonScreen):
         set_text(self.query_one("#header", Static),
                  header(view, update.table, self.app.size.width, self._names()))
         self._draw_seats()
-        set_text(self.query_one("#centre", Static),
-                 centre_panel(view, update.table, self._names()))
+        centre = self.query_one("#centre", Static)
+        ring = centre.content_size.width if self.app.size.width >= 100 else None
+        set_text(centre, centre_panel(view, update.table, self._names(), ring or None))
         self._draw_hand(view, finished)
         self._draw_actions(view)
         self._draw_prompt()

@@ -22,6 +22,7 @@ from .words import (
     seat_name,
     side_name,
     suit_led,
+    trump_clause,
     trump_words,
 )
 
@@ -153,7 +154,81 @@ def trick_lines(trick: Trick, view: SeatView, table: TableInfo, title: str,
     return text
 
 
-def centre_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Text:
+def trick_ring(trick: Trick | None, view: SeatView, table: TableInfo, title: str,
+               names: int, width: int) -> Text:
+    """Four players around the table, as they sit: you at the bottom, your partner
+    across, the opponents left and right, each with the tile they put in `trick`."""
+    me = view.seat if view.seat is not None else 0
+    in_hand = view.phase in (Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY)
+    played = dict(trick.plays) if trick is not None else {}
+    leader = trick.plays[0][0] if trick is not None and trick.plays else None
+    winner = trick.winning_seat if trick is not None else None
+    side = max(4, (width - 1) // 2)
+
+    def label(seat: int) -> str:
+        name = seat_name(table, seat, min(names, side))
+        if seat == view.seat:
+            return f"{name} (you)" if len(name) + 6 <= width else name
+        if view.seat is not None and seat == (view.seat + 2) % 4 and len(name) + 10 <= width:
+            return f"{name} (partner)"
+        return name
+
+    def tile(seat: int) -> str:
+        if seat not in played:
+            return f"{TURN} to play" if view.to_move == seat and in_hand else "·"
+        words = small_tile(played[seat])
+        if seat == leader:
+            words += " led"
+        if seat == winner:
+            words += " ◀"
+        return words
+
+    left, across, right = (me + 1) % 4, (me + 2) % 4, (me + 3) % 4
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(title, style="bold")
+    rows = [
+        "",
+        label(across).center(width).rstrip(),
+        tile(across).center(width).rstrip(),
+        "",
+        (label(left).ljust(side) + label(right).rjust(width - side)).rstrip(),
+        (tile(left).ljust(side) + tile(right).rjust(width - side)).rstrip(),
+        "",
+        tile(me).center(width).rstrip(),
+        label(me).center(width).rstrip(),
+    ]
+    for row in rows:
+        text.append("\n" + row)
+    return text
+
+
+def centre_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH,
+                 ring_width: int | None = None) -> Text:
+    """The middle of the table. `ring_width`: with 4 players, draw the trick around the
+    table in that many cells (None: as a list)."""
+    if ring_width is not None and view.rules.players == 4 and view.phase is Phase.PLAY:
+        current = view.current_trick
+        if current is not None and current.plays:
+            title = f"Trick {len(view.tricks) + 1}: {suit_led(current)}"
+            trick: Trick | None = current
+        elif view.last_trick is not None:
+            last = view.last_trick
+            won = seat_name(table, last.winner, names) if last.winner is not None else "?"
+            title, trick = f"Trick {len(view.tricks)} to {won}", last
+        else:
+            title, trick = "Trick 1", None
+        text = trick_ring(trick, view, table, title, names, ring_width)
+        if view.trump is not None:
+            clause = trump_clause(view.trump)
+            text.append("\n\n" + (f"Trump: {trump_words(view.trump)}"
+                                   if clause.startswith("trump") else clause.capitalize()))
+        if view.discard is not None:
+            text.append(f"\nYour discard: {small_tile(view.discard)}")
+        return text
+    return _centre_list(view, table, names)
+
+
+def _centre_list(view: SeatView, table: TableInfo, names: int) -> Text:
     """The middle of the table: bidding, widow and trump, the trick in play (or the last
     one, once a hand is over)."""
     rules = view.rules
