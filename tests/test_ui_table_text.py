@@ -292,3 +292,48 @@ def test_four_players_sit_around_the_table_partners_across() -> None:
         assert all(len(row) <= 35 for row in rows)
     # Without the room (80 columns) the trick stays a list.
     assert "(partner)" not in str(centre_panel(state.view(0), info, NAME_WIDTH_NARROW))
+
+
+# -- what has been played (item 14) ----------------------------------------------------------
+def test_what_has_been_played_by_suit_and_the_trumps_still_out() -> None:
+    from moon_tui.rules import Tile
+    from moon_tui.rules.tiles import tile_set
+    from moon_tui.ui.table_text import played_panel
+
+    rules = Rules.make()
+    state = played(rules, 4)
+    while state.phase is not Phase.PLAY:
+        state.apply_action(state.legal_actions()[0])
+    for _ in range(4):
+        state.apply_action(state.legal_actions()[0])
+    view = state.view(0)
+    text = str(played_panel(view))
+    trump = view.trump
+    assert trump is not None
+    shown = {Tile.parse(f"{p[1]}-{p[3]}") for p in text.split() if p.startswith("[")}
+    played_tiles = set(view.played_tiles())
+    assert played_tiles <= shown
+    if trump <= 6:
+        out = [t for t in tile_set(rules.set) if t.has(trump) and t not in played_tiles
+               and t not in view.hand and t != view.discard]
+        assert f"still out: {len(out)} trump" in text
+        assert {t for t in shown if t not in played_tiles} == set(out)
+
+
+async def test_t_shows_what_has_been_played_and_120x40_always_does() -> None:
+    from test_ui_snapshots import following, local, until
+    from test_ui_support import screen_text, wait_for
+
+    from moon_tui.ui.dialogs import PlayedScreen
+
+    app = local()()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(following, "a trick under way")(pilot)
+        assert "Played this hand" not in screen_text(app)
+        await pilot.press("t")
+        await wait_for(pilot, lambda: isinstance(app.screen, PlayedScreen), "the list")
+        assert "still out" in screen_text(app)
+    app = local()()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(following, "a trick under way")(pilot)
+        assert "Played this hand" in screen_text(app)

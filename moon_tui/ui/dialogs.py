@@ -13,7 +13,7 @@ from ..lobby.messages import Event, JoinByCode, TableUpdate
 from ..rules import MOON, SeatView
 from .base import MoonModal, set_text, steady_input
 from .plain import cell
-from .table_text import trick_lines
+from .table_text import played_panel, trick_lines
 from .words import seat_name, side_name, trump_words
 
 
@@ -114,6 +114,23 @@ class InviteCodeScreen(MoonModal):
         if code:
             self.moon.send(JoinByCode(code))
             self.dismiss(None)
+
+
+class PlayedScreen(TableDialog):
+    """The tiles played this hand by suit, and the trumps still out (`t`)."""
+
+    BINDINGS = [Binding("t", "close", "close")]
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static("What has been played", classes="title")
+            yield Static(id="played")
+            yield Static("t or Esc closes", classes="hint")
+
+    def redraw(self) -> None:
+        view = self.view()
+        if view is not None:
+            set_text(self.query_one("#played", Static), played_panel(view))
 
 
 class EndLocalGameScreen(MoonModal):

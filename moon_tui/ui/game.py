@@ -31,7 +31,7 @@ from .chat import ChatPanel
 from .dominoes import HandTile, Mark
 from .hand import HandView
 from .refusals import refusal_words
-from .table_text import centre_panel, header, seats_panel, summary
+from .table_text import centre_panel, header, played_panel, seats_panel, summary
 from .words import name_width, seat_name, trump_counts
 
 LEAVE_CONFIRM_SECONDS = 3.0
@@ -69,6 +69,7 @@ class GameScreen(MoonScreen):
         Binding("n", "trump(8)", "none"),
         Binding("r", "rematch", "rematch"),
         Binding("l", "last_trick", "last trick"),
+        Binding("t", "played", "played"),
         Binding("s", "scores", "scores"),
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
@@ -149,7 +150,14 @@ class GameScreen(MoonScreen):
         self._draw_seats()
         centre = self.query_one("#centre", Static)
         ring = centre.content_size.width if self.app.size.width >= 100 else None
-        set_text(centre, centre_panel(view, update.table, self._names(), ring or None))
+        panel = centre_panel(view, update.table, self._names(), ring or None)
+        if self.app.size.width >= 120 and self.app.size.height >= 40 and \
+                view.phase is Phase.PLAY:
+            # Room enough: what has been played is always in view.
+            panel = panel.copy()
+            panel.append("\n\n")
+            panel.append_text(played_panel(view))
+        set_text(centre, panel)
         self._draw_hand(view, finished)
         self._draw_actions(view)
         self._draw_prompt()
@@ -332,6 +340,8 @@ class GameScreen(MoonScreen):
             return view is not None and view.outcome is not None and view.seat is not None
         if action == "last_trick":
             return view is not None and bool(view.tricks)
+        if action == "played":
+            return view is not None and view.phase is Phase.PLAY
         if action == "chat":
             return not self.moon.solo
         return True
@@ -419,6 +429,11 @@ class GameScreen(MoonScreen):
         from .dialogs import LastTrickScreen
 
         self.app.push_screen(LastTrickScreen(self.table_id))
+
+    def action_played(self) -> None:
+        from .dialogs import PlayedScreen
+
+        self.app.push_screen(PlayedScreen(self.table_id))
 
     def action_scores(self) -> None:
         from .dialogs import ScoreSheetScreen

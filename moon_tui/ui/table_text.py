@@ -9,7 +9,8 @@ from __future__ import annotations
 from rich.text import Text
 
 from ..lobby.messages import GameFinished, TableInfo
-from ..rules import Phase, SeatView, Termination, Trick
+from ..rules import TRUMP_DOUBLES, TRUMP_NONE, Phase, SeatView, Termination, Tile, Trick
+from ..rules.tiles import tile_set
 from .dominoes import small_tile
 from .words import (
     NAME_WIDTH,
@@ -273,6 +274,45 @@ def trick_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Te
     if view.trump is not None:
         text.append(f"\nTrump: {trump_words(view.trump)}")
     text.append("\n◀ marks who wins")
+    return text
+
+
+def played_panel(view: SeatView) -> Text:
+    """What has been played this hand, by suit, and the trumps still out: the count a
+    good player keeps in their head, from what this seat has seen."""
+    text = Text("Played this hand", style="bold")
+    played = view.played_tiles()
+    if not played and view.phase is not Phase.PLAY:
+        text.append("\nnothing yet")
+        return text
+    trump = view.trump
+    seen = set(played) | set(view.hand)
+    if view.discard is not None:
+        seen.add(view.discard)
+
+    def is_trump(tile: Tile) -> bool:
+        if trump is None or trump == TRUMP_NONE:
+            return False
+        return tile.is_double if trump == TRUMP_DOUBLES else tile.has(trump)
+
+    def tiles(group: list[Tile]) -> str:
+        ordered = sorted(group, key=lambda t: (t.high, t.low), reverse=True)
+        return " ".join(small_tile(t) for t in ordered) or "–"
+
+    if trump is not None and trump != TRUMP_NONE:
+        mine = [t for t in played if is_trump(t)]
+        out = [t for t in tile_set(view.rules.set) if is_trump(t) and t not in seen]
+        text.append(f"\ntrumps ({trump_words(trump)}): {tiles(mine)}")
+        text.append(f"\nstill out: {len(out)} trump{'s' if len(out) != 1 else ''}",
+                    style="bold")
+        if out:
+            text.append(f" {tiles(out)}")
+    for suit in range(6, -1, -1):
+        if trump == suit:
+            continue
+        group = [t for t in played if not is_trump(t) and t.has(suit)]
+        if group:
+            text.append(f"\n{suit}s: {tiles(group)}")
     return text
 
 
