@@ -337,3 +337,48 @@ async def test_t_shows_what_has_been_played_and_120x40_always_does() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await until(following, "a trick under way")(pilot)
         assert "Played this hand" in screen_text(app)
+
+
+# -- the rules in the help (item 20) ---------------------------------------------------------
+def test_the_help_says_the_rules_of_the_table() -> None:
+    from moon_tui.ui.help import rules_text
+
+    default = rules_text(Rules.make())
+    assert "22 tiles" in default and "the widow" in default
+    assert "may be the widow itself" in default
+    assert "first bidder moves one seat clockwise each hand" in default
+    assert "belongs to both its numbers' suits" in default
+    assert "A double that is not a trump belongs to its own number only" in default
+    assert "no trump (follow-me: in every suit the double is highest)" in default
+    assert "the doubles (6-6 highest down to 0-0)" in default
+    assert "First to 21 points" in default and "made moon wins the game" in default
+    no_blank = rules_text(Rules.make(set="moon21"))
+    assert "no widow" in no_blank and "The widow:" not in no_blank
+    four = rules_text(Rules.make(players=4, team_scoring="bid"))
+    assert "partners sit opposite" in four and "28 tiles" in four
+    assert "scores the bid (a made moon: 21)" in four
+    assert "scores the tricks the team took" in rules_text(Rules.make(players=4))
+    marks = rules_text(Rules.make(scoring="marks"))
+    assert "a mark" in marks and "First to 7 marks" in marks
+    custom = rules_text(Rules.make(all_pass="force_last", trump_before_widow=True,
+                                   tie_break="declarer", doubles_trump=False,
+                                   no_trump=False, min_bid=3, moon_wins_game=False))
+    assert "must bid" in custom and "names trump first, then takes the widow" in custom
+    assert "wins even when tied or behind" in custom
+    assert "doubles (6-6" not in custom and "follow-me" not in custom
+    assert "from 3 to 7 tricks" in custom and "wins the game at once" not in custom
+
+
+async def test_the_help_at_a_table_shows_its_rules() -> None:
+    from test_ui_snapshots import local, phase_is, until
+    from test_ui_support import screen_text, wait_for
+
+    from moon_tui.ui.help import HelpScreen
+
+    app = local(rules=Rules.make(min_bid=5))()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(phase_is(Phase.BID), "my bid")(pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        text = screen_text(app)
+        assert "The rules of this table" in text and "from 5 to 7" in text
