@@ -284,7 +284,8 @@ class MoonApp(App[None]):
             return
         self.window_title = title
         if not self.is_headless and self._driver is not None:
-            self._driver.write(f"\x1b]2;{title}\x07")
+            # Straight to the terminal (no markup): one of this file's own titles.
+            self._driver.write("\x1b]2;" + printable(title, lines=False) + "\x07")
 
     def action_toggle_bell(self) -> None:
         self.bell_on = not self.bell_on

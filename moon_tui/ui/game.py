@@ -170,8 +170,13 @@ class GameScreen(MoonScreen):
             self.refresh_bindings()
 
     def on_resize(self) -> None:
+        # Names and panels are laid out to the width: draw again, from the latest update
+        # when the redraw runs (not the one current now, which may be stale by then).
+        self.call_after_refresh(self._redraw)
+
+    def _redraw(self) -> None:
         if self._update is not None:
-            self.call_after_refresh(self.show, self._update)
+            self.show(self._update)
 
     def _seconds_left(self) -> int | None:
         if self._update is None or self._update.table.turn_seconds is None:
