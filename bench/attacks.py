@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 import asyncssh  # noqa: E402
 
-from server.probe import ScreenClient, enter_lobby, open_connection  # noqa: E402
+from tests.support.probe import ScreenClient, enter_lobby, open_connection  # noqa: E402
 
 KEY_PAUSE = 0.2
 """Seconds between the calm player's keys."""

@@ -98,7 +98,8 @@ def progress(view: SeatView) -> tuple[int, int, int]:
 
 
 async def run(tables: int, seconds: float, spectators: int, humans: int, level: str) -> None:
-    config = LobbyConfig(bot_delay=0, hand_pause=0, bot_time_budget=0.05,
+    config = LobbyConfig(bot_delay=0, trick_pause=0, hand_result_seconds=0, hand_pause=0,
+                         bot_time_budget=0.05,
                          queue_size=max(256, 4 * tables))
     rtts: list[float] = []
     fanout: list[float] = []

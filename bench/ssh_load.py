@@ -146,7 +146,7 @@ async def _serve(data: Path) -> None:
                 "stall_run": worst_stall_run,
                 "stall_connected": worst_stall_connected,
                 "stall_cpu": stall_cpu[0],
-                "sessions": server.session_count,
+                "sessions": server.sessions.count,
                 "gc_ms": {g: round(p * 1000, 1) for g, p in gc_pauses.items()},
                 "long_stalls": long_stalls[:20],
             }
@@ -209,7 +209,7 @@ async def player(
     port: int, index: int, stop: asyncio.Event, first: dict[int, float], keys: list[float],
     errors: list[str], lobby: list[float], opens_table: bool,
 ) -> None:
-    from server.probe import ScreenClient
+    from tests.support.probe import ScreenClient
 
     started = time.perf_counter()
     try:
@@ -260,7 +260,7 @@ async def player(
 async def run(sessions: int, typing_seconds: float, openers: str) -> dict[str, Any]:
     # Imported now, not by the first player: the import (~0.4 s, it pulls in the whole
     # server) blocked this process's loop while the first players' clocks ran.
-    importlib.import_module("server.probe")
+    importlib.import_module("tests.support.probe")
     # The clients stand for separate machines: this process's collector pausing all of
     # them at once is not the server's latency (see the module's docstring).
     gc.collect()

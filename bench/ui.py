@@ -27,7 +27,7 @@ from moon_tui.lobby import AddBot, CreateTable, Lobby, LobbyConfig, StartGame
 from moon_tui.lobby.messages import Event, TableUpdate
 from moon_tui.rules import Phase, Rules, SeatView
 
-CONFIG = LobbyConfig(bot_delay=0.0, hand_pause=0.0)
+CONFIG = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0)
 
 
 def rss_kib() -> int:

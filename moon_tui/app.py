@@ -7,10 +7,8 @@ many in one process, so it touches nothing process-wide and redraws only what ch
 
 from __future__ import annotations
 
-import io
 import logging
 import re
-import sys
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -32,6 +30,7 @@ from .lobby.messages import (
     LobbyUpdate,
     Notice,
     Rejected,
+    RestartNotice,
     TableLeft,
     TableUpdate,
 )
@@ -44,6 +43,7 @@ from .ui.model import Model
 from .ui.plain import plain, printable
 from .ui.refusals import refusal_words
 from .ui.waiting import WaitingScreen
+from .ui.words import restart_words
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,8 @@ def table_of(event: Event) -> str | None:
         return table_id if isinstance(table_id, str) else None
     return None
 
+RESTART_NOTICE_SECONDS = 12.0
+"""How long a restart notice stays up (it is repeated at 60, 30, 10 and 5 s)."""
 ENDED_SECONDS = 4.0
 """How long the reason a session ended stays on screen before the app exits."""
 
@@ -99,11 +101,6 @@ class MoonApp(App[None]):
                  driver_class: type[Driver] | None = None,
                  health: ServerHealth | None = None) -> None:
         super().__init__(driver_class=driver_class)
-        # While an app runs, Textual points the process-wide sys.stdout/stderr at objects
-        # holding that app. With many apps in one server that hides the server's output
-        # and leaks apps (a thread started meanwhile keeps sys.stderr). Keep the real ones.
-        self._capture_stdout = sys.__stdout__ or io.StringIO()  # type: ignore[assignment]
-        self._capture_stderr = sys.__stderr__ or io.StringIO()  # type: ignore[assignment]
         self.lobby = lobby
         self.player_name = name
         self.motd = motd
@@ -202,6 +199,9 @@ class MoonApp(App[None]):
             severity = {"info": "information", "warning": "warning", "error": "error"}
             self.notify(event.text, severity=severity[event.level],  # type: ignore[arg-type]
                         timeout=6)
+        elif isinstance(event, RestartNotice):
+            self.notify(restart_words(event), title="Restart", severity="warning",
+                        timeout=RESTART_NOTICE_SECONDS)
         elif isinstance(event, Rejected) and not self._screen_explains(event):
             self.notify(refusal_words(event), severity="warning", timeout=6)
         elif isinstance(event, Disconnected):

@@ -146,7 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     else:
         logging.getLogger().addHandler(logging.NullHandler())
-    config = LobbyConfig(bot_delay=0.0 if args.fast else 0.6,
+    config = LobbyConfig(bot_delay=0.0 if args.fast else 0.6, trick_pause=0.0 if args.fast else 1.5,
+                         hand_result_seconds=0.0 if args.fast else 10.0,
                          hand_pause=0.5 if args.fast else 2.0)
     app = LocalMoonApp(name, rules, level=args.level, config=config, seed=args.seed,
                        turn_seconds=args.timer)

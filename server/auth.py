@@ -151,13 +151,13 @@ class MoonSSHServer(asyncssh.SSHServer):
         self._restriction: str | None = None
         """Why guests and new names from this address are refused now (None: they are not)."""
         self._failures = 0
-        self._session_timer: asyncio.TimerHandle | None = None
-        self._session_started = False
+        self._channel_timer: asyncio.TimerHandle | None = None
+        self._channel_opened = False
         self.player: Player | None = None
         self.link: KeyToLink | None = None
         """Set instead of `player` for a new key: it must type a code before it plays."""
         self.refusal: str | None = None
-        """Why a login that passed authentication still cannot play (said in its session)."""
+        """Why a login that passed authentication still cannot play (said on its channel)."""
         self.identified = asyncio.Event()
         """Set once `auth_completed` has settled `player` or `link` (both None: refused)."""
 
@@ -182,9 +182,9 @@ class MoonSSHServer(asyncssh.SSHServer):
             asyncio.get_running_loop().call_soon(conn.abort)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._session_timer is not None:
-            self._session_timer.cancel()
-            self._session_timer = None
+        if self._channel_timer is not None:
+            self._channel_timer.cancel()
+            self._channel_timer = None
         if self.player is not None and self.player.guest:
             self._ctx.guests.discard(self.player.name)
         self._ctx.gate.closed(self._address, self)
@@ -216,7 +216,7 @@ class MoonSSHServer(asyncssh.SSHServer):
 
     def _database_failed(self, error: StoreFailure, message: str) -> None:
         """The database failed this login: log it as an error, raise the operators' alarm,
-        tell the player in words (a banner while authenticating, else their session)."""
+        tell the player in words (a banner while authenticating, else on their channel)."""
         log.error("database failure while %s from %s logged in: %s",
                   shown(self._username), self._address, error)
         self._ctx.db.alarm("logins", f"a login failed: the database said '{error}'.")
@@ -370,23 +370,24 @@ class MoonSSHServer(asyncssh.SSHServer):
             self.identified.set()
         if self.player is not None and self._conn is not None:
             self._ctx.gate.logged_in(self._address, self)
-            if self._session_started:  # the client did not wait for the claim to be saved
+            if self._channel_opened:  # the client did not wait for the claim to be saved
                 return
             timeout = self._ctx.config.limits.login_timeout_seconds
-            self._session_timer = asyncio.get_running_loop().call_later(
-                timeout, self._no_session, timeout
+            self._channel_timer = asyncio.get_running_loop().call_later(
+                timeout, self._no_channel, timeout
             )
 
-    def session_opened(self) -> None:
-        """The player's session started: the connection is no longer a bare login."""
-        self._session_started = True
-        if self._session_timer is not None:
-            self._session_timer.cancel()
-            self._session_timer = None
+    def channel_opened(self) -> None:
+        """The player opened a channel (an SSH session): the connection is no longer a
+        bare login."""
+        self._channel_opened = True
+        if self._channel_timer is not None:
+            self._channel_timer.cancel()
+            self._channel_timer = None
 
-    def _no_session(self, timeout: float) -> None:
-        """A login that opened no session (`ssh -N`) holds a connection for nothing."""
-        self._session_timer = None
+    def _no_channel(self, timeout: float) -> None:
+        """A login that opened no channel (`ssh -N`) holds a connection for nothing."""
+        self._channel_timer = None
         if self._conn is not None and self.player is not None:
             log.info("closed %s from %s: no session opened within %g s",
                      self.player.name, self._address, timeout)

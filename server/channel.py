@@ -25,10 +25,13 @@ from collections.abc import Callable
 from typing import Any
 
 import asyncssh
+from asyncssh.channel import SSHServerChannel
 from asyncssh.packet import SSHPacket
+from asyncssh.stream import SSHServerStreamSession, SSHStreamSession
 
 from .auth import AuthContext, MoonSSHServer
 from .config import Limits
+from .internals import Internal
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +41,18 @@ GAME_ENV = frozenset({b"TERM", b"LANG", b"LC_ALL", b"LC_CTYPE", b"COLORTERM", b"
 _TERM_JUNK = re.compile(r"[^A-Za-z0-9._+-]")
 
 ProcessHandler = Callable[[asyncssh.SSHServerProcess[bytes]], Any]
+
+OVERRIDDEN = (
+    Internal("asyncssh", SSHServerChannel, "_process_env_request", "environment kept bounded"),
+    Internal("asyncssh", SSHServerChannel, "_process_pty_req_request", "terminal size clamped"),
+    Internal("asyncssh", SSHServerChannel, "_process_window_change_request",
+             "window changes clamped and merged"),
+    Internal("asyncssh", SSHServerChannel, "__init__", "BoundedChannel adds no state"),
+    Internal("asyncssh", SSHServerStreamSession, "terminal_size_changed",
+             "window changes merged"),
+    Internal("asyncssh", SSHStreamSession, "read", "window changes merged"),
+)
+"""asyncssh's private methods the bounded channel and process override (see internals.py)."""
 
 
 def bounded_term(term: str, limit: int) -> str:

@@ -1,4 +1,7 @@
-"""`moon-server`: run the club's SSH game server with no configuration at all."""
+"""`moon-server`: run the club's SSH game server with no configuration at all.
+
+`moon-server backup FILE` copies its database, the server running or not (`backup.py`).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +13,10 @@ import signal
 import sys
 from pathlib import Path
 
+from .backup import BackupRefused, back_up
 from .config import DEFAULT_PORT, ConfigError, ServerConfig, build_config
 from .datafolder import CannotStart
+from .internals import UnsupportedVersion
 from .service import MoonServer
 
 log = logging.getLogger("server")
@@ -23,16 +28,54 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="A Moon domino club over SSH: players connect with "
         f"'ssh -p {DEFAULT_PORT} name@host'.",
         epilog="Environment: MOON_HOST, MOON_PORT, MOON_DATA, MOON_MOTD, MOON_GUESTS=on|off, "
-        "MOON_CONFIG. Precedence: flags > environment > config file > defaults.",
+        "MOON_CONFIG. Precedence: flags > environment > config file > defaults. "
+        "'moon-server backup FILE' copies the database, even while the server runs "
+        "(see 'moon-server backup --help').",
     )
-    parser.add_argument("--host", help="address to listen on (default 0.0.0.0)")
-    parser.add_argument("--port", type=int, help=f"port to listen on (default {DEFAULT_PORT})")
+    defaults = ServerConfig()
+    parser.add_argument("--host", help=f"address to listen on (default {defaults.host})")
+    parser.add_argument("--port", type=int, help=f"port to listen on (default {defaults.port})")
     parser.add_argument(
-        "--data", type=Path, help="folder for the host key and database (default ./moon-data)"
+        "--data", type=Path,
+        help=f"folder for the host key and database (default ./{defaults.data})",
     )
     parser.add_argument("--config", type=Path, help="a TOML configuration file")
     parser.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
     return parser.parse_args(argv)
+
+
+def parse_backup_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="moon-server backup",
+        description="Copy the server's database (accounts, keys, bans, game records) to "
+        "FILE with SQLite's online backup: consistent, and safe while the server runs.",
+        epilog="The data folder is found as the server finds it: --data, then MOON_DATA, "
+        "then 'data' in --config or MOON_CONFIG. The host key is not in the database: "
+        "copy it once. Exit status: 0 written, 1 refused (FILE exists, no database, "
+        "cannot read or write), 2 a wrong command line or configuration.",
+    )
+    parser.add_argument("file", type=Path, metavar="FILE", help="the backup file to write")
+    parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    parser.add_argument("--data", type=Path, help="the server's data folder")
+    parser.add_argument("--config", type=Path, help="the server's TOML configuration file")
+    return parser.parse_args(argv)
+
+
+def backup(argv: list[str]) -> int:
+    """`moon-server backup FILE`: 0 written, 1 refused, 2 a wrong configuration."""
+    args = parse_backup_args(argv)
+    try:
+        config = build_config(config_file=args.config, data=args.data)
+    except ConfigError as error:
+        print(f"moon-server backup: {error}", file=sys.stderr)
+        return 2
+    try:
+        made = back_up(config.database_path, args.file, force=args.force)
+    except BackupRefused as error:
+        print(f"moon-server backup: {error}", file=sys.stderr)
+        return 1
+    print(f"moon-server backup: {made}")
+    return 0
 
 
 def _install_uvloop() -> bool:
@@ -44,19 +87,51 @@ def _install_uvloop() -> bool:
     return True
 
 
-async def serve(config: ServerConfig) -> None:
-    """Run until SIGTERM or SIGINT, then stop cleanly."""
+RESTART_EXIT_STATUS = 75
+"""An operator's restart ends `moon-server` with this status (EX_TEMPFAIL), so that the
+service manager starts it again (`RestartForceExitStatus=75` in moon-server.service)."""
+
+
+async def serve(config: ServerConfig) -> int:
+    """Run until stopped: SIGINT stops at once; SIGTERM too, or, with
+    `restart_countdown_seconds`, after telling everyone (a second SIGTERM: at once); an
+    operator's restart stops it at the end of its countdown. Returns the exit status."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(signum, stop.set)
-    async with MoonServer(config, freeze_memory=True):
-        await stop.wait()
-        log.info("signal received: stopping")
+    started: MoonServer | None = None
+    terms = 0
+
+    def terminate() -> None:
+        nonlocal terms
+        terms += 1
+        countdown = config.restart_countdown_seconds
+        if started is None or countdown <= 0 or terms > 1:
+            stop.set()
+            return
+        log.info("SIGTERM: restarting in %g s (another SIGTERM stops at once)", countdown)
+        started.restart_on_signal(countdown)
+
+    with contextlib.suppress(NotImplementedError):
+        loop.add_signal_handler(signal.SIGTERM, terminate)
+        loop.add_signal_handler(signal.SIGINT, stop.set)
+    async with MoonServer(config, freeze_memory=True) as server:
+        started = server
+        stopped = asyncio.create_task(server.stopped.wait())
+        signalled = asyncio.create_task(stop.wait())
+        await asyncio.wait({stopped, signalled}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (stopped, signalled):
+            task.cancel()
+        if stop.is_set():
+            log.info("signal received: stopping")
+    if server.restart.ended_by:  # an operator's restart: to be started again
+        return RESTART_EXIT_STATUS
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["backup"]:
+        return backup(argv[1:])
     args = parse_args(argv)
     logging.basicConfig(
         level=getattr(logging, str(args.log_level).upper(), logging.INFO),
@@ -73,8 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     if _install_uvloop():
         log.info("using uvloop")
     try:
-        asyncio.run(serve(config))
-    except CannotStart as error:  # a damaged database, a folder in use: what to do
+        status = asyncio.run(serve(config))
+    except (CannotStart, UnsupportedVersion) as error:  # what to do, in one paragraph
         print(f"moon-server: cannot start: {error}", file=sys.stderr)
         return 1
     except OSError as error:
@@ -83,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"moon-server: {error}", file=sys.stderr)
         return 2
-    return 0
+    return status
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
 """The server's settings: embedded defaults, then a TOML file, then environment, then flags.
 
 A club runs `moon-server` with no configuration at all; everything here has a default.
+The settings the lobby has too (grace, chat limits, the computer players' pace) take the
+lobby's defaults (`moon_tui.lobby.LobbyConfig`), and `ServerConfig.lobby_config()` hands
+them on: each default is written once.
 """
 
 from __future__ import annotations
@@ -11,6 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from moon_tui.lobby import LobbyConfig
+
+_LOBBY = LobbyConfig()
 
 DEFAULT_PORT = 2222
 DEFAULT_DATA = "moon-data"
@@ -46,10 +53,17 @@ class Limits:
     idle_minutes: float = 30.0
     """No key pressed for this long ends the session."""
     keepalive_seconds: float = 30.0
-    chat_lines_per_10s: int = 5
-    chat_max_chars: int = 300
-    grace_seconds: float = 120.0
+    chat_lines_per_10s: int = _LOBBY.chat_lines_per_10s
+    chat_max_chars: int = _LOBBY.chat_max_chars
+    grace_seconds: float = _LOBBY.grace_seconds
     """A dropped player keeps their seat this long while a computer plays it."""
+    reconnect_wait_seconds: float = _LOBBY.reconnect_wait_seconds
+    """A dropped player's turn waits this long (from the drop) for them to come back before
+    the computer plays it; the table's turn timer runs on meanwhile."""
+    trick_pause_seconds: float = _LOBBY.trick_pause
+    """A finished trick stays in view at least this long before a computer leads the next."""
+    hand_result_seconds: float = _LOBBY.hand_result_seconds
+    """A hand's result stays until every seated player has read it (Enter), or this long."""
     # --- adding a key from another computer (server/link_codes.py) ---
     link_code_minutes: float = 10.0
     """A code from the keys dialog adds a key only within this time after it was made."""
@@ -99,7 +113,31 @@ class ServerConfig:
     operators: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Operator name -> OpenSSH public key lines allowed to log in under that name."""
     limits: Limits = Limits()
-    bot_delay: float = 0.6
+    bot_delay: float = _LOBBY.bot_delay
+    """Seconds a computer player "thinks" at least, so humans can follow."""
+    shutdown_notice_seconds: float = 3.0
+    """When the server stops, players read why on their full screen this long before
+    they are let go (the same words then stay in their terminal)."""
+    restart_countdown_seconds: float = 0.0
+    """On SIGTERM, everyone is told the server restarts in this many seconds (again at
+    60, 30, 10 and 5 s), then it stops. 0: it stops at once. A second SIGTERM, or
+    SIGINT, always stops at once. The service manager's stop timeout must be longer
+    (TimeoutStopSec in moon-server.service)."""
+
+    def lobby_config(self) -> LobbyConfig:
+        """The lobby's settings, with the ones this file also sets taken from here."""
+        return replace(
+            _LOBBY,
+            grace_seconds=self.limits.grace_seconds,
+            reconnect_wait_seconds=self.limits.reconnect_wait_seconds,
+            trick_pause=self.limits.trick_pause_seconds,
+            hand_result_seconds=self.limits.hand_result_seconds,
+            bot_delay=self.bot_delay,
+            chat_max_chars=self.limits.chat_max_chars,
+            chat_lines_per_10s=self.limits.chat_lines_per_10s,
+            operators=frozenset(self.operators),
+            motd=self.motd,
+        )
 
     @property
     def host_key_path(self) -> Path:
@@ -167,6 +205,14 @@ def load_toml(path: Path, base: ServerConfig) -> ServerConfig:
             config = replace(config, guests=_check_type(key, value, bool))
         elif key == "bot_delay":
             config = replace(config, bot_delay=float(_check_type(key, value, (int, float))))
+        elif key == "shutdown_notice_seconds":
+            config = replace(config, shutdown_notice_seconds=float(
+                _check_type(key, value, (int, float))))
+        elif key == "restart_countdown_seconds":
+            seconds = float(_check_type(key, value, (int, float)))
+            if not 0 <= seconds <= 3600:
+                raise ConfigError(f"{key} must be 0 to 3600 seconds, not {value!r}")
+            config = replace(config, restart_countdown_seconds=seconds)
         elif key == "operators":
             config = replace(config, operators=_operators_from(value))
         elif key == "limits":

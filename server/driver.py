@@ -2,7 +2,8 @@
 
 It subclasses `textual.driver.Driver`, not `LinuxDriver` (which installs process-wide
 signal handlers and termios settings on the server's own stdin). Many apps share the one
-loop, so everything here is a task or a callback on that loop, never a thread.
+loop, so everything here is a task or a callback on that loop, never a thread. It
+expects the adjustments of `patches.py`, which the server installs while it runs.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from textual.app import App
 from textual.driver import Driver
 from textual.message import Message
 
-from . import patches
 from .config import Limits
+from .internals import Internal
 from .keyboard import InputDecoder, TokenBucket
 from .logtext import shown
 from .terminal import TerminalProfile
@@ -51,6 +52,12 @@ are merged into one (server/channel.py)."""
 END_SLOT_LOAN = 10.0
 """Seconds an ending app may hold its end slot (`SSHTerminal.take_end_slot`)."""
 
+OVERRIDDEN = (
+    Internal("textual", App, "_build_driver", "SSHDriver built as driver_class(app, ...)"),
+    Internal("textual", Driver, "__init__", "SSHDriver uses _app, _loop, _size, _mouse"),
+)
+"""Textual's private code the driver relies on (see internals.py)."""
+
 _MOUSE_ON = "\x1b[?1000h\x1b[?1006h"  # clicks only (no motion tracking), SGR coordinates
 _MOUSE_OFF = "\x1b[?1000l\x1b[?1006l"
 
@@ -67,8 +74,8 @@ class SSHTerminal:
     bytes_out: int = 0
     frames: int = 0
     last_input: float = field(default_factory=time.monotonic)
-    first_frame: asyncio.Event = field(default_factory=asyncio.Event)
     on_first_frame: Callable[[], None] | None = None
+    """Called (once) when the app's first frame has gone out."""
     end_slots: asyncio.Semaphore | None = None
     """Apps ending at once because their clients went away (see `take_end_slot`)."""
     limits: Limits = Limits()
@@ -110,7 +117,6 @@ class SSHDriver(Driver):
         mouse: bool = True,
         size: tuple[int, int] | None = None,
     ) -> None:
-        patches.install()
         terminal = CURRENT_TERMINAL.get()
         super().__init__(
             app,
@@ -156,10 +162,10 @@ class SSHDriver(Driver):
         self._terminal.bytes_out += len(encoded)
         self._terminal.frames += 1
         channel.write(encoded)
-        if not self._terminal.first_frame.is_set():
-            self._terminal.first_frame.set()
-            if self._terminal.on_first_frame is not None:
-                self._loop.call_soon(self._terminal.on_first_frame)
+        first_frame = self._terminal.on_first_frame
+        if first_frame is not None:
+            self._terminal.on_first_frame = None
+            self._loop.call_soon(first_frame)
 
     def _mark_stale(self) -> None:
         self._stale = True

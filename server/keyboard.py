@@ -15,21 +15,28 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from textual import events
+from textual._parser import Parser
 from textual._xterm_parser import XTermParser
 from textual.message import Message
 
+from .config import Limits
+from .internals import Internal
+
 PASTE_START = "\x1b[200~"
 PASTE_END = "\x1b[201~"
-PASTE_LIMIT = 4096
-"""Characters kept from one paste; the rest is dropped (chat lines are far shorter)."""
-ESCAPE_LIMIT = 256
-"""Characters an escape string (OSC, DCS, APC...) may hold before it is dropped."""
-ESCAPE_TIMEOUT = 0.5
-"""Seconds an escape string or a paste may stay open before it is given up."""
+_DEFAULTS = Limits()
+"""The bounds (paste, escape strings) when none are given: the server's defaults."""
 
 _SPECIAL_START = re.compile(r"\x1b(?:\[200~|[\]P_^X])")
 """A paste, or an escape string a terminal may send: OSC, DCS, APC, PM or SOS."""
 _STRING_END = re.compile(r"\x07|\x1b\\")
+
+OVERRIDDEN = (
+    Internal("textual", XTermParser, "_parse_extended_key", "a parser cache that leaked apps"),
+    Internal("textual", XTermParser, "feed", "pastes and escape strings cut out before it"),
+    Internal("textual", Parser, "tick", "InputDecoder.waiting reads its _timeout_time"),
+)
+"""Textual's private parser methods `SessionParser` overrides or relies on (internals.py)."""
 
 
 class SessionParser(XTermParser):
@@ -74,9 +81,9 @@ class InputDecoder:
 
     def __init__(
         self,
-        paste_limit: int = PASTE_LIMIT,
-        escape_limit: int = ESCAPE_LIMIT,
-        escape_timeout: float = ESCAPE_TIMEOUT,
+        paste_limit: int = _DEFAULTS.paste_max_chars,
+        escape_limit: int = _DEFAULTS.escape_max_chars,
+        escape_timeout: float = _DEFAULTS.escape_timeout_seconds,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.parser = SessionParser()

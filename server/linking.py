@@ -15,9 +15,9 @@ import asyncssh
 
 from .auth import KEY_HAS_A_NAME, KeyToLink, MoonSSHServer
 from .config import Limits
+from .game_session import write_line
 from .identity import Player
 from .link_codes import LinkCodes
-from .session import write_line
 from .store import Database, StoreFailure
 
 log = logging.getLogger(__name__)

@@ -60,8 +60,10 @@ Textual assumes one app per process. Measured over SSH:
     a trip there and back, two passes of the loop, for nothing when no such file is
     loaded (moon-server loads none). Here that trip is skipped when there is no file.
 
-`install()` is idempotent; textual and asyncssh are pinned in pyproject because this
-touches internals.
+`install()` checks that textual and asyncssh are the versions these were written for
+(`internals.py`) and refuses otherwise; `uninstall()` undoes it. The server installs them
+while it runs (`MoonServer.start` to `stop`); tests that need them use the
+`server_patches` fixture (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -90,7 +92,8 @@ from textual.strip import Strip
 from textual.style import Style as TextualStyle
 from textual.timer import Timer
 
-_installed = False
+from .internals import Internal, Patch, Patches
+
 _TAG = {system: chr(int(system)) for system in ColorSystem}
 
 
@@ -291,24 +294,44 @@ async def _reload_config(self: SSHServerConnection) -> None:
         await _original_reload_config(self)
 
 
+def _textual(owner: Any, name: str, why: str, replacement: Any,
+             watched: Any = None) -> Patch:
+    return Patch(Internal("textual", owner, name, why, watched), replacement)
+
+
+PATCHES = Patches("server/patches.py", [
+    _textual(textual_app, "redirect_stdout", "1. stdout stays the server's", _no_redirect,
+             watched=lambda: [textual_app.App._process_messages]),
+    _textual(textual_app, "redirect_stderr", "1. stderr stays the server's", _no_redirect,
+             watched=lambda: [textual_app.App._process_messages]),
+    _textual(Strip, "render", "2. colour codes per colour system", _render),
+    _textual(Strip, "render_style", "2. colour codes per colour system",
+             classmethod(_render_style_method)),
+    _textual(Strip, "join", "2. colour codes per colour system", classmethod(_join)),
+    _textual(Stylesheet, "_parse_rules", "3. CSS parsed once per theme", _parse_rules),
+    _textual(Stylesheet, "_process_component_classes", "4. one virtual node per component",
+             _process_component_classes),
+    _textual(StylesCache, "get_inner_outer", "5. a cache that kept widgets alive",
+             _get_inner_outer),
+    _textual(Strip, "crop_extend", "6. a strip that cached itself", _crop_extend),
+    _textual(Strip, "divide", "6. a strip that cached itself", _divide),
+    _textual(DOMNode, "update_node_styles", "7. styled once, when mounted",
+             _update_node_styles),
+    _textual(Screen, "_screen_resized", "8. no layout for a resize that did not happen",
+             _screen_resized),
+    _textual(MessagePump, "_get_message", "9. app work yields to the loop", _get_message),
+    _textual(Timer, "_tick", "9. app work yields to the loop", _tick),
+    Patch(Internal("asyncssh", SSHServerConnection, "reload_config",
+                   "10. no config re-read per login"), _reload_config),
+])
+
+
 def install() -> None:
-    """Apply the adjustments (once per process)."""
-    global _installed
-    if _installed:
-        return
-    _installed = True
-    setattr(textual_app, "redirect_stdout", _no_redirect)  # noqa: B010
-    setattr(textual_app, "redirect_stderr", _no_redirect)  # noqa: B010
-    setattr(Strip, "render", _render)  # noqa: B010
-    setattr(Strip, "render_style", classmethod(_render_style_method))  # noqa: B010
-    setattr(Strip, "join", classmethod(_join))  # noqa: B010
-    setattr(Stylesheet, "_parse_rules", _parse_rules)  # noqa: B010
-    setattr(Stylesheet, "_process_component_classes", _process_component_classes)  # noqa: B010
-    setattr(StylesCache, "get_inner_outer", _get_inner_outer)  # noqa: B010
-    setattr(Strip, "crop_extend", _crop_extend)  # noqa: B010
-    setattr(Strip, "divide", _divide)  # noqa: B010
-    setattr(DOMNode, "update_node_styles", _update_node_styles)  # noqa: B010
-    setattr(Screen, "_screen_resized", _screen_resized)  # noqa: B010
-    setattr(MessagePump, "_get_message", _get_message)  # noqa: B010
-    setattr(Timer, "_tick", _tick)  # noqa: B010
-    setattr(SSHServerConnection, "reload_config", _reload_config)  # noqa: B010
+    """Apply the adjustments, or raise `internals.UnsupportedVersion` (nothing applied)
+    when textual or asyncssh is not the version they were written for."""
+    PATCHES.install()
+
+
+def uninstall() -> None:
+    """Undo one `install()` (the last one puts Textual's and asyncssh's own code back)."""
+    PATCHES.uninstall()

@@ -123,6 +123,8 @@ class Database:
         self._conn: sqlite3.Connection | None = None
         self._reader: sqlite3.Connection | None = None
         self._alarms: dict[str, str] = {}
+        self.clock: Callable[[], float] = time.time
+        """Wall-clock time written with accounts, bans and records (tests move it on)."""
 
     async def open(self) -> None:
         """Open and check the file (`PRAGMA quick_check`); `DatabaseUnusable` says why not.
@@ -226,7 +228,7 @@ class Database:
 
         def claim() -> bool:
             db = self._db()
-            now = time.time()
+            now = self.clock()
             try:
                 with db:
                     db.execute(
@@ -260,7 +262,7 @@ class Database:
                 db.execute(
                     "INSERT INTO account_keys (fingerprint, name, public_key, added)"
                     " VALUES (?, ?, ?, ?)",
-                    (fingerprint, name, public_key, time.time()),
+                    (fingerprint, name, public_key, self.clock()),
                 )
             return None
 
@@ -272,7 +274,7 @@ class Database:
 
         def open_() -> None:
             db = self._db()
-            now = time.time()
+            now = self.clock()
             with db:
                 db.execute(
                     "INSERT OR IGNORE INTO accounts (name, created, last_seen) VALUES (?, ?, ?)",
@@ -288,7 +290,7 @@ class Database:
         def touch() -> None:
             db = self._db()
             with db:
-                db.execute("UPDATE accounts SET last_seen = ? WHERE name = ?", (time.time(), name))
+                db.execute("UPDATE accounts SET last_seen = ? WHERE name = ?", (self.clock(), name))
 
         def report(done: asyncio.Future[None]) -> None:
             if not done.cancelled() and done.exception() is not None:
@@ -311,7 +313,7 @@ class Database:
                 db.execute(
                     "INSERT OR REPLACE INTO bans (kind, value, reason, banned_at, expires)"
                     " VALUES (?, ?, ?, ?, ?)",
-                    (kind, value, reason, time.time(), until),
+                    (kind, value, reason, self.clock(), until),
                 )
 
         await self._run(ban)
@@ -323,7 +325,7 @@ class Database:
         row = self._read().execute(
             "SELECT reason FROM bans WHERE kind = ? AND value = ?"
             " AND (expires IS NULL OR expires > ?)",
-            (kind, value, time.time() if now is None else now),
+            (kind, value, self.clock() if now is None else now),
         ).fetchone()
         return None if row is None else str(row[0])
 
@@ -337,7 +339,7 @@ class Database:
                 db.execute(
                     "INSERT OR REPLACE INTO seen_addresses (name, address, seen)"
                     " VALUES (?, ?, ?)",
-                    (name, address, time.time()),
+                    (name, address, self.clock()),
                 )
 
         def report(done: asyncio.Future[None]) -> None:
@@ -371,7 +373,7 @@ class Database:
             with db:
                 cursor = db.execute(
                     "INSERT INTO records (saved_at, finished, record) VALUES (?, ?, ?)",
-                    (time.time(), int(finished), text),
+                    (self.clock(), int(finished), text),
                 )
             return int(cursor.lastrowid or 0)
 

@@ -31,6 +31,8 @@ from textual.dom import DOMNode
 from textual.widget import Widget
 from textual.worker import Worker
 
+from .internals import Internal, Patch, Patches
+
 _original_register: Any = App._register
 
 
@@ -71,12 +73,25 @@ async def _message_loop_exit(self: Widget) -> None:
             node.__dict__.clear()
 
 
+PATCHES = Patches("server/teardown.py", [
+    Patch(Internal("textual", App, "_register", "every node an app had, for dismantle"),
+          _register),
+    Patch(Internal("textual", Worker, "_run", "a cancelled worker's traceback"), _worker_run),
+    Patch(Internal("textual", Widget, "_message_loop_exit", "a removed widget's virtual nodes"),
+          _message_loop_exit),
+])
+
+
 def install() -> None:
     """Make every app remember (weakly) the nodes it registers, for `dismantle`; let
-    removed widgets' component-style nodes and cancelled workers go without a cycle."""
-    App._register = _register  # type: ignore[method-assign]
-    Worker._run = _worker_run  # type: ignore[method-assign]
-    Widget._message_loop_exit = _message_loop_exit  # type: ignore[method-assign]
+    removed widgets' component-style nodes and cancelled workers go without a cycle.
+    Raises `internals.UnsupportedVersion` (nothing replaced) for another textual."""
+    PATCHES.install()
+
+
+def uninstall() -> None:
+    """Undo one `install()` (the last one puts Textual's own code back)."""
+    PATCHES.uninstall()
 
 
 def dismantle(app: App[Any]) -> None:

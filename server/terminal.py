@@ -12,9 +12,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import textual.app as textual_app
 from rich.console import Console
 from textual.app import App, _NullFile
 from textual.filter import NoColor
+
+from .internals import Internal
+
+OVERRIDDEN = (
+    Internal("textual", textual_app, "_NullFile", "an app's console writes nowhere"),
+    Internal("textual", App, "__init__", "fit_app_to_terminal adds to app._filters"),
+    Internal("textual", App, "_handle_exception", "a crash read from app._exception"),
+)
+"""Textual's private code a session's console and its crash report rely on (internals.py)."""
 
 ColorSystem = Literal["standard", "256", "truecolor"]
 

@@ -41,6 +41,11 @@ class ManualClock:
         """Calls still to come."""
         return sum(1 for call in self._calls if not call.cancelled)
 
+    def next_in(self) -> float | None:
+        """Seconds until the next call still to come (None: nothing is waited on)."""
+        due = [call.when for call in self._calls if not call.cancelled]
+        return min(due) - self._now if due else None
+
     def advance(self, seconds: float) -> None:
         """Move time on by `seconds`, making every call that falls due on the way."""
         end = self._now + seconds

@@ -48,8 +48,9 @@ from moon_tui.lobby.client import Client, Policy, first_legal
 from moon_tui.rules import Action, Phase, RuleBroken, Rules, SeatView, Tile
 from moon_tui.rules.replay import replay
 
-FAST = LobbyConfig(bot_delay=0, hand_pause=0, grace_seconds=30, timer_scale=0.01,
-                   bot_time_budget=0.05)
+FAST = LobbyConfig(bot_delay=0, trick_pause=0, hand_result_seconds=0, hand_pause=0,
+                   grace_seconds=30,
+                   reconnect_wait_seconds=0, timer_scale=0.01, bot_time_budget=0.05)
 LONG_GAME = Rules.make(target=60, moon_wins_game=False)
 
 
@@ -305,7 +306,7 @@ async def test_an_illegal_command_gets_the_engines_reason_and_only_to_its_sender
         assert len(ann.of_type(Rejected)) == 2
 
 
-async def test_a_turn_timer_running_out_lets_the_computer_move_and_says_so() -> None:
+async def test_a_turn_timer_running_out_in_the_auction_passes_and_says_so() -> None:
     clock = ManualClock()
     async with running(dataclasses.replace(FAST, timer_scale=1), clock=clock) as (lobby, tg):
         ann = await join(lobby, tg, "ann")
@@ -317,9 +318,10 @@ async def test_a_turn_timer_running_out_lets_the_computer_move_and_says_so() -> 
         assert clock.pending() == 1, "the turn timer is still running"
         clock.advance(1)
         told = await ann.wait_type(Notice, lambda n: "time ran out" in n.text, start=mark)
-        assert "the computer" in told.text
-        moved = await ann.wait_type(TableUpdate, lambda u: u.view is not None and any(
-            seat == 0 for seat, _ in u.view.bids), start=mark)
+        assert told.text == "your time ran out: you passed"
+        moved = await ann.wait_type(TableUpdate, lambda u: u.view is not None and (
+            0, Action.make_pass()) in u.view.bids + tuple(
+                b for r in u.view.results for b in r.bids), start=mark)
         assert moved.table.table_id == table_id
         assert moved.table.seats[0].name == "ann" and not moved.table.seats[0].away
         assert not [e for e in ann.events[:mark] if isinstance(e, Notice)]
@@ -340,7 +342,7 @@ async def test_disconnect_and_reconnect_mid_hand_restores_the_seat_and_view() ->
         with pytest.raises(LobbyClosed):
             await bob.handle.next_event()
         away = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].away)
-        assert away.table.seats[1].name == "bob" and away.table.seats[1].bot_level == "normal"
+        assert away.table.seats[1].name == "bob" and away.table.seats[1].bot_level == "easy"
         before = (mid.view.hand_number, len(mid.view.played_tiles()))
 
         def bot_played_on(event: Event) -> bool:
@@ -381,7 +383,7 @@ async def test_after_the_grace_period_the_seat_goes_to_a_bot_and_an_empty_table_
         clock.advance(119)
         clock.advance(1)
         replaced = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot)
-        assert replaced.table.seats[1].bot_level == "normal"
+        assert replaced.table.seats[1].bot_level == "easy"  # the table's own level
         assert replaced.table.status == "playing"
         await ann.handle.close()
         await watcher.wait_type(LobbyUpdate, lambda u: bool(u.tables)
@@ -780,9 +782,9 @@ async def test_a_player_leaving_mid_game_is_replaced_by_a_computer() -> None:
         bob.handle.send(LeaveTable(table_id))
         assert (await bob.wait_type(TableLeft)).reason == "you left the table"
         told = await ann.wait_type(Notice, lambda n: "bob left" in n.text)
-        assert told.text == f"bob left table {table_id}: a computer plays seat 1"
+        assert told.text == f"bob left table {table_id}: a computer plays seat 2"
         replaced = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot)
-        assert replaced.table.seats[1].bot_level == "normal"
+        assert replaced.table.seats[1].bot_level == "easy"
         await ann.wait_type(GameFinished, timeout=60)
     assert store.finished == [True]
     assert store.records[0]["seats"] == ["ann", "bob", "easy bot"]

@@ -31,6 +31,7 @@ def rules_strategy(draw: st.DrawFn) -> Rules:
     options["tie_break"] = draw(st.sampled_from(["continue", "declarer"]))
     options["doubles_trump"] = draw(st.booleans())
     options["no_trump"] = draw(st.booleans())
+    options["discard_shown"] = draw(st.booleans())
     return Rules.make(**options)
 
 
@@ -50,13 +51,15 @@ def tiles_in(value: object) -> Iterator[Tile]:
 
 
 def check_views(state: GameState) -> None:
-    """No view shows another seat's unplayed tile, nor the widow or discard to a non-declarer."""
+    """No view shows another seat's unplayed tile, nor the widow to a non-declarer, nor the
+    discard unless it is the declarer's or the discard is shown (`discard_shown`)."""
     log = state.logs[-1]
     played = {Tile.ALL[i] for i in log.plays}
     declarer = state.declarer if state.phase is not Phase.BID else None
+    shown = log.discard if state.rules.discard_shown else None
     spectator = state.spectator_view()
-    assert spectator.hand == () and spectator.widow is None and spectator.discard is None
-    assert set(tiles_in(spectator)) <= played
+    assert spectator.hand == () and spectator.widow is None and spectator.discard == shown
+    assert set(tiles_in(spectator)) <= played | ({shown} if shown else set())
     for seat in range(state.players):
         view = state.view(seat)
         allowed = played | set(state.hand_of(seat))
@@ -66,7 +69,9 @@ def check_views(state: GameState) -> None:
             if view.widow_taken and log.widow is not None:
                 allowed.add(log.widow)
         else:
-            assert view.widow is None and view.discard is None
+            assert view.widow is None and view.discard == shown
+            if shown is not None:
+                allowed.add(shown)
         assert set(tiles_in(view)) <= allowed, (seat, set(tiles_in(view)) - allowed)
         if view.legal:
             assert view.my_turn
@@ -196,3 +201,30 @@ def test_a_clone_is_independent_and_plays_on_the_same(rules: Rules, seed: int,
         assert record_of(fresh, names) != record_of(state, names)
     done = max(len(before["hands"]) - 1, 0)  # hands complete before the clone
     assert record_of(state, names)["hands"][:done] == before["hands"][:done]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), shown=st.booleans(),
+       trump_first=st.booleans())
+def test_the_discard_is_seen_by_the_declarer_only_unless_it_is_laid_face_up(
+        seed: int, shown: bool, trump_first: bool) -> None:
+    rules = Rules.make(discard_shown=shown, trump_before_widow=trump_first, target=25)
+    rng = random.Random(seed)
+    state = GameState(rules, rng.randrange(3))
+    for _ in range(300):
+        if state.is_terminal():
+            break
+        if state.current_player() == CHANCE:
+            state.deal(rng)
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+        discard = state.logs[-1].discard if state.logs else None
+        declarer = state.declarer if state.phase is not Phase.BID else None
+        for seat in (None, 0, 1, 2):
+            view = state.view(seat)
+            if discard is None:
+                assert view.discard is None
+            elif shown or seat == declarer:
+                assert view.discard == discard, (seat, declarer)
+            else:
+                assert view.discard is None, (seat, declarer)

@@ -334,6 +334,19 @@ def test_random_is_reproducible_and_rejects_bad_options(capsys: pytest.CaptureFi
     assert main(["random", "--players", "4", "--names", "a,b,c"]) == 2
 
 
+def test_random_and_replay_take_the_discard_shown_option(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["random", "--seed", "3", "--hands", "2", "--rule", "discard_shown=true"]) == 0
+    made = capsys.readouterr().out
+    assert json.loads(made)["rules"]["discard_shown"] is True
+    path = tmp_path / "shown.json"
+    path.write_text(made)
+    assert main(["replay", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ok"] is True
+    assert main(["random", "--rule", "discard_shown=maybe"]) == 2
+    assert "discard_shown is true or false" in capsys.readouterr().err
+
+
 # -- fuzzing: any damage gives a located answer, never another exception --------------------
 
 JSON_VALUES = st.recursive(

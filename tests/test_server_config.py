@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from textual.events import Key, Paste
 
+from moon_tui.lobby import LobbyConfig
 from server.config import ConfigError, Limits, ServerConfig, build_config
 from server.identity import name_problem
 from server.keyboard import InputDecoder, TokenBucket
@@ -21,11 +22,21 @@ def test_defaults_need_no_configuration() -> None:
     assert config.host_key_path == Path("moon-data/host_ed25519_key")
 
 
+def test_the_lobby_gets_the_servers_settings_and_its_own_defaults_otherwise() -> None:
+    assert ServerConfig().lobby_config() == LobbyConfig()  # one default per setting
+    config = ServerConfig(motd="hi", bot_delay=0.1, operators={"olga": ()},
+                          limits=Limits(grace_seconds=5, chat_max_chars=40,
+                                        chat_lines_per_10s=2))
+    lobby = config.lobby_config()
+    assert (lobby.motd, lobby.bot_delay, lobby.operators) == ("hi", 0.1, frozenset({"olga"}))
+    assert (lobby.grace_seconds, lobby.chat_max_chars, lobby.chat_lines_per_10s) == (5, 40, 2)
+
+
 def test_file_then_environment_then_flags(tmp_path: Path) -> None:
     file = tmp_path / "config.toml"
     file.write_text(
         'host = "127.0.0.1"\nport = 2000\ndata = "club"\nmotd = "Tuesday night!"\n'
-        "guests = false\n"
+        "guests = false\nrestart_countdown_seconds = 60\n"
         'operators = { olga = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFake olga"] }\n'
         "[limits]\nmax_sessions = 50\nidle_minutes = 10.5\n"
     )
@@ -34,6 +45,8 @@ def test_file_then_environment_then_flags(tmp_path: Path) -> None:
         "127.0.0.1", 2000, "Tuesday night!", False,
     )
     assert config.data == tmp_path / "club"  # relative to the file
+    assert config.restart_countdown_seconds == 60.0
+    assert ServerConfig().restart_countdown_seconds == 0, "SIGTERM stops at once by default"
     assert config.limits == Limits(max_sessions=50, idle_minutes=10.5)
     assert set(config.operators) == {"olga"}
 
@@ -60,6 +73,8 @@ def test_the_config_file_can_come_from_the_environment(tmp_path: Path) -> None:
         ("guests = 1", "guests"),
         ("port = [", "not valid TOML"),
         ("port = 70000", "out of range"),
+        ("restart_countdown_seconds = -1", "restart_countdown_seconds must be 0 to 3600"),
+        ("restart_countdown_seconds = '60'", "restart_countdown_seconds"),
     ],
 )
 def test_bad_files_are_explained(tmp_path: Path, text: str, words: str) -> None:

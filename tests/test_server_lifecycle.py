@@ -12,12 +12,19 @@ import asyncssh
 import pytest
 
 from moon_tui.lobby import LobbyConfig
-from server.probe import ScreenClient, enter_lobby, open_bot_table, open_connection, running_server
 from server.store import Database, SQLiteRecordStore
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    open_bot_table,
+    open_connection,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                   bot_time_budget=0.05)
 
 
 def new_key() -> asyncssh.SSHKey:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 
+import pytest
 from rich.segment import Segment
 from textual._styles_cache import StylesCache
 from textual.color import Color
@@ -12,7 +13,7 @@ from textual.strip import Strip
 
 from server import patches
 
-patches.install()
+pytestmark = pytest.mark.usefixtures("server_patches")
 
 
 def garbage_left_by(work: Callable[[], None]) -> int:

@@ -24,13 +24,20 @@ from moon_tui.lobby import LobbyConfig
 from server.config import Limits, ServerConfig
 from server.datafolder import DataFolderBusy
 from server.identity import fingerprint
-from server.probe import ScreenClient, enter_lobby, eventually, open_connection, running_server
 from server.service import MoonServer, load_or_create_host_key
 from server.store import Database, DatabaseUnusable, SQLiteRecordStore
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    eventually,
+    open_connection,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                   bot_time_budget=0.05)
 REPO = Path(__file__).resolve().parent.parent
 PAGE = 4096
 

@@ -23,14 +23,22 @@ from server.auth import AuthContext, MoonSSHServer
 from server.config import Limits, ServerConfig
 from server.identity import guest_name
 from server.limits import Gate
-from server.probe import ScreenClient, enter_lobby, eventually, open_connection, running_server
 from server.service import MoonServer
 from server.store import Database
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    eventually,
+    open_connection,
+    refused,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05, grace_seconds=60,
-                   operators=frozenset({"olga"}))
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                   bot_time_budget=0.05,
+                   grace_seconds=60, operators=frozenset({"olga"}))
 HOME = "127.0.0.1"
 AWAY = "127.0.0.2"
 """A second address on the loopback network: another player's house."""
@@ -43,15 +51,6 @@ def new_key() -> asyncssh.SSHKey:
     return asyncssh.generate_private_key("ssh-ed25519")
 
 
-async def refused(port: int, username: str, key: asyncssh.SSHKey | None = None,
-                  **options: object) -> str:
-    """Try to log in, expect a refusal; return the banners and reason the client got."""
-    banners: list[str] = []
-    with pytest.raises((asyncssh.PermissionDenied, asyncssh.DisconnectError)) as caught:
-        conn = await open_connection(port, username, key=key, banners=banners, **options)
-        conn.close()
-    return " ".join(banners) + " " + str(caught.value)
-
 
 async def logs_in(port: int, username: str, key: asyncssh.SSHKey | None = None,
                   **options: object) -> None:
@@ -61,10 +60,22 @@ async def logs_in(port: int, username: str, key: asyncssh.SSHKey | None = None,
 
 
 async def soon(check: Callable[[], Awaitable[bool]], what: str) -> None:
-    """`eventually` for a condition that has to be awaited (a database read)."""
+    """`eventually` for a condition that has to be awaited (a database read: polled, as
+    nothing announces a write)."""
     async with asyncio.timeout(DEADLINE):
         while not await check():
             await asyncio.sleep(0.05)
+
+
+async def claims(server: MoonServer, name: str, key: asyncssh.SSHKey) -> None:
+    """A first login that claims `name`, and the claim saved: the client may leave before
+    the server has written it, and until then the name is still free (a new name)."""
+    await logs_in(server.port, name, key)
+    await soon(lambda: has_account(server, name), f"{name}'s claim saved")
+
+
+async def has_account(server: MoonServer, name: str) -> bool:
+    return await server.db.account(name) is not None
 
 
 def draws(*numbers: int) -> Callable[[int], int]:
@@ -147,7 +158,7 @@ async def test_a_held_guest_name_is_never_given_and_its_seat_goes_back_only_home
         # The same address and user name within the grace: back to the seat.
         back = await ScreenClient.connect(server.port, "bob")
         await back.wait_for("waiting room")
-        assert server.all_sessions()[0].player.name == held
+        assert server.sessions.all()[0].player.name == held
         await back.close()
 
 
@@ -198,7 +209,7 @@ async def test_silent_sockets_do_not_lock_a_player_out(tmp_path: Path) -> None:
     ann = new_key()
     silent = SilentSockets()
     async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
-        await logs_in(server.port, "ann", ann)
+        await claims(server, "ann", ann)
         await silent.open(server.port, 3)
         await eventually(lambda: server.gate.logging_in(HOME) == 3, "three logging in")
         try:
@@ -224,7 +235,7 @@ async def test_a_burst_is_capacity_not_failed_logins_and_a_key_still_gets_in(
     ann = new_key()
     silent = SilentSockets()
     async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
-        await logs_in(server.port, "ann", ann)
+        await claims(server, "ann", ann)
         await silent.open(server.port, 6)
         try:
             for index in range(3):  # the oldest are closed to make room for the newest
@@ -246,7 +257,7 @@ async def test_failed_logins_slow_guests_and_new_names_never_a_players_key(
     async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
         now = [1000.0]
         server.gate.clock = lambda: now[0]
-        await logs_in(server.port, "ann", ann)
+        await claims(server, "ann", ann)
         for _ in range(2):
             assert "already taken" in await refused(server.port, "ann", new_key())
         assert "Too many failed logins" in await refused(server.port, "bob")
@@ -303,7 +314,7 @@ async def test_a_banned_player_cannot_come_back_as_a_guest_or_a_new_name(
         await logs_in(server.port, "bea", bea, **FROM_AWAY)  # her own key still gets in
         await logs_in(server.port, "nobody")  # other addresses: guests as ever
 
-        server.clock = lambda: time.time() + 7 * DAY + 60
+        server.bans.clock = lambda: time.time() + 7 * DAY + 60
         await logs_in(server.port, "nobody", **FROM_AWAY)  # the address ban has ended
         assert "banned" in await refused(server.port, "ann", ann, **FROM_AWAY)  # not hers
 

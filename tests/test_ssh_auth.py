@@ -10,24 +10,17 @@ import pytest
 
 from moon_tui.lobby import Ban, LobbyConfig
 from server.config import Limits
-from server.probe import ScreenClient, enter_lobby, open_connection, running_server
+from tests.support.probe import ScreenClient, enter_lobby, open_connection, refused, running_server
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                   bot_time_budget=0.05)
 
 
 def new_key() -> asyncssh.SSHKey:
     return asyncssh.generate_private_key("ssh-ed25519")
 
-
-async def refused(port: int, username: str, key: asyncssh.SSHKey | None = None) -> str:
-    """Try to log in, expect a refusal; return the banners and reason the client got."""
-    banners: list[str] = []
-    with pytest.raises((asyncssh.PermissionDenied, asyncssh.DisconnectError)) as caught:
-        conn = await open_connection(port, username, key=key, banners=banners)
-        conn.close()
-    return " ".join(banners) + " " + str(caught.value)
 
 
 async def test_a_key_claims_a_free_name_and_only_that_key_gets_it_back(tmp_path: Path) -> None:
@@ -109,7 +102,7 @@ async def test_an_operator_name_needs_the_configured_key(tmp_path: Path) -> None
         client = await ScreenClient.connect(server.port, "olga", key=op_key)
         await client.wait_for("Welcome, olga")
         await enter_lobby(client)
-        assert server.all_sessions()[0].player.operator
+        assert server.sessions.all()[0].player.operator
         await client.close()
 
 
@@ -118,7 +111,9 @@ async def test_a_ban_ends_the_session_and_refuses_the_account_and_its_key(
 ) -> None:
     ann_key = new_key()
     async with running_server(
-        tmp_path, lobby_config=LobbyConfig(bot_delay=0.0, operators=frozenset({"olga"}))
+        tmp_path,
+        lobby_config=LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0,
+                                 operators=frozenset({"olga"})),
     ) as server:
         client = await ScreenClient.connect(server.port, "ann", key=ann_key)
         await enter_lobby(client)  # banned from the list of who is online

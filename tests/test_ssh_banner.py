@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from moon_tui.lobby import LobbyConfig
-from server.probe import ScreenClient, eventually, running_server
+from tests.support.probe import ScreenClient, eventually, running_server
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0)
 
 
 async def test_the_banner_comes_before_any_app_and_enter_opens_the_lobby(
@@ -23,14 +23,14 @@ async def test_the_banner_comes_before_any_app_and_enter_opens_the_lobby(
         client = await ScreenClient.connect(server.port, "ann")
         screen = await client.wait_for("go to the lobby")
         assert "Welcome, guest-" in screen and "Tuesday: club night" in screen
-        assert server.session_count == 0  # nothing started yet: a banner costs next to nothing
+        assert server.sessions.count == 0  # nothing started yet: a banner costs next to nothing
         client.send(b"\x1b[A\x1b[<0;10;5M\xff\xfe")  # an arrow, a click, garbage: ignored
         client.resize(100, 30)
         await client.wait_for("q quit")
         assert "Welcome" in client.text()
         await client.press("enter")
         await client.wait_for("new table")
-        assert server.session_count == 1
+        assert server.sessions.count == 1
         await client.close()
 
 
@@ -44,7 +44,7 @@ async def test_question_mark_opens_the_lobby_with_the_help_and_q_leaves(
         await helped.press("?")
         await helped.wait_for("The rules in short")  # the help, over the lobby
         await helped.close()
-        await eventually(lambda: server.session_count == 0, "ann's session ended")
+        await eventually(lambda: server.sessions.count == 0, "ann's session ended")
 
         leaving = await ScreenClient.connect(server.port, "bea")
         banner_text = await leaving.wait_for("go to the lobby")

@@ -16,12 +16,19 @@ from textual.widgets import Input
 
 from moon_tui.lobby import LobbyConfig
 from server.config import Limits
-from server.probe import ScreenClient, enter_lobby, eventually, open_connection, running_server
 from server.service import MoonServer
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    eventually,
+    open_connection,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                   bot_time_budget=0.05)
 
 
 def new_key() -> asyncssh.SSHKey:
@@ -30,8 +37,8 @@ def new_key() -> asyncssh.SSHKey:
 
 async def at_banner(server: MoonServer) -> asyncssh.SSHServerProcess[bytes]:
     """The server's side of the one player looking at the welcome banner."""
-    await eventually(lambda: len(server._at_banner) == 1, "a player at the banner")
-    (process,) = server._at_banner
+    await eventually(lambda: len(server.door.at_banner) == 1, "a player at the banner")
+    (process,) = server.door.at_banner
     return process
 
 
@@ -53,8 +60,8 @@ async def test_a_huge_terminal_is_drawn_at_the_clamp(tmp_path: Path) -> None:
         server_side = await at_banner(server)
         assert server_side.get_terminal_size()[:2] == (500, 200)
         process.stdin.write(b"\r")
-        await eventually(lambda: server.session_count == 1, "the game started")
-        (session,) = server.all_sessions()
+        await eventually(lambda: server.sessions.count == 1, "the game started")
+        (session,) = server.sessions.all()
         assert (session.terminal.profile.width, session.terminal.profile.height) == (500, 200)
         await eventually(lambda: session.app.is_running, "the app runs")
         assert tuple(session.app.size) == (500, 200)
@@ -67,7 +74,7 @@ async def test_window_changes_are_clamped_and_only_the_latest_counts(tmp_path: P
         await enter_lobby(client)
         assert client.process is not None
         client.process.channel.pause_reading()  # a client that does not read
-        (session,) = server.all_sessions()
+        (session,) = server.sessions.all()
         for index in range(40):
             size = (700, 250) if index % 2 else (600, 210)
             client.process.change_terminal_size(*size)
@@ -122,7 +129,7 @@ async def test_a_client_sending_hundreds_of_variables_is_disconnected(tmp_path: 
         with contextlib.suppress(asyncssh.Error, OSError):
             await conn.create_process(term_type="xterm", env=env, encoding=None)
         await asyncio.wait_for(conn.wait_closed(), 10)
-        assert server.session_count == 0
+        assert server.sessions.count == 0
 
 
 async def test_the_terminal_type_is_a_short_plain_word(
@@ -137,7 +144,7 @@ async def test_the_terminal_type_is_a_short_plain_word(
         assert term is not None and term.startswith("xterm-256color")
         assert len(term) <= Limits().max_term_chars and term.isprintable() and " " not in term
         process.stdin.write(b"\r")
-        await eventually(lambda: server.session_count == 1, "the game started")
+        await eventually(lambda: server.sessions.count == 1, "the game started")
         assert not any("ban lifted" in r.getMessage() for r in caplog.records)
         conn.close()
 
@@ -150,7 +157,7 @@ async def test_an_unfinished_escape_string_does_not_take_the_keyboard(
     async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
         client = await ScreenClient.connect(server.port, "ann", key=new_key())
         await enter_lobby(client)
-        (session,) = server.all_sessions()
+        (session,) = server.sessions.all()
         decoder: Any = session.app._driver._decoder  # type: ignore[attr-defined]
         before = session.terminal.last_input
         client.send(opener)
@@ -165,7 +172,7 @@ async def test_a_huge_paste_is_cut_at_once_and_the_player_is_told(tmp_path: Path
     async with running_server(tmp_path, lobby_config=FAST) as server:
         client = await ScreenClient.connect(server.port, "ann", key=new_key())
         await enter_lobby(client)
-        (session,) = server.all_sessions()
+        (session,) = server.sessions.all()
         await client.press("c")  # the chat line takes the paste
         client.send(b"\x1b[200~" + b"x" * 1_000_000 + b"\x1b[201~")
         await client.wait_for("Pasted text was cut to 4096", timeout=20)
@@ -185,6 +192,6 @@ async def test_leaving_right_after_enter_is_not_a_crash(
             await client.wait_for("go to the lobby")
             await client.press("enter")
             await client.close()  # while the app builds its lobby
-        await eventually(lambda: server.session_count == 0, "every session ended")
+        await eventually(lambda: server.sessions.count == 0, "every session ended")
     crashes = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert crashes == []

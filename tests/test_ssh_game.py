@@ -9,7 +9,7 @@ import asyncssh
 import pytest
 
 from moon_tui.lobby import LobbyConfig
-from server.probe import (
+from tests.support.probe import (
     ScreenClient,
     enter_lobby,
     open_bot_table,
@@ -19,7 +19,9 @@ from server.probe import (
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05, grace_seconds=60)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                   bot_time_budget=0.05,
+                   grace_seconds=60)
 
 
 @pytest.fixture
@@ -127,7 +129,7 @@ async def test_the_same_account_twice_takes_over_the_first(
         told = await first.wait_for("somewhere else", timeout=15)
         assert "ended" in told.lower() or "somewhere else" in told
         await first.wait_closed(timeout=15)
-        assert [s.player.name for s in server.all_sessions()] == ["ann"]
+        assert [s.player.name for s in server.sessions.all()] == ["ann"]
         await second.close()
 
 
@@ -140,4 +142,4 @@ async def test_a_finished_session_says_goodbye_and_closes(
         await client.press("q")
         await client.wait_closed()
         await asyncio.sleep(0)
-        assert server.session_count == 0
+        assert server.sessions.count == 0

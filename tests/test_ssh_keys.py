@@ -17,12 +17,19 @@ from moon_tui.lobby import LobbyConfig
 from server import linking
 from server.config import Limits
 from server.identity import fingerprint, openssh_line
-from server.probe import ScreenClient, enter_lobby, eventually, open_connection, running_server
 from server.service import MoonServer
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    eventually,
+    refused,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                   bot_time_budget=0.05)
 PROMPT = "Type the code from your keys dialog"
 CODE = re.compile(r"Your code: ([A-Z0-9]{4}-[A-Z0-9]{4})")
 
@@ -40,14 +47,6 @@ class Clock:
     def __call__(self) -> float:
         return self.now
 
-
-async def refused(port: int, username: str, key: asyncssh.SSHKey | None = None) -> str:
-    """Try to log in, expect a refusal; return the banners and reason the client got."""
-    banners: list[str] = []
-    with pytest.raises((asyncssh.PermissionDenied, asyncssh.DisconnectError)) as caught:
-        conn = await open_connection(port, username, key=key, banners=banners)
-        conn.close()
-    return " ".join(banners) + " " + str(caught.value)
 
 
 async def claim(server: MoonServer, name: str, key: asyncssh.SSHKey) -> None:
@@ -225,7 +224,7 @@ async def test_an_operator_key_already_on_another_name_still_logs_in(tmp_path: P
             olga = await ScreenClient.connect(server.port, "olga", key=op_key)
             await olga.wait_for("Welcome, olga")
             await enter_lobby(olga)
-            assert server.all_sessions()[0].player.operator
+            assert server.sessions.all()[0].player.operator
             await olga.close()
             assert await server.db.account("olga") is not None
 
@@ -241,7 +240,7 @@ async def test_an_operator_adds_a_key_the_same_way(tmp_path: Path) -> None:
         await client.wait_for(PROMPT)
         await client.press(code, "enter")
         await enter_lobby(client)
-        assert server.all_sessions()[0].player.operator
+        assert server.sessions.all()[0].player.operator
         await client.close()
         assert await owner(server, laptop) == "olga"
 

@@ -11,11 +11,19 @@ from textual.app import App
 
 from moon_tui.lobby import LobbyConfig
 from server.config import Limits
-from server.probe import ScreenClient, enter_lobby, open_bot_table, play_until, running_server
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    eventually,
+    open_bot_table,
+    play_until,
+    running_server,
+)
 
 pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                   bot_time_budget=0.05)
 PLAYERS = 30
 
 
@@ -46,12 +54,9 @@ async def test_thirty_concurrent_sessions_play_and_leave_nothing_behind(tmp_path
             await client.close()
 
         await asyncio.gather(*(player(i) for i in range(PLAYERS)))
-        for _ in range(100):
-            if server.session_count == 0 and not server._connections:
-                break
-            await asyncio.sleep(0.05)
-        assert server.session_count == 0
-        assert not server._connections
+        await eventually(lambda: server.sessions.count == 0 and not server.connections,
+                         "every session and connection ended")
+        assert not server.connections
         assert server.gate.sessions == 0
         assert not server.gate.connections
         session_tasks = [
@@ -80,11 +85,8 @@ async def test_most_of_an_ended_session_is_freed_without_the_garbage_collector(
         await client.wait_for("new table", timeout=60)
 
     async def ended() -> None:
-        for _ in range(200):
-            if server.session_count == 0 and not server._handlers:
-                return
-            await asyncio.sleep(0.05)
-        raise AssertionError("the session did not end")
+        await eventually(lambda: server.sessions.count == 0 and not server.door.handlers,
+                         "the session ended")
 
     async with running_server(tmp_path, lobby_config=FAST) as server:
         warm_up = await ScreenClient.connect(server.port, "warm")  # fills one-time caches
@@ -124,12 +126,10 @@ async def test_sessions_that_ended_leave_no_objects_behind(tmp_path: Path) -> No
         await client.close()
 
     async def tracked_after_all_ended() -> int:
-        for _ in range(200):
-            if server.session_count == 0 and not server._handlers:
-                break
-            await asyncio.sleep(0.05)
-        assert server.session_count == 0
-        await asyncio.sleep(0.2)
+        await eventually(
+            lambda: server.sessions.count == 0 and not server.door.handlers
+            and not server.connections and not server.gate.connections,
+            "every session and connection ended")
         gc.collect()
         return len(gc.get_objects())
 

@@ -17,9 +17,9 @@ import pytest
 
 from moon_tui.lobby import LobbyConfig
 from moon_tui.lobby.messages import Kick
-from server.probe import ScreenClient, enter_lobby, eventually, running_server
+from server.game_session import CRASHED
 from server.service import MoonServer
-from server.session import CRASHED
+from tests.support.probe import ScreenClient, enter_lobby, eventually, running_server
 
 pytestmark = pytest.mark.ssh
 
@@ -36,7 +36,8 @@ async def club(tmp_path: Path, olga_key: asyncssh.SSHKey, *,
                motd: str = "") -> AsyncIterator[MoonServer]:
     """A server where olga (with `olga_key`) is an operator."""
     olga_line = olga_key.export_public_key("openssh").decode()
-    lobby = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05,
+    lobby = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                        bot_time_budget=0.05,
                         operators=frozenset({"olga"}), motd=motd)
     async with running_server(tmp_path, lobby_config=lobby, motd=motd,
                               operators={"olga": (olga_line,)}) as server:
@@ -62,11 +63,11 @@ async def still_playing(server: MoonServer, *clients: ScreenClient) -> None:
             await client.wait_for("new table")
             assert not client.closed.is_set()
             assert CRASHED not in client.text()
-        assert server.session_count == len(clients)
+        assert server.sessions.count == len(clients)
     finally:
         for client in clients:
             await client.close()
-    await eventually(lambda: server.session_count == 0, "every session ended")
+    await eventually(lambda: server.sessions.count == 0, "every session ended")
 
 
 async def test_the_message_of_the_day_is_shown_as_written(tmp_path: Path) -> None:

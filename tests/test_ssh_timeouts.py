@@ -20,11 +20,13 @@ import pytest
 from moon_tui.lobby import LobbyConfig
 from server.auth import MoonSSHServer
 from server.config import Limits
-from server.probe import ScreenClient, enter_lobby, eventually, running_server
+from tests.support.probe import ScreenClient, enter_lobby, eventually, running_server
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05, grace_seconds=60)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                   bot_time_budget=0.05,
+                   grace_seconds=60)
 DEADLINE = 20.0
 LOOPBACK = "127.0.0.1"
 
@@ -154,7 +156,7 @@ async def test_a_connection_that_never_logs_in_is_cut_off_and_others_are_served(
         await enter_lobby(ann)  # ann, logged in well before the cut-off, plays on
         bea = await ScreenClient.connect(server.port, "bea", key=new_key())
         await enter_lobby(bea)
-        assert server.session_count == 2
+        assert server.sessions.count == 2
         await bea.close()
         await ann.close()
 
@@ -236,12 +238,14 @@ async def test_a_client_that_stops_answering_is_dropped_by_keepalives(
             await client.press("\x13")
             await client.wait_for("waiting room")  # ann holds seat 0 of her own table
             # Keepalives are answered while the client talks: it outlives several intervals.
+            # A sleep on purpose: the time passing is what is tested. It can fail: unanswered
+            # keepalives close the connection after 3 intervals (keepalive_count_max).
             await asyncio.sleep(4 * limits.keepalive_seconds)
-            assert server.session_count == 1 and not client.closed.is_set()
+            assert server.sessions.count == 1 and not client.closed.is_set()
 
             proxy.stall()
             await eventually(client.closed.is_set, "the server hung up on the silent client")
-            await eventually(lambda: server.session_count == 0, "the session count is 0")
+            await eventually(lambda: server.sessions.count == 0, "the session count is 0")
         finally:
             await proxy.close()
 
@@ -263,5 +267,5 @@ async def test_a_client_that_stops_answering_is_dropped_by_keepalives(
 
         back = await ScreenClient.connect(server.port, "ann", key=key)
         await back.wait_for("waiting room")  # straight back to her seat
-        assert server.session_count == 1
+        assert server.sessions.count == 1
         await back.close()

@@ -156,8 +156,12 @@ async def _play_a_little(lobby: Lobby) -> weakref.ref[MoonApp]:
     return weakref.ref(app)
 
 
+@pytest.mark.usefixtures("server_patches")
 async def test_an_ended_app_is_freed() -> None:
-    """Nothing process-wide keeps a finished session's app alive (many run in one server)."""
+    """Nothing process-wide keeps a finished session's app alive (many run in one server).
+
+    On the server's Textual: plain Textual points sys.stderr at the running app, and a
+    thread started meanwhile keeps it (patches.py, adjustment 1)."""
     async with Lobby(FAST, seed=4) as lobby:
         ref = await _play_a_little(lobby)
     others = asyncio.all_tasks() - {asyncio.current_task()}

@@ -35,8 +35,8 @@ from moon_tui.ui.keys import KeysScreen
 from moon_tui.ui.lobby_screen import LobbyScreen
 
 SIZES = [(80, 24), (120, 40)]
-FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0)
-HOLD = LobbyConfig(bot_delay=0.0, hand_pause=600.0)
+FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0)
+HOLD = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=600.0)
 """The next hand waits, so the end of a hand stays on screen."""
 
 

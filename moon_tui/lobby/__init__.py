@@ -18,9 +18,17 @@ Rulings the interface can rely on:
   the owner leaves, the first seated human (else the first spectator) owns the table; when
   no human is left the table closes (an unfinished game is saved with `finished=False`).
 - A dropped player's seat shows `away=True` with the stand-in's `bot_level` for
-  `grace_seconds`, then goes to that computer. A spectator who drops simply stops watching.
+  `grace_seconds`, then goes to that computer. A turn of theirs first waits
+  `reconnect_wait_seconds` from the drop (`TableUpdate.reconnect_left`) for them to come
+  back, then the stand-in plays it; the turn timer runs on meanwhile. A spectator who drops
+  simply stops watching.
+- A turn timer that runs out in the auction passes (or bids the least, where the rules
+  force a bid); elsewhere the stand-in computer chooses.
 - `JoinByCode` takes the first free seat, or watches when none is free (or the game is on).
 - Chat and table names lose control characters (they reach other people's terminals).
+- A planned restart is the server's: it counts down, and the lobby carries its news
+  (`announce_restart`: a `RestartNotice` to everyone online, and to whoever connects while
+  it runs). An operator's `Restart` / `CancelRestart` goes to the server's `on_restart`.
 - A refused command comes back as `Rejected`: a code (the engine's `RuleBroken` for a game
   rule, else a `Refusal`) and plain parameters. The words are the interface's to choose.
 """
@@ -36,6 +44,7 @@ from .messages import (
     Ban,
     BotLevel,
     Broadcast,
+    CancelRestart,
     ChatLine,
     ChatPosted,
     CloseTable,
@@ -44,6 +53,7 @@ from .messages import (
     Disconnected,
     Event,
     GameFinished,
+    HandSeen,
     JoinByCode,
     JoinSeat,
     Kick,
@@ -54,6 +64,8 @@ from .messages import (
     Rejected,
     Rematch,
     RemoveBot,
+    Restart,
+    RestartNotice,
     Resync,
     SeatInfo,
     SendChat,
@@ -68,10 +80,13 @@ from .refusals import Refusal
 from .store import MemoryRecordStore, RecordStore
 
 __all__ = [
-    "BOT_LEVELS", "Act", "AddBot", "Ban", "BotLevel", "Broadcast", "ChatLine", "ChatPosted",
+    "BOT_LEVELS", "Act", "AddBot", "Ban", "BotLevel", "Broadcast", "CancelRestart", "ChatLine",
+    "ChatPosted",
     "Clock", "CloseTable", "Command", "CreateTable", "Disconnected", "Event", "GameFinished",
+    "HandSeen",
     "JoinByCode", "JoinSeat", "Kick", "LeaveTable", "Lobby", "LobbyClosed", "LobbyConfig",
     "LobbyUpdate", "LoopClock", "MemoryRecordStore", "Notice", "NoticeLevel", "PlayerHandle",
-    "RecordStore", "Refusal", "Rejected", "Rematch", "RemoveBot", "Resync", "SeatInfo", "SendChat",
+    "RecordStore", "Refusal", "Rejected", "Rematch", "RemoveBot", "Restart", "RestartNotice",
+    "Resync", "SeatInfo", "SendChat",
     "Spectate", "StartGame", "TableInfo", "TableLeft", "TableStatus", "TableUpdate", "Timer",
 ]

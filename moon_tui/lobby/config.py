@@ -13,8 +13,14 @@ class LobbyConfig:
 
     grace_seconds: float = 120.0
     """A dropped player keeps the seat this long (a computer plays meanwhile)."""
+    reconnect_wait_seconds: float = 30.0
+    """After a player drops, a turn of theirs waits this long (from the drop) for them to
+    come back before the stand-in computer plays it; the turn timer runs on meanwhile."""
     bot_delay: float = 0.6
     """Seconds a computer player "thinks" at least, so humans can follow (0 in tests)."""
+    trick_pause: float = 1.5
+    """A finished trick stays in view until the next trick's first tile: a computer waits
+    at least this long before it leads (0 in tests)."""
     bot_time_budget: float = 1.0
     """Seconds per decision for the searching (expert) level."""
     chat_max_chars: int = 300
@@ -27,6 +33,9 @@ class LobbyConfig:
     """Shown to every session as a Notice when it connects (nothing when empty)."""
     hand_pause: float = 2.0
     """Seconds between the end of a hand and the next deal, to see the last trick."""
+    hand_result_seconds: float = 10.0
+    """A hand's result stays until every seated player still connected has seen it (a
+    key, `HandSeen`), or this long at most (never less than `hand_pause`)."""
     stand_in_level: BotLevel = "normal"
     """The computer that plays for an away player or when a turn timer runs out."""
     timer_scale: float = 1.0

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from ..rules import Action
-from .messages import Command, Event, TableInfo
+from .messages import Command, Event, RestartNotice, TableInfo
 
 if TYPE_CHECKING:
     from .handle import PlayerHandle
@@ -56,6 +56,13 @@ class ServerKick:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerRestartNews:
+    """The server's restart countdown, for everyone online (the server owns the timer)."""
+
+    notice: RestartNotice
+
+
+@dataclass(frozen=True, slots=True)
 class Shutdown:
     pass
 
@@ -73,8 +80,8 @@ class TableClosed:
     invite_code: str
 
 
-LobbyMessage = (FromHandle | HandleClosed | Connect | ServerBroadcast | ServerKick | Shutdown
-                | TableChanged | TableClosed)
+LobbyMessage = (FromHandle | HandleClosed | Connect | ServerBroadcast | ServerKick
+                | ServerRestartNews | Shutdown | TableChanged | TableClosed)
 
 
 # --- to a table ---------------------------------------------------------------------------

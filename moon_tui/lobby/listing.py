@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .messages import TableInfo
+from .messages import Place, TableInfo
 
 
 def _involved(info: TableInfo) -> set[str]:
@@ -27,6 +27,8 @@ class Listing:
         self._involved: dict[str, set[str]] = {}
         self._by_name: dict[str, set[str]] = {}
         self._shared: tuple[TableInfo, ...] | None = None
+        self.version = 0
+        """Goes up with every change of the tables."""
 
     def update(self, info: TableInfo) -> None:
         """A table's new entry (with its invite code, as the table reports it)."""
@@ -40,6 +42,7 @@ class Listing:
         for name in names:
             self._by_name.setdefault(name, set()).add(table_id)
         self._shared = None
+        self.version += 1
 
     def remove(self, table_id: str) -> None:
         if self._full.pop(table_id, None) is None:
@@ -51,6 +54,7 @@ class Listing:
             if not ids:
                 del self._by_name[name]
         self._shared = None
+        self.version += 1
 
     def tables(self) -> tuple[TableInfo, ...]:
         return tuple(self._full.values())
@@ -58,6 +62,19 @@ class Listing:
     def names(self) -> frozenset[str]:
         """Everyone a table holds a place for: seated (away or not), owning or watching."""
         return frozenset(self._by_name)
+
+    def place_of(self, name: str) -> Place:
+        """Where `name` is: seated at a table (a game they play first), watching one, or
+        idle; a private table's id is not told."""
+        watching: Place | None = None
+        for table_id in self._by_name.get(name, ()):
+            info = self._full[table_id]
+            shown = None if info.private else table_id
+            if any(s.name == name for s in info.seats):
+                return ("seated", shown)
+            if name in info.spectators and watching is None:
+                watching = ("watching", shown)
+        return watching or ("idle", None)
 
     def for_player(self, name: str) -> tuple[TableInfo, ...]:
         """The tables `name` may see, in creation order, with codes only where they play."""

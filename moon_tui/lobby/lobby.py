@@ -37,24 +37,30 @@ from .internal import (
     LobbyMessage,
     ServerBroadcast,
     ServerKick,
+    ServerRestartNews,
     Shutdown,
     TableChanged,
     TableClosed,
 )
 from .listing import Listing
 from .messages import (
+    OPERATOR_COMMANDS,
     Ban,
     Broadcast,
+    CancelRestart,
     ChatLine,
     ChatPosted,
-    CloseTable,
     Command,
     CreateTable,
     JoinByCode,
     Kick,
     LobbyUpdate,
     Notice,
+    OperatorCommand,
+    Place,
     Rejected,
+    Restart,
+    RestartNotice,
     SendChat,
     TableInfo,
 )
@@ -73,6 +79,8 @@ CODE_GUESSES = 10
 UPDATE_SLICE = 0.025
 """About this many seconds between two slices of lobby updates (see `Lobby._to_tell`)."""
 DEFAULT_CONFIG = LobbyConfig()
+RESTART_MAX_SECONDS = 3600
+"""The longest restart countdown an operator may give."""
 SHUTDOWN = "the server is shutting down"
 TAKEN_OVER = "you connected from somewhere else"
 
@@ -83,7 +91,14 @@ class Lobby:
     def __init__(self, config: LobbyConfig = DEFAULT_CONFIG, store: RecordStore | None = None,
                  *, seed: int | None = None,
                  on_ban: Callable[[str, str], Awaitable[None]] | None = None,
+                 on_restart: Callable[[Restart | CancelRestart, str], Refused | None]
+                 | None = None,
+                 restart_news: Callable[[], RestartNotice | None] | None = None,
                  clock: Clock | None = None) -> None:
+        """`on_ban(name, reason)` makes an operator's ban last; `on_restart(command,
+        operator)` hands an operator's restart (or its cancelling) to whoever owns the
+        countdown (the server), and returns why not, if it will not; `restart_news()` is
+        the countdown as it stands now, told to whoever connects while it runs."""
         self.config = config
         self.clock: Clock = clock if clock is not None else LoopClock()
         """The tables' time (their turn timers, grace periods, pauses)."""
@@ -93,6 +108,8 @@ class Lobby:
         self._codes_rng: random.Random = random.Random(seed) if seed is not None \
             else random.SystemRandom()
         self._on_ban = on_ban
+        self._on_restart = on_restart
+        self._restart_news = restart_news
         self._inbox: asyncio.Queue[LobbyMessage] = asyncio.Queue()
         self._directory = Directory()
         self._players = self._directory.players
@@ -124,6 +141,8 @@ class Lobby:
         slower `presence_redraws_per_second`."""
         self._next_slice_at = 0.0
         self._listing = Listing()
+        self._places: tuple[Place, ...] = ()
+        self._places_key: tuple[object, ...] = ()
 
     # -- the lifetime ----------------------------------------------------------------------
     async def __aenter__(self) -> Lobby:
@@ -193,6 +212,12 @@ class Lobby:
         reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._post(ServerKick(name, reason, reply))
         await reply
+
+    def announce_restart(self, seconds: int | None, message: str = "", by: str = "") -> None:
+        """Tell everyone online the server restarts in `seconds` (None: called off). The
+        caller counts down; this only carries the news (a `RestartNotice`)."""
+        if self._running and not self._closing:
+            self._post(ServerRestartNews(RestartNotice(seconds, clean_text(message), by)))
 
     def tables(self) -> tuple[TableInfo, ...]:
         """Every table's latest lobby entry (for the server's status and for tests)."""
@@ -298,6 +323,9 @@ class Lobby:
         elif isinstance(message, ServerKick):
             self._kick(message.name, message.reason)
             message.reply.set_result(None)
+        elif isinstance(message, ServerRestartNews):
+            for handle in list(self._players.values()):
+                handle.deliver(message.notice)
         elif isinstance(message, Shutdown):
             self._closing = True
             for table in self._tables.values():
@@ -322,6 +350,9 @@ class Lobby:
             handle.deliver(line)
         if self.config.motd:
             handle.deliver(Notice(self.config.motd))
+        restart = self._restart_news() if self._restart_news is not None else None
+        if restart is not None:
+            handle.deliver(restart)
         for table in self._tables.values():
             table.post(Attach(name))
         self._presence_dirty = True
@@ -352,7 +383,12 @@ class Lobby:
 
     # -- what everyone sees --------------------------------------------------------------
     def _lobby_update(self, name: str) -> LobbyUpdate:
-        return LobbyUpdate(self._listing.for_player(name), self.online())
+        online = self.online()
+        key = (self._listing.version, online)
+        if key != self._places_key:
+            self._places = tuple(self._listing.place_of(n) for n in online)
+            self._places_key = key
+        return LobbyUpdate(self._listing.for_player(name), online, self._places)
 
     def _owe_everyone(self, *, urgent: bool) -> None:
         """Everyone is owed the table list and who is online; who already was keeps
@@ -407,7 +443,7 @@ class Lobby:
             else:
                 self._to_table(handle, command.table_id, SendChat(text, command.table_id),
                                reject)
-        elif isinstance(command, Broadcast | Kick | Ban | CloseTable):
+        elif isinstance(command, OPERATOR_COMMANDS):
             if not handle.operator:
                 reject(Refused(Refusal.OPERATOR_ONLY))
             else:
@@ -471,9 +507,11 @@ class Lobby:
             if code not in self._codes:
                 return code
 
-    def _operator(self, handle: PlayerHandle, command: Broadcast | Kick | Ban | CloseTable,
+    def _operator(self, handle: PlayerHandle, command: OperatorCommand,
                   reject: Callable[[Refused], None]) -> None:
-        if isinstance(command, Broadcast):
+        if isinstance(command, Restart | CancelRestart):
+            self._restart(handle, command, reject)
+        elif isinstance(command, Broadcast):
             self._broadcast(command.text)
         elif isinstance(command, Kick):
             reason = f"kicked by {handle.name}" + (f": {command.reason}" if command.reason else "")
@@ -494,6 +532,24 @@ class Lobby:
                 reason = f"closed by {handle.name}" + \
                     (f": {command.reason}" if command.reason else "")
                 table.post(CloseNow(reason))
+
+    def _restart(self, handle: PlayerHandle, command: Restart | CancelRestart,
+                 reject: Callable[[Refused], None]) -> None:
+        if self._on_restart is None:
+            reject(Refused(Refusal.RESTART_UNAVAILABLE))
+            return
+        if isinstance(command, Restart):
+            seconds = command.seconds
+            if isinstance(seconds, bool) or not isinstance(seconds, int) \
+                    or not 0 <= seconds <= RESTART_MAX_SECONDS:
+                reject(Refused(Refusal.BAD_RESTART, seconds=repr(seconds),
+                               limit=RESTART_MAX_SECONDS))
+                return
+            message = clean_text(str(command.message))[:self.config.chat_max_chars]
+            command = Restart(seconds, message)
+        refused = self._on_restart(command, handle.name)
+        if refused is not None:
+            reject(refused)
 
     async def _ban(self, name: str, reason: str) -> None:
         assert self._on_ban is not None

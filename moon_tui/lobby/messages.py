@@ -14,7 +14,7 @@ get one at once, and `Resync(table_id, seen)` asks for it when the table is past
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..rules import Action, Outcome, RuleBroken, Rules, SeatView
@@ -24,6 +24,10 @@ from .refusals import Refusal, Refused
 BotLevel = Literal["random", "easy", "normal", "expert"]
 BOT_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "expert", "random")
 TableStatus = Literal["waiting", "playing", "finished"]
+PlaceKind = Literal["idle", "seated", "watching"]
+Place = tuple[PlaceKind, str | None]
+"""Where a person online is: idle in the lobby, or seated at / watching a table (its id;
+None for a private table)."""
 NoticeLevel = Literal["info", "warning", "error"]
 
 
@@ -147,6 +151,15 @@ class Resync:
 
 
 @dataclass(frozen=True, slots=True)
+class HandSeen:
+    """The sender has read the result of hand `hand` (the next is dealt once every seated
+    player has, or after `LobbyConfig.hand_result_seconds`)."""
+
+    table_id: str
+    hand: int
+
+
+@dataclass(frozen=True, slots=True)
 class SendChat:
     text: str
     table_id: str | None = None
@@ -182,14 +195,31 @@ class CloseTable:
     reason: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Restart:
+    """Restart the server in `seconds`: everyone is told, then the server stops (it counts
+    down, not the lobby); a new `Restart` replaces a countdown already running."""
+
+    seconds: int
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CancelRestart:
+    """Call off the restart counting down."""
+
+
 TableCommand = (JoinSeat | Spectate | LeaveTable | AddBot | RemoveBot | StartGame | Act
-                | Rematch | Resync)
+                | Rematch | Resync | HandSeen)
 """Commands a handle sends straight to the table they name (the lobby does not relay them)."""
 TABLE_COMMANDS = (JoinSeat, Spectate, LeaveTable, AddBot, RemoveBot, StartGame, Act, Rematch,
-                  Resync)
+                  Resync, HandSeen)
+
+OperatorCommand = Broadcast | Kick | Ban | CloseTable | Restart | CancelRestart
+OPERATOR_COMMANDS = (Broadcast, Kick, Ban, CloseTable, Restart, CancelRestart)
 
 Command = (CreateTable | JoinByCode | SendChat | Broadcast | Kick | Ban | CloseTable
-           | TableCommand)
+           | Restart | CancelRestart | TableCommand)
 
 
 # --- events (lobby or table -> player) ------------------------------------------------------------
@@ -200,6 +230,8 @@ class LobbyUpdate:
 
     tables: tuple[TableInfo, ...]
     online: tuple[str, ...]
+    places: tuple[Place, ...] = ()
+    """Where each of `online` is, in the same order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +247,20 @@ class TableUpdate:
     view: SeatView | None
     seq: int = 0
     """The table's state number (see the module docstring)."""
+    turn_left: float | None = None
+    """Seconds left on the turn timer of the seat to move, when it is timed."""
+    reconnect_left: float | None = None
+    """The seat to move dropped: seconds the table still waits for its player to come back
+    before the stand-in computer plays (None: nobody is waited for)."""
+    hand_seats: tuple[tuple[SeatInfo, ...], ...] = ()
+    """Who held each seat when each hand of the game was dealt, by hand number: a hand
+    over keeps the names of those who played it, whoever sits there now."""
+
+    def table_of_hand(self, number: int) -> TableInfo:
+        """The table as it was seated for hand `number` (as it is now, if not known)."""
+        if 0 <= number < len(self.hand_seats):
+            return replace(self.table, seats=self.hand_seats[number])
+        return self.table
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +282,18 @@ class Notice:
 
     text: str
     level: NoticeLevel = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class RestartNotice:
+    """The server restarts in `seconds` (it counts down and stops; the lobby only carries
+    the news), or, with `seconds` None, the restart was called off. `message` is the
+    operator's, as typed; `by` the operator's name, empty when the server's own system
+    asked for it (SIGTERM)."""
+
+    seconds: int | None
+    message: str = ""
+    by: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,5 +330,5 @@ class Disconnected:
     reason: str
 
 
-Event = (LobbyUpdate | TableUpdate | TableLeft | ChatPosted | Notice | Rejected | GameFinished
-         | Disconnected)
+Event = (LobbyUpdate | TableUpdate | TableLeft | ChatPosted | Notice | RestartNotice | Rejected
+         | GameFinished | Disconnected)

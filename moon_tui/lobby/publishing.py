@@ -15,7 +15,11 @@ from collections.abc import Callable
 from ..rules import GameState, SeatView
 from .chat import CHAT_KEPT
 from .internal import LobbyMessage, Mailboxes, TableChanged
-from .messages import ChatPosted, Event, TableInfo, TableUpdate
+from .messages import ChatPosted, Event, SeatInfo, TableInfo, TableUpdate
+
+Waits = tuple[float | None, float | None]
+"""What the seat to move waits on, in seconds left: its turn timer, the reconnect wait."""
+HandSeats = tuple[tuple[SeatInfo, ...], ...]
 
 
 class Publisher:
@@ -51,33 +55,38 @@ class Publisher:
         return True
 
     def publish(self, public: TableInfo, players: TableInfo, state: GameState | None,
-                seat_of: Callable[[str], int | None]) -> None:
+                seat_of: Callable[[str], int | None], waits: Waits = (None, None),
+                hand_seats: HandSeats = ()) -> None:
         """A new state: every member gets it; the lobby gets the entry if it changed.
 
         `players` is the entry with the invite code (for the seated and the owner)."""
         self.seq += 1
         views: dict[int | None, SeatView | None] = {}
         for name in list(self.connected):
-            self._mail.deliver(name, self._update(name, public, players, state, seat_of, views))
+            self._mail.deliver(name, self._update(name, public, players, state, seat_of, views,
+                                                  waits, hand_seats))
         if public != self._reported:
             self._reported = public
             self._lobby_post(TableChanged(players))
 
     def resend(self, name: str, public: TableInfo, players: TableInfo,
-               state: GameState | None, seat_of: Callable[[str], int | None]) -> None:
+               state: GameState | None, seat_of: Callable[[str], int | None],
+               waits: Waits = (None, None), hand_seats: HandSeats = ()) -> None:
         """The current state again, to `name` only (a member catching up)."""
         if name in self.connected:
-            self._mail.deliver(name, self._update(name, public, players, state, seat_of, {}))
+            self._mail.deliver(name, self._update(name, public, players, state, seat_of, {},
+                                                  waits, hand_seats))
 
     def _update(self, name: str, public: TableInfo, players: TableInfo,
                 state: GameState | None, seat_of: Callable[[str], int | None],
-                views: dict[int | None, SeatView | None]) -> TableUpdate:
+                views: dict[int | None, SeatView | None], waits: Waits,
+                hand_seats: HandSeats) -> TableUpdate:
         seat = seat_of(name)
         if seat not in views:
             views[seat] = None if state is None else (
                 state.spectator_view() if seat is None else state.view(seat))
         info = players if seat is not None or name == players.owner else public
-        return TableUpdate(info, seat, views[seat], self.seq)
+        return TableUpdate(info, seat, views[seat], self.seq, *waits, hand_seats=hand_seats)
 
     def answer(self, name: str, event: Event) -> None:
         """An event for `name`, member or not (a refusal, being told they left)."""

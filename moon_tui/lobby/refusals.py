@@ -26,6 +26,10 @@ class Refusal(enum.StrEnum):
     TOO_MANY_CODES = "too_many_codes"
     OPERATOR_ONLY = "operator_only"
     NOT_ONLINE = "not_online"
+    BAD_RESTART = "bad_restart"
+    NO_RESTART = "no_restart"
+    RESTART_BY_SYSTEM = "restart_by_system"
+    RESTART_UNAVAILABLE = "restart_unavailable"
     NOT_RULES = "not_rules"
     BAD_RULES = "bad_rules"
     BAD_TIMER = "bad_timer"
@@ -71,6 +75,11 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.TOO_MANY_CODES: "too many wrong invite codes: wait a minute",
     Refusal.OPERATOR_ONLY: "only an operator may do that",
     Refusal.NOT_ONLINE: "{name} is not online",
+    Refusal.BAD_RESTART: "a restart is 0 to {limit} seconds away, not {seconds}",
+    Refusal.NO_RESTART: "no restart is counting down",
+    Refusal.RESTART_BY_SYSTEM: "the server's system asked it to stop: that restart cannot "
+                               "be called off",
+    Refusal.RESTART_UNAVAILABLE: "this server cannot restart from the game",
     Refusal.NOT_RULES: "the rules must be a Rules value",
     Refusal.BAD_RULES: "{problem}",
     Refusal.BAD_TIMER: "the turn timer is 1 to 3600 seconds (or none), not {seconds}",

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..rules import CHANCE, Action, Breach, GameState, IllegalActionError, RuleBroken
+from ..rules import CHANCE, Action, Breach, GameState, IllegalActionError, Phase, RuleBroken
 from .clock import Clock
 from .clocks import TableClocks
 from .computers import Computers
@@ -50,11 +50,13 @@ from .internal import (
 from .messages import (
     Act,
     AddBot,
+    BotLevel,
     ChatLine,
     ChatPosted,
     Command,
     CreateTable,
     GameFinished,
+    HandSeen,
     JoinByCode,
     JoinSeat,
     LeaveTable,
@@ -63,6 +65,7 @@ from .messages import (
     Rematch,
     RemoveBot,
     Resync,
+    SeatInfo,
     SendChat,
     Spectate,
     StartGame,
@@ -70,7 +73,7 @@ from .messages import (
     TableLeft,
     TableStatus,
 )
-from .publishing import Publisher
+from .publishing import Publisher, Waits
 from .records import Recorder
 from .refusals import Refusal, Refused
 from .seating import Seating
@@ -108,6 +111,15 @@ class Table:
         self.status: TableStatus = "waiting"
         self.state: GameState | None = None
         self.game_names: tuple[str, ...] = ()
+        self._turn_started = 0.0
+        """When the seat to move was given its turn (on the table's clock)."""
+        self.stand_in_level: BotLevel = config.stand_in_level
+        """The computer that plays for a player who is away or gone: the level of the
+        table's own computer players, if it has any (the first one's)."""
+        self.hand_seats: tuple[tuple[SeatInfo, ...], ...] = ()
+        """Who held each seat when each hand of the game was dealt, by hand number."""
+        self._seen: set[str] = set()
+        """Players who have read the result of the hand just over."""
         self._inbox: asyncio.Queue[TableMessage] = asyncio.Queue()
         self._tg: asyncio.TaskGroup | None = None
         self._closing: str | None = None
@@ -173,7 +185,7 @@ class Table:
         elif isinstance(message, ThinkNow):
             self._think(message.seat, stand_in=message.stand_in)
         elif isinstance(message, TimerRanOut):
-            self._think_later(message.seat, stand_in=True, delay=0)
+            self._time_ran_out(message.seat)
         else:
             self._deal()
 
@@ -189,7 +201,7 @@ class Table:
         if key != self._info_key:
             public = TableInfo(
                 table_id=self.table_id, name=self.name, owner=seating.owner, rules=self.rules,
-                seats=seating.infos(self.config.stand_in_level), status=self.status,
+                seats=seating.infos(self.stand_in_level), status=self.status,
                 private=self.private, spectators_allowed=self.spectators_allowed,
                 spectators=tuple(seating.spectators), turn_seconds=self.turn_seconds,
                 invite_code=None, rematch_votes=tuple(seating.rematch_votes))
@@ -201,7 +213,32 @@ class Table:
     def _publish(self) -> None:
         """Every connected member gets their own TableUpdate. Called after every change."""
         public, players = self.infos()
-        self.publisher.publish(public, players, self.state, self.seating.seat_of)
+        self.publisher.publish(public, players, self.state, self.seating.seat_of, self._waits(),
+                               self.hand_seats)
+
+    def _turn_end(self) -> float | None:
+        """When the turn timer of the seat to move runs out (None: the table has none)."""
+        if self.turn_seconds is None:
+            return None
+        return self._turn_started + self.turn_seconds * self.config.timer_scale
+
+    def _reconnect_end(self, seat: int) -> float | None:
+        """Until when a turn of `seat` waits for its dropped player (None: not away)."""
+        away = self.seating.seats[seat].away_since
+        return None if away is None else away + self.config.reconnect_wait_seconds
+
+    def _waits(self) -> Waits:
+        """Seconds left on the turn timer and the reconnect wait of the seat to move."""
+        player = self._to_move()
+        if player is None or self.seating.seats[player].name is None:
+            return (None, None)
+        now = self.clocks.now()
+        turn_end, back = self._turn_end(), self._reconnect_end(player)
+        turn_left = None if turn_end is None else max(0.0, turn_end - now)
+        back_left = None if back is None or back <= now else back - now
+        if back_left is not None and turn_left is not None:
+            back_left = min(back_left, turn_left)
+        return (turn_left, back_left)
 
     # -- commands --------------------------------------------------------------------------
     def _command(self, name: str, command: Command, by_code: bool) -> None:
@@ -220,7 +257,8 @@ class Table:
         elif isinstance(command, Resync):
             if command.seen < self.publisher.seq:
                 public, players = self.infos()
-                self.publisher.resend(name, public, players, self.state, self.seating.seat_of)
+                self.publisher.resend(name, public, players, self.state, self.seating.seat_of,
+                                      self._waits(), self.hand_seats)
         elif isinstance(command, LeaveTable):
             self._leave(name, "you left the table")
         elif isinstance(command, SendChat):
@@ -241,6 +279,8 @@ class Table:
             self._start_game()
         elif isinstance(command, Rematch):
             self._rematch(name, command.agree)
+        elif isinstance(command, HandSeen):
+            self._hand_seen(name, command.hand)
         else:
             raise Refused(Refusal.NOT_A_TABLE_COMMAND, command=type(command).__name__)
 
@@ -298,11 +338,12 @@ class Table:
 
     def _leave(self, name: str, reason: str) -> None:
         playing = self.status == "playing"
-        seat = self.seating.leave(name, self.config.stand_in_level if playing else None)
+        seat = self.seating.leave(name, self.stand_in_level if playing else None)
         if seat is not None:
             if playing:
                 self.publisher.tell_all(Notice(
-                    f"{name} left table {self.table_id}: a computer plays seat {seat}"), but=name)
+                    f"{name} left table {self.table_id}: a computer plays seat {seat + 1}"),
+                    but=name)
             self.clocks.end_grace(name)
         if self.publisher.disconnect(name):
             self.publisher.answer(name, TableLeft(self.table_id, reason))
@@ -364,7 +405,12 @@ class Table:
             raise Refused(Refusal.SEATS_EMPTY)
         self.state = GameState.new_game(self.rules, self._rng)
         self.game_names = self.seating.names()
+        levels = [s.bot_level for s in self.seating.seats if s.name is None and s.bot_level]
+        self.stand_in_level = levels[0] if levels else self.config.stand_in_level
+        self.hand_seats = ()
+        self._note_hand_seats()
         self.status = "playing"
+        self._turn_started = self.clocks.now()
         self.seating.rematch_votes.clear()
         self.recorder.new_game()
         self._publish()
@@ -405,16 +451,44 @@ class Table:
                 f"your time ran out: the computer chose {action} for you", "warning"))
         self._changed()
 
+    def _readers(self) -> list[str]:
+        """Seated players, here and connected, who have not yet read the hand's result."""
+        return [s.name for s in self.seating.seats if s.name is not None
+                and s.away_since is None and s.name in self.publisher.connected
+                and s.name not in self._seen]
+
+    def _hand_seen(self, name: str, hand: int) -> None:
+        """`name` has read the result of hand `hand`: once everyone has, deal the next."""
+        state = self.state
+        if (state is None or self.status != "playing" or state.current_player() != CHANCE
+                or hand != state.hand_number or self.seating.seat_of(name) is None):
+            return  # late or early: nothing to wait for
+        self._seen.add(name)
+        if not self._readers():
+            self._deal()
+
     def _deal(self) -> None:
         assert self.state is not None
+        self._seen.clear()
         self.state.deal(self._rng)
+        self._note_hand_seats()
         self._changed()
+
+    def _note_hand_seats(self) -> None:
+        """Remember who plays the hand just dealt: past hands keep their players' names."""
+        assert self.state is not None
+        seats = tuple(SeatInfo(s.name, s.bot_level if s.name is None else None)
+                      for s in self.seating.seats)
+        missing = self.state.hand_number + 1 - len(self.hand_seats)
+        if missing > 0:
+            self.hand_seats += (seats,) * missing
 
     def _changed(self) -> None:
         """After a move: count a finished hand, tell everyone, and set the next clock."""
         assert self.state is not None
         if self.state.current_player() < 0:
             self._stats.hands += 1
+        self._turn_started = self.clocks.now()
         self._publish()
         self._advance()
 
@@ -429,18 +503,59 @@ class Table:
             return
         player = state.current_player()
         if player == CHANCE:
-            if self.config.hand_pause > 0:
-                self.clocks.post_after(self.config.hand_pause, DealNow(generation))
+            pause = self.config.hand_pause
+            if self._readers():
+                pause = max(pause, self.config.hand_result_seconds)
+            if pause > 0:
+                self.clocks.post_after(pause, DealNow(generation))
             else:
                 self.post(DealNow(generation))  # readers still see the hand's end
             return
         seat = self.seating.seats[player]
-        if seat.computer_plays:
-            self._think_later(player, stand_in=seat.name is not None,
-                              delay=self.config.bot_delay)
-        elif self.turn_seconds is not None:
-            self.clocks.post_after(self.turn_seconds * self.config.timer_scale,
-                                   TimerRanOut(generation, player))
+        now = self.clocks.now()
+        turn_end = self._turn_end()
+        back = self._reconnect_end(player)
+        if seat.name is None:
+            self._think_later(player, stand_in=False, delay=self._computer_delay())
+        elif back is not None and (turn_end is None or back < turn_end):
+            # A dropped player's turn waits for them (reconnecting hands it back, `_attach`);
+            # then the stand-in plays. The turn timer, if any, is not stopped by the drop.
+            if back > now:
+                self.clocks.post_after(back - now, ThinkNow(generation, player, True))
+            else:
+                self._think_later(player, stand_in=True, delay=self._computer_delay())
+        elif turn_end is not None:
+            self.clocks.post_after(turn_end - now, TimerRanOut(generation, player))
+
+    def _computer_delay(self) -> float:
+        """How long a computer waits before its move: `bot_delay`, and when it leads a new
+        trick at least `trick_pause`, so everyone sees the trick just taken."""
+        state = self.state
+        assert state is not None
+        trick = state.current_trick
+        if trick is not None and not trick.plays and state.tricks:
+            return max(self.config.bot_delay, self.config.trick_pause)
+        return self.config.bot_delay
+
+    def _time_ran_out(self, seat: int) -> None:
+        """The turn timer of `seat` ran out. In the auction the seat passes (or bids the
+        least it may, where the rules force a bid): a computer does not bid for a person.
+        Otherwise the stand-in computer chooses the move."""
+        state = self.state
+        assert state is not None
+        if state.phase is not Phase.BID:
+            self._think_later(seat, stand_in=True, delay=0)
+            return
+        legal = state.legal_actions()
+        action = Action.make_pass()
+        if action not in legal:
+            action = min((a for a in legal if a.bid is not None), key=lambda a: a.bid or 0)
+        state.apply_action(action)
+        name = self.seating.seats[seat].name
+        if name is not None:
+            what = "you passed" if action.kind == "pass" else f"you bid {action.bid}, the least"
+            self.publisher.tell(name, Notice(f"your time ran out: {what}", "warning"))
+        self._changed()
 
     def _think_later(self, seat: int, *, stand_in: bool, delay: float) -> None:
         """A computer plays `seat` after a pause (so humans can follow)."""
@@ -453,7 +568,7 @@ class Table:
         """A computer's move for `seat`, chosen off the event loop from the seat's view."""
         assert self.state is not None and self._tg is not None
         held = self.seating.seats[seat]
-        level = self.config.stand_in_level if stand_in or held.bot_level is None \
+        level = self.stand_in_level if stand_in or held.bot_level is None \
             else held.bot_level
         view = self.state.view(seat)
         self.clocks.work(self._tg.create_task(self.computers.choose(

@@ -38,6 +38,8 @@ class Rules:
     tie_break: TieBreak = "continue"
     doubles_trump: bool = True
     no_trump: bool = True
+    discard_shown: bool = False
+    """Once the declarer has discarded, every seat and spectator sees the discard."""
 
     @classmethod
     def make(cls, **options: Any) -> Rules:
@@ -72,7 +74,8 @@ class Rules:
         one_of("scoring", ("points", "marks"))
         one_of("team_scoring", ("tricks", "bid"))
         one_of("tie_break", ("continue", "declarer"))
-        for flag in ("trump_before_widow", "moon_wins_game", "doubles_trump", "no_trump"):
+        for flag in ("trump_before_widow", "moon_wins_game", "doubles_trump", "no_trump",
+                     "discard_shown"):
             one_of(flag, (True, False))
         if type(self.target) is not int or \
                 not 1 <= self.target <= 1000:

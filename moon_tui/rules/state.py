@@ -625,7 +625,8 @@ class GameState:
             trump=self.trump,
             widow_taken=self._widow_taken,
             widow=TILES[self._widow] if is_declarer and self._widow_taken else None,
-            discard=TILES[self._discard] if is_declarer and self._discard >= 0 else None,
+            discard=TILES[self._discard] if self._discard >= 0 and (
+                is_declarer or self.rules.discard_shown) else None,
             tricks=self.tricks,
             current_trick=self.current_trick,
             tricks_won=tuple(self._tricks_won),

@@ -105,6 +105,8 @@ class SeatView:
     widow_taken: bool
     widow: Tile | None
     discard: Tile | None
+    """The tile the declarer laid away: in the declarer's view, or in every view once made
+    with `Rules.discard_shown`."""
     tricks: tuple[Trick, ...]
     current_trick: Trick | None
     tricks_won: tuple[int, ...]

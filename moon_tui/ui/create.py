@@ -34,6 +34,7 @@ FLAGS: list[tuple[str, str]] = [
     ("moon_wins_game", "A made moon wins the game"),
     ("doubles_trump", "Doubles may be trump"),
     ("no_trump", "No trump (follow-me) allowed"),
+    ("discard_shown", "The discard is laid face up (3 players, with 0-0)"),
 ]
 
 
@@ -74,8 +75,7 @@ class CreateTableScreen(MoonModal):
                     yield Label("Turn timer")
                     yield Choice(TIMERS, None, id="timer")
                 for key, label in FLAGS:
-                    value = False if key in ("no00", "trump_before_widow") else getattr(
-                        defaults, key)
+                    value = False if key == "no00" else getattr(defaults, key)
                     yield Flag(label, value, id=key)
                 yield Flag("Private (join by invite code only)", False, id="private")
                 yield Flag("Spectators may watch", True, id="spectators")

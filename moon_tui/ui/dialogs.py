@@ -78,16 +78,19 @@ class ScoreSheetScreen(TableDialog):
         rules, info = view.rules, update.table
         sheet = self.query_one(DataTable)
         sheet.clear(columns=True)
-        sides = [side_name(rules, info, s) for s in range(rules.sides)]
+        # Past hands keep the names of those who played them, whoever sits there now.
+        tables = [update.table_of_hand(r.number) for r in view.results] or [info]
+        sides = [" / ".join(dict.fromkeys(side_name(rules, t, s) for t in tables))
+                 for s in range(rules.sides)]
         # Cells and titles as Text: DataTable reads a str as markup, and names are data.
         sheet.add_columns("Hand", "Bid", "Result", *map(cell, sides))
-        for result in view.results:
+        for result, played in zip(view.results, tables, strict=False):
             if result.redeal or result.declarer is None:
                 bid, verdict = "all passed", "redeal"
             else:
                 amount = "moon" if result.bid == MOON else str(result.bid)
                 trump = "" if result.trump is None else f" {trump_words(result.trump)}"
-                bid = f"{seat_name(info, result.declarer)} {amount}{trump}"
+                bid = f"{seat_name(played, result.declarer)} {amount}{trump}"
                 verdict = "made" if result.made else "set"
             cells = [f"{p:+d} = {s}" for p, s in zip(result.points, result.scores,
                                                       strict=True)]

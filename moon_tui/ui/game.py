@@ -9,6 +9,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Horizontal
+from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
@@ -17,6 +18,7 @@ from ..lobby.messages import (
     ChatPosted,
     Event,
     GameFinished,
+    HandSeen,
     LeaveTable,
     Rejected,
     Rematch,
@@ -35,6 +37,8 @@ from .table_text import centre_panel, header, played_panel, seats_panel, summary
 from .words import name_width, seat_name, trump_counts
 
 LEAVE_CONFIRM_SECONDS = 3.0
+WARN_SECONDS = 10
+"""Your turn timer is shown highlighted for its last seconds (and `TimeRunningOut` sent)."""
 PICK = Binding.Group("choose tile", compact=True)
 BID = Binding.Group("bid", compact=True)
 TRUMP = Binding.Group("trump", compact=True)
@@ -56,6 +60,15 @@ class GameScreen(MoonScreen):
     """One table while a game is on (or over). Renders only the latest `SeatView`."""
 
     table_id: str
+
+    class TimeRunningOut(Message):
+        """Your turn timer entered its last `WARN_SECONDS`: sent once per turn (the app
+        may ring the bell on it)."""
+
+        def __init__(self, table_id: str, seconds_left: int) -> None:
+            super().__init__()
+            self.table_id = table_id
+            self.seconds_left = seconds_left
 
     AUTO_FOCUS = "HandView"
     BINDINGS = [
@@ -85,7 +98,11 @@ class GameScreen(MoonScreen):
         self._finished: GameFinished | None = None
         self._problem: str = ""
         self._turn_key: tuple[object, ...] = ()
-        self._turn_started = time.monotonic()
+        self._turn_deadline: float | None = None
+        self._reconnect_deadline: float | None = None
+        self._warned: tuple[object, ...] = ()
+        self._seen_hand: int | None = None
+        """The hand whose result this player said they have read (Enter)."""
         self._timer: Timer | None = None
         self._keys_state: tuple[object, ...] = ()
         self._leave_armed_until = 0.0
@@ -142,15 +159,20 @@ class GameScreen(MoonScreen):
                len(view.played_tiles()))
         if key != self._turn_key:
             self._turn_key = key
-            self._turn_started = time.monotonic()
             self._problem = ""
+        # The table says how long each wait has left: the countdowns run from here.
+        now = time.monotonic()
+        self._turn_deadline = None if update.turn_left is None else now + update.turn_left
+        self._reconnect_deadline = (None if update.reconnect_left is None
+                                    else now + update.reconnect_left)
         finished = self._finished
         set_text(self.query_one("#header", Static),
                  header(view, update.table, self.app.size.width, self._names()))
         self._draw_seats()
         centre = self.query_one("#centre", Static)
         ring = centre.content_size.width if self.app.size.width >= 100 else None
-        panel = centre_panel(view, update.table, self._names(), ring or None)
+        panel = centre_panel(view, update.table, self._names(), ring or None,
+                             self._last_hand())
         if self.app.size.width >= 120 and self.app.size.height >= 40 and \
                 view.phase is Phase.PLAY:
             # Room enough: what has been played is always in view.
@@ -161,7 +183,7 @@ class GameScreen(MoonScreen):
         self._draw_hand(view, finished)
         self._draw_actions(view)
         self._draw_prompt()
-        self._start_timer(update.table.turn_seconds)
+        self._start_timer()
         keys = (view.phase, view.my_turn, view.legal, view.outcome is None, bool(view.tricks),
                 len(view.hand))
         if keys != self._keys_state:
@@ -178,11 +200,22 @@ class GameScreen(MoonScreen):
         if self._update is not None:
             self.show(self._update)
 
-    def _seconds_left(self) -> int | None:
-        if self._update is None or self._update.table.turn_seconds is None:
+    @staticmethod
+    def _left(deadline: float | None) -> int | None:
+        if deadline is None:
             return None
-        elapsed = time.monotonic() - self._turn_started
-        return max(0, int(self._update.table.turn_seconds - elapsed + 0.999))
+        return max(0, int(deadline - time.monotonic() + 0.999))
+
+    def _seconds_left(self) -> int | None:
+        return self._left(self._turn_deadline)
+
+    def _warning(self) -> int | None:
+        """Seconds left on your own turn timer, when in its last `WARN_SECONDS`."""
+        left = self._seconds_left()
+        view = self._view
+        if left is None or view is None or not view.my_turn or left > WARN_SECONDS:
+            return None
+        return left
 
     def _draw_seats(self) -> None:
         if self._view is None or self._update is None:
@@ -190,15 +223,33 @@ class GameScreen(MoonScreen):
         seats = self.query_one("#seats", Static)
         width = seats.content_size.width or 29
         set_text(seats, seats_panel(self._view, self._update.table, self._seconds_left(),
-                                    width, self._names()))
+                                    width, self._names(),
+                                    waiting=self._left(self._reconnect_deadline) is not None))
 
     def _names(self) -> int:
         """The width names get on this screen (cut the same way everywhere on it)."""
         return name_width(self.app.size.width)
 
-    def _start_timer(self, seconds: int | None) -> None:
-        if seconds is not None and self._timer is None:
-            self._timer = self.set_interval(1.0, self._draw_seats)
+    def _tick(self) -> None:
+        """Once a second while a countdown runs: the seats, and the prompt if it counts."""
+        if self._turn_deadline is None and self._reconnect_deadline is None:
+            return
+        self._draw_seats()
+        if self._warn() is not None or self._reconnect_deadline is not None:
+            self._draw_prompt()
+
+    def _warn(self) -> int | None:
+        """`_warning()`, and `TimeRunningOut` sent the first time in a turn."""
+        warning = self._warning()
+        if warning is not None and self._warned != self._turn_key:
+            self._warned = self._turn_key
+            self.post_message(self.TimeRunningOut(self.table_id, warning))
+        return warning
+
+    def _start_timer(self) -> None:
+        if self._timer is None and (self._turn_deadline is not None
+                                    or self._reconnect_deadline is not None):
+            self._timer = self.set_interval(1.0, self._tick)
 
     def _draw_hand(self, view: SeatView, finished: GameFinished | None) -> None:
         hand = self.query_one(HandView)
@@ -214,9 +265,9 @@ class GameScreen(MoonScreen):
         hand.display = bool(view.hand)
         no_hand.display = not view.hand
         if not view.hand:
-            set_text(no_hand, summary(view, self._table(), finished, self._names(),
-                                      solo=self.moon.solo),
-                     layout=True)
+            set_text(no_hand, summary(view, self._table(), finished, self._last_hand(),
+                                      seen=not self._may_see(view), names=self._names(),
+                                      solo=self.moon.solo), layout=True)
         choosing = view.my_turn and view.phase in (Phase.PLAY, Phase.DISCARD)
         playable = {a.tile for a in view.legal if a.kind in ("play", "discard")}
         tiles = []
@@ -233,6 +284,18 @@ class GameScreen(MoonScreen):
         cursor = hand.cursor
         if choosing and cursor is not None and tiles[cursor].mark is Mark.ILLEGAL:
             hand.place_cursor(next(i for i, t in enumerate(tiles) if t.mark is Mark.LEGAL))
+
+    def _may_see(self, view: SeatView) -> bool:
+        """The hand is over and the table waits for this player to say they read it."""
+        return (view.seat is not None and view.phase is Phase.DEAL and view.outcome is None
+                and bool(view.results) and self._seen_hand != view.hand_number)
+
+    def _last_hand(self) -> TableInfo | None:
+        """The table as seated for the last hand over: it keeps its players' names."""
+        view, update = self._view, self._update
+        if view is None or update is None or not view.results:
+            return None
+        return update.table_of_hand(view.results[-1].number)
 
     def _table(self) -> TableInfo:
         assert self._update is not None
@@ -284,6 +347,10 @@ class GameScreen(MoonScreen):
         if view is None:
             return
         text = Text(no_wrap=True, overflow="ellipsis")
+        warning = self._warn()
+        if warning is not None:
+            text.append(f" {warning} s left! ", style="bold reverse")
+            text.append(" ")
         if self._problem:
             text.append("✗ ", style="bold")
             text.append(self._problem, style="bold reverse")
@@ -300,11 +367,17 @@ class GameScreen(MoonScreen):
         if view.seat is None:
             return "You are watching. q: back to the lobby."
         if view.phase is Phase.DEAL:
-            return "The hand is over; the next one is being dealt."
+            if self._may_see(view):
+                return "The hand is over. Enter: on to the next hand."
+            return "The hand is over; the next one is dealt when everyone has read it."
         if not view.my_turn:
             if view.to_move is None:
                 return ""
-            return f"Waiting for {seat_name(self._table(), view.to_move)}…"
+            who = seat_name(self._table(), view.to_move)
+            back = self._left(self._reconnect_deadline)
+            if back is not None:
+                return f"Waiting for {who} to reconnect… {back} s"
+            return f"Waiting for {who}…"
         if view.phase is Phase.BID:
             return "Your bid: ←→ Enter below, or p pass, a digit bids, m moon."
         keys = "1" if n == 1 else f"1-{n}"
@@ -319,6 +392,8 @@ class GameScreen(MoonScreen):
     # -- choosing --------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self._view
+        if action == "choose" and view is not None and self._may_see(view):
+            return True
         if action in ("move", "choose") and view is not None and view.my_turn and \
                 view.phase in (Phase.BID, Phase.TRUMP):
             return True
@@ -381,6 +456,14 @@ class GameScreen(MoonScreen):
         self.query_one(HandView).move(step)
 
     def action_choose(self) -> None:
+        view = self._view
+        if view is not None and self._may_see(view):
+            self._seen_hand = view.hand_number
+            self.moon.send(HandSeen(self.table_id, view.hand_number))
+            self.refresh_bindings()
+            if self._update is not None:
+                self.show(self._update)
+            return
         if self._in_row():
             bar = self.query_one("#actions", ClickBar)
             if bar.cursor is not None:

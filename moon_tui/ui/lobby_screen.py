@@ -13,6 +13,7 @@ from ..lobby.messages import (
     ChatPosted,
     JoinSeat,
     LobbyUpdate,
+    Place,
     SendChat,
     Spectate,
     TableInfo,
@@ -78,16 +79,35 @@ def watch_cell(info: TableInfo) -> str:
     return str(len(info.spectators))
 
 
-def online_text(online: tuple[str, ...], me: str) -> Text:
-    """Who is online, as many names as the panel shows (you first), then how many more.
+def place_words(place: Place, tables: tuple[TableInfo, ...]) -> str:
+    """`at ann's table` / `watching t3` / `idle` (a private table is not named)."""
+    kind, table_id = place
+    if kind == "idle":
+        return "idle"
+    name = next((t.name for t in tables if t.table_id == table_id), None)
+    where = "a private table" if table_id is None else (name or f"table {table_id}")
+    return f"at {where}" if kind == "seated" else f"watching {where}"
+
+
+def online_text(online: tuple[str, ...], me: str, places: tuple[Place, ...] = (),
+                tables: tuple[TableInfo, ...] = ()) -> Text:
+    """Who is online and where (at a table, watching, idle): as many names as the panel
+    shows (you first), then how many more.
 
     Only what fits is drawn: in a club of hundreds, every arrival redraws every lobby."""
-    names = ([f"{me} (you)"] if me in online else []) + [n for n in online if n != me]
+    where = dict(zip(online, places, strict=False))
+    order = ([me] if me in online else []) + [n for n in online if n != me]
+    names = []
+    for name in order[:ONLINE_NAMES]:
+        label = f"{name} (you)" if name == me else name
+        place = where.get(name)
+        names.append(label if place is None else f"{label} {place_words(place, tables)}")
+    names += order[ONLINE_NAMES:]
     more = 0
     if len(names) > ONLINE_NAMES:
         more = len(names) - (ONLINE_NAMES - 1)
         names = names[:ONLINE_NAMES - 1]
-    text = Text(f"Online ({len(online)})", style="bold")
+    text = Text(f"Online ({len(online)})", style="bold", no_wrap=True, overflow="ellipsis")
     for name in names:
         text.append(f"\n• {name}", style="")
     if more:
@@ -120,6 +140,7 @@ class LobbyScreen(MoonScreen):
     def __init__(self) -> None:
         super().__init__(classes="lobby")
         self._stale = False
+        self._to_table = False
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
@@ -144,7 +165,14 @@ class LobbyScreen(MoonScreen):
         else:
             self.query_one(ChatPanel).add(event.line)
 
+    def on_screen_suspend(self) -> None:
+        self._to_table = bool(self.moon.model.tables)  # leaving for a table
+
     def on_screen_resume(self) -> None:
+        if self._to_table:
+            # Back from a table: the cursor starts at the first table, as on arrival.
+            self._to_table = False
+            self.query_one(RowList).action_move(-1_000_000)
         if self._stale:
             self._stale = False
             self.show(self.moon.model.lobby)
@@ -166,7 +194,8 @@ class LobbyScreen(MoonScreen):
             header.append(" · no table yet: press n to open one")
         set_text(self.query_one("#header", Static), header)
         set_text(self.query_one("#online", Static),
-                 online_text(lobby.online, self.moon.player_name))
+                 online_text(lobby.online, self.moon.player_name, lobby.places,
+                             lobby.tables))
         rows = self.query_one(RowList)
         width = rows.column_width(SEATS_COLUMN)
         if rows.set_rows([(info.table_id, table_row(info, width)) for info in lobby.tables]):

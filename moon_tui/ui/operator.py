@@ -8,12 +8,13 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
-from ..lobby.messages import Ban, Broadcast, CloseTable, Command, Kick
+from ..lobby.messages import Ban, Broadcast, CancelRestart, CloseTable, Command, Kick, Restart
 from .base import MoonModal, set_text, steady_input
 
 ALARM_REFRESH_SECONDS = 2.0
 """How often an open operator screen looks for new alarms (only operators open it)."""
-USAGE = "say TEXT · kick NAME REASON · ban NAME REASON · close TABLE REASON (reasons optional)"
+USAGE = ("say TEXT · kick NAME REASON · ban NAME REASON · close TABLE REASON (reasons optional)"
+         " · restart SECONDS MESSAGE · restart cancel")
 
 
 class OperatorError(ValueError):
@@ -21,7 +22,8 @@ class OperatorError(ValueError):
 
 
 def parse_operator(line: str) -> Command:
-    """`say the server restarts at 10` -> Broadcast(...), `kick bob rude` -> Kick(...)."""
+    """`say tea at 8` -> Broadcast(...), `kick bob rude` -> Kick(...), `restart 60 new
+    version` -> Restart(60, "new version"), `restart cancel` -> CancelRestart()."""
     verb, _, rest = line.strip().partition(" ")
     rest = rest.strip()
     target, _, reason = rest.partition(" ")
@@ -34,6 +36,10 @@ def parse_operator(line: str) -> Command:
         return Ban(target, reason.strip())
     if verb == "close" and target:
         return CloseTable(target, reason.strip())
+    if verb == "restart" and target.lower() == "cancel" and not reason.strip():
+        return CancelRestart()
+    if verb == "restart" and target.isdigit():
+        return Restart(int(target), reason.strip())
     raise OperatorError(f"not an operator command: {line.strip()!r} ({USAGE})")
 
 

@@ -104,6 +104,12 @@ LOBBY: dict[Refusal, _Words] = {
     Refusal.TOO_MANY_CODES: lambda p: "too many wrong invite codes: wait a minute",
     Refusal.OPERATOR_ONLY: lambda p: "only an operator may do that",
     Refusal.NOT_ONLINE: lambda p: f"{p.get('name')} is not online",
+    Refusal.BAD_RESTART: lambda p: f"a restart is 0 to {p.get('limit')} seconds away, "
+                                   f"not {p.get('seconds')}",
+    Refusal.NO_RESTART: lambda p: "no restart is counting down",
+    Refusal.RESTART_BY_SYSTEM: lambda p: "the server's system asked it to stop: that "
+                                         "restart cannot be called off",
+    Refusal.RESTART_UNAVAILABLE: lambda p: "this server cannot restart from the game",
     Refusal.NOT_RULES: lambda p: "the rules must be a Rules value",
     Refusal.BAD_RULES: lambda p: str(p.get("problem")),
     Refusal.BAD_TIMER: lambda p: "the turn timer is 1 to 3600 seconds (or none), "

@@ -16,6 +16,7 @@ from .words import (
     NAME_WIDTH,
     bid_words,
     contract,
+    fit,
     points_words,
     result_words,
     score_words,
@@ -64,8 +65,9 @@ def bid_of(view: SeatView, seat: int) -> str:
 
 
 def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
-                width: int = 29, names: int = NAME_WIDTH) -> Text:
-    """Every seat: turn marker, name, who plays it, bid, tricks, timer, score.
+                width: int = 29, names: int = NAME_WIDTH, waiting: bool = False) -> Text:
+    """Every seat: turn marker, name, who plays it, bid, tricks, timer, score. `waiting`:
+    the table waits for the dropped player of the seat to move (no computer plays yet).
 
     Laid out to fit `width` cells with names cut to `names`: the first line holds the
     turn, the name and the timer, the second what the seat did this hand and its score
@@ -85,13 +87,12 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
             line.append(" (you)")
         if view.declarer == seat and in_hand:
             line.append(f" {DECLARER}")
-        timed = table.seats[seat].name is not None and not table.seats[seat].away
-        if turn and timed and seconds_left is not None:
+        if turn and table.seats[seat].name is not None and seconds_left is not None:
             clock = f" {seconds_left}s left"
             if line.cell_len + len(clock) > width:
                 clock = f" {seconds_left}s"
             line.append(clock, style="bold")
-        detail = seat_detail(table.seats[seat])
+        detail = "away" if turn and waiting else seat_detail(table.seats[seat])
         if detail and line.cell_len + len(detail) + 3 <= width:
             line.append(f" ({detail})", style="italic")
             detail = ""
@@ -113,6 +114,9 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
         text.append("\n  " + fit_words(parts, width - 2))
     if rules.players == 4:
         text.append_text(team_lines(view, table, width, names))
+    if table.spectators:
+        text.append("\nWatching: ", style="bold")
+        text.append(fit_words([fit(n, names) for n in table.spectators], width - 10))
     return text
 
 
@@ -203,8 +207,17 @@ def trick_ring(trick: Trick | None, view: SeatView, table: TableInfo, title: str
     return text
 
 
+def auction(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Text:
+    """The bids of the hand in play, in the order they were spoken."""
+    text = Text()
+    for seat, action in view.bids:
+        said = "passed" if action.kind == "pass" else f"bid {bid_words(action)}"
+        text.append(f"\n{seat_name(table, seat, names)} {said}")
+    return text
+
+
 def centre_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH,
-                 ring_width: int | None = None) -> Text:
+                 ring_width: int | None = None, last: TableInfo | None = None) -> Text:
     """The middle of the table. `ring_width`: with 4 players, draw the trick around the
     table in that many cells (None: as a list)."""
     if ring_width is not None and view.rules.players == 4 and view.phase is Phase.PLAY:
@@ -213,9 +226,9 @@ def centre_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH,
             title = f"Trick {len(view.tricks) + 1}: {suit_led(current)}"
             trick: Trick | None = current
         elif view.last_trick is not None:
-            last = view.last_trick
-            won = seat_name(table, last.winner, names) if last.winner is not None else "?"
-            title, trick = f"Trick {len(view.tricks)} to {won}", last
+            done = view.last_trick
+            won = seat_name(table, done.winner, names) if done.winner is not None else "?"
+            title, trick = f"Trick {len(view.tricks)}: {won} took it", done
         else:
             title, trick = "Trick 1", None
         text = trick_ring(trick, view, table, title, names, ring_width)
@@ -224,24 +237,23 @@ def centre_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH,
             text.append("\n\n" + (f"Trump: {trump_words(view.trump)}"
                                    if clause.startswith("trump") else clause.capitalize()))
         if view.discard is not None:
-            text.append(f"\nYour discard: {small_tile(view.discard)}")
+            text.append(f"\n{discard_words(view)}")
         return text
-    return _centre_list(view, table, names)
+    return _centre_list(view, table, names, last)
 
 
-def _centre_list(view: SeatView, table: TableInfo, names: int) -> Text:
+def _centre_list(view: SeatView, table: TableInfo, names: int,
+                 last: TableInfo | None) -> Text:
     """The middle of the table: bidding, widow and trump, the trick in play (or the last
-    one, once a hand is over)."""
+    one, once a hand is over). `last`: the table as seated for the last hand over."""
     rules = view.rules
     if view.phase is Phase.BID:
         text = Text("Bidding", style="bold")
         text.append(f"\nLowest bid {rules.min_bid}")
-        high = view.high_bid
-        if high:
-            text.append(f"\nHighest so far: {'moon' if high == 21 else high}")
+        text.append_text(auction(view, table, names))
         if view.results:
             text.append("\n\nLast hand:\n", style="bold")
-            text.append(result_words(view.results[-1], rules, table))
+            text.append(result_words(view.results[-1], rules, last or table))
         return text
     if view.phase in (Phase.DISCARD, Phase.TRUMP):
         text = Text(contract(view, table, names), style="bold")
@@ -251,12 +263,23 @@ def _centre_list(view: SeatView, table: TableInfo, names: int) -> Text:
             text.append(f"\n{who} takes the widow and discards one tile.")
         else:
             text.append(f"\n{who} is naming trump.")
+            if view.discard is not None:
+                text.append(f"\n{discard_words(view)}")
+        text.append("\n\nBidding:", style="bold")
+        text.append_text(auction(view, table, names))
         return text
     text = trick_panel(view, table, names)
     if view.discard is not None and view.phase is Phase.PLAY:
-        # Only the declarer's own view holds its discard.
-        text.append(f"\n\nYour discard: {small_tile(view.discard)}")
+        # The declarer's own view holds its discard; every view does with discard_shown.
+        text.append(f"\n\n{discard_words(view)}")
     return text
+
+
+def discard_words(view: SeatView) -> str:
+    """`Your discard: [5|3]` for the declarer, `Discard (face up): [5|3]` for the others."""
+    assert view.discard is not None
+    whose = "Your discard" if view.seat == view.declarer else "Discard (face up)"
+    return f"{whose}: {small_tile(view.discard)}"
 
 
 def trick_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Text:
@@ -267,7 +290,8 @@ def trick_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Te
     last = view.last_trick
     if last is not None:
         won = seat_name(table, last.winner, names) if last.winner is not None else "?"
-        return trick_lines(last, view, table, f"Trick {len(view.tricks)} to {won}", names)
+        return trick_lines(last, view, table, f"Trick {len(view.tricks)}: {won} took it",
+                           names)
     if view.phase is not Phase.PLAY:
         return Text("")
     text = Text("Trick 1", style="bold")
@@ -317,29 +341,41 @@ def played_panel(view: SeatView) -> Text:
 
 
 def summary(view: SeatView, table: TableInfo, finished: GameFinished | None,
-            names: int = NAME_WIDTH, *, solo: bool = False) -> Text:
+            last: TableInfo | None = None, seen: bool = True, names: int = NAME_WIDTH, *,
+            solo: bool = False) -> Text:
     """Where the hand would be once your tiles are played: the last trick still being
-    played, or what happened and the scores once the hand (or the game) is over."""
+    played, or what happened and the scores once the hand (or the game) is over.
+    `last`: the table as seated for the last hand over (past hands keep their names)."""
     if view.outcome is not None:
-        return game_over(view, table, finished, solo=solo)
+        return game_over(view, table, finished, last, solo=solo)
     if view.phase is Phase.PLAY and view.to_move is not None:
         # My last tile is down but the last trick is not complete yet.
         who = seat_name(table, view.to_move, names)
         return Text(f"Your tiles are all played: waiting for {who} to finish the "
                     "last trick.")
-    return hand_over(view, table)
+    return hand_over(view, last or table, seen)
 
 
-def hand_over(view: SeatView, table: TableInfo) -> Text:
+def hand_over(view: SeatView, table: TableInfo, seen: bool = True) -> Text:
+    """The hand's result: the contract and whether it was made, tricks per side, points;
+    `seen` False asks for the key that says the player has read it."""
+    rules = view.rules
     text = Text(f"Hand {view.hand_number + 1} is over", style="bold")
     if view.results:
         result = view.results[-1]
-        text.append("\n" + result_words(result, view.rules, table))
+        text.append("\n" + result_words(result, rules, table))
         if not result.redeal:
-            text.append("\nThis hand: " + points_words(result.points, view.rules, table))
-        text.append("\nScores: " + points_words(result.scores, view.rules, table)
+            tricks = [sum(n for seat, n in enumerate(result.tricks_won)
+                          if rules.side_of(seat) == side) for side in range(rules.sides)]
+            text.append("\nTricks: " + ", ".join(
+                f"{side_name(rules, table, side)} {n}" for side, n in enumerate(tricks)))
+            text.append("\nThis hand: " + points_words(result.points, rules, table))
+        text.append("\nScores: " + points_words(result.scores, rules, table)
                     .replace("+", ""))
-    text.append("\n\nThe next hand is being dealt…")
+    if seen:
+        text.append("\n\nThe next hand is being dealt…")
+    else:
+        text.append("\n\nEnter: on to the next hand", style="bold")
     return text
 
 
@@ -350,8 +386,8 @@ _WHY: dict[Termination, str] = {
 }
 
 
-def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None, *,
-              solo: bool = False) -> Text:
+def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None,
+              last: TableInfo | None = None, *, solo: bool = False) -> Text:
     rules = view.rules
     text = Text("Game over: ", style="bold")
     if view.outcome is not None:
@@ -359,7 +395,7 @@ def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None, *
         text.append(f"{winner} win{'' if rules.players == 4 else 's'}"
                     f"{_WHY[view.outcome.reason]}!", style="bold")
     if view.results:
-        text.append("\nLast hand: " + result_words(view.results[-1], rules, table))
+        text.append("\nLast hand: " + result_words(view.results[-1], rules, last or table))
     scores = finished.scores if finished is not None else view.scores
     text.append("\nFinal scores: " + points_words(scores, rules, table).replace("+", ""))
     votes = table.rematch_votes

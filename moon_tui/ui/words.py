@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..lobby.messages import SeatInfo, TableInfo
+from ..lobby.messages import RestartNotice, SeatInfo, TableInfo
 from ..rules import MOON, TRUMP_DOUBLES, TRUMP_NONE, Action, HandResult, Rules, SeatView, Trick
 from ..rules.tiles import IS_TRUMP, SUIT_TRUMP, mask_of
 
@@ -130,3 +130,24 @@ def result_words(result: HandResult, rules: Rules, table: TableInfo) -> str:
 
 def points_words(points: Sequence[int], rules: Rules, table: TableInfo) -> str:
     return ", ".join(f"{side_name(rules, table, s)} {p:+d}" for s, p in enumerate(points))
+
+
+RESTART_PROMISE = "The server restarts in {when}; your game will be here when you come back."
+"""What a restart notice is meant to say. Not true yet: until tables are restored after a
+restart (issue 14 item 2), a game still going at the restart is saved as a record and
+its table closes. Item 2 makes it true; then `restart_words` uses it."""
+
+
+def restart_words(notice: RestartNotice) -> str:
+    """`The server restarts in 60 s. ...`: what really happens, and the operator's message."""
+    who = notice.by or "the server's system"
+    if notice.seconds is None:
+        return f"The server restart was called off ({who})."
+    seconds = notice.seconds
+    when = "now" if seconds <= 0 else (
+        f"in {seconds} s" if seconds < 120 else f"in {round(seconds / 60)} min")
+    text = (f"The server restarts {when}. Games still going then are saved as records "
+            "and their tables close: they do not come back after the restart.")
+    if notice.message:
+        text += f" {who}: {notice.message}"
+    return text

@@ -1,6 +1,7 @@
 """A scripted SSH player: a real asyncssh client with a PTY, its screen read through pyte.
 
-Used by the tests and by `bench/ssh_load.py`; needs `pyte` (in the test extras).
+Used by the tests and by `bench/ssh_load.py` and `bench/attacks.py`; needs `pyte` (in the
+test extras), which is why it lives here and not in the `server` package.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Any
 import asyncssh
 import pyte
 
-from .config import ServerConfig
-from .service import MoonServer
+from server.config import ServerConfig
+from server.service import MoonServer
 
 
 class ProbeClient(asyncssh.SSHClient):
@@ -57,6 +58,19 @@ async def open_connection(
         **options,
     )
     return conn
+
+
+async def refused(
+    port: int, username: str, key: asyncssh.SSHKey | None = None, **options: Any
+) -> str:
+    """Try to log in, expect a refusal; return the banners and reason the client got."""
+    banners: list[str] = []
+    try:
+        conn = await open_connection(port, username, key=key, banners=banners, **options)
+    except (asyncssh.PermissionDenied, asyncssh.DisconnectError) as error:
+        return " ".join(banners) + " " + str(error)
+    conn.close()
+    raise AssertionError(f"{username!r} was let in; a refusal was expected")
 
 
 class ScreenClient:
@@ -313,8 +327,10 @@ async def running_server(
 ) -> AsyncIterator[MoonServer]:
     """A real server on a free loopback port with its data in `data` (tests, benchmarks).
 
-    `options` go to `ServerConfig` except `app_factory` and `lobby_config`.
+    `options` go to `ServerConfig` except `app_factory` and `lobby_config`. Its players
+    are let go at once when it stops (no `shutdown_notice_seconds`) unless a test asks.
     """
+    options.setdefault("shutdown_notice_seconds", 0.0)
     app_factory = options.pop("app_factory", None)
     lobby_config = options.pop("lobby_config", None)
     config = ServerConfig(host="127.0.0.1", port=0, data=data, **options)

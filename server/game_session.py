@@ -1,8 +1,13 @@
-"""One SSH channel from request to goodbye: refuse what is not a game, run the app, clean up.
+"""A game session: one player's app running over one SSH channel, until goodbye.
 
-Every session ends with a line of plain text to the player saying why, whatever
-happened: a normal exit, a takeover, a ban, a shutdown, or a crash of their app (which
-is logged with its traceback and ends only that session).
+Words, in the server: the SSH *connection* carries a *channel* (asyncssh's "session"
+channel and its process); a *game session* (`GameSession`) is a player's app running on
+one channel; the lobby's side of it is the player's *handle* (moon_tui.lobby).
+
+`run_game_session` runs the app and always ends with a line of plain text to the player
+saying why, whatever happened: a normal exit, a takeover, a ban, a shutdown, or a crash
+of their app (which is logged with its traceback and ends only that game session). The
+helpers that write plain lines on a channel are here too.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import asyncssh
@@ -22,27 +27,12 @@ from moon_tui.ui.plain import printable
 from .config import Limits
 from .driver import CURRENT_TERMINAL, SSHDriver, SSHTerminal
 from .identity import Player
-from .logtext import shown
 from .teardown import dismantle
 from .terminal import TerminalProfile, exit_message, fit_app_to_terminal
 
 log = logging.getLogger(__name__)
 
 AppFactory = Callable[[Player], App[Any]]
-
-HELP = """\
-This is a Moon domino club. Connect with a terminal to play:
-
-    ssh -p {port} yourname@{host}
-
-Your SSH user name is your player name. The first SSH key that logs in with a free name
-keeps it; come back with the same key. Without a key you play as a guest.
-"""
-
-NO_PTY = (
-    "Moon is a full-screen game and needs an interactive terminal: "
-    "connect with 'ssh -t' (and without a command).\r\n"
-)
 
 CRASHED = (
     "Sorry, the game crashed for your session only; the error was logged for the club. "
@@ -51,14 +41,14 @@ CRASHED = (
 
 
 @dataclass(eq=False)
-class LiveSession:
-    """A running game session, as the server tracks it (takeover, bans, idle, shutdown)."""
+class GameSession:
+    """A player's app running over one SSH channel, as the server tracks it (bans, idle,
+    shutdown)."""
 
     player: Player
     app: App[Any]
     terminal: SSHTerminal
     farewell: str | None = None
-    done: asyncio.Event = field(default_factory=asyncio.Event)
 
     def end(self, farewell: str) -> None:
         """Ask the app to stop; `farewell` is the line the player reads afterwards."""
@@ -99,49 +89,27 @@ def write_farewell(process: asyncssh.SSHServerProcess[bytes], text: str) -> None
     write_line(process, f"\x1b[?1049l\x1b[?25h{printable(text)}\r\n")
 
 
-def is_help(command: str | None) -> bool:
-    return command is not None and command.strip() in ("help", "--help", "-h")
-
-
-def refusal_for(process: asyncssh.SSHServerProcess[bytes], port: int) -> str | None:
-    """The message for a channel that is not an interactive game session, or None."""
-    command = process.command
-    if command is not None:
-        if is_help(command):
-            return HELP.format(port=port, host="this-host")
-        log.info("refused exec request %s", shown(command))
-        return (
-            "This server only offers the game (and 'help'): connect without a command.\n"
-        )
-    if process.subsystem is not None:
-        log.info("refused subsystem %s", shown(process.subsystem))
-        return "This server offers no file transfer or other subsystems.\n"
-    if process.get_terminal_type() is None:
-        return NO_PTY
-    return None
-
-
-async def run_game(
+async def run_game_session(
     process: asyncssh.SSHServerProcess[bytes],
     player: Player,
     make_app: AppFactory,
     *,
-    on_start: Callable[[LiveSession], None],
-    on_end: Callable[[LiveSession], None],
-    on_first_frame: Callable[[], None] | None = None,
-    end_slots: asyncio.Semaphore | None = None,
-    limits: Limits | None = None,
+    on_start: Callable[[GameSession], None],
+    on_end: Callable[[GameSession], None],
+    on_first_frame: Callable[[], None],
+    end_slots: asyncio.Semaphore,
+    limits: Limits,
 ) -> None:
     """Run one app for `player` over `process` until it ends, whatever the reason."""
     profile = client_profile(process)
     terminal = SSHTerminal(process, profile, on_first_frame=on_first_frame,
-                           end_slots=end_slots, limits=limits or Limits())
+                           end_slots=end_slots, limits=limits)
     app = make_app(player)
     # Whatever the factory did, this app draws on the SSH channel, never on the
     # server's own terminal (the default would be LinuxDriver on the server's stdin).
     app.driver_class = SSHDriver
     fit_app_to_terminal(app, profile)
-    session = LiveSession(player, app, terminal)
+    session = GameSession(player, app, terminal)
     on_start(session)
     token = CURRENT_TERMINAL.set(terminal)
     crash: BaseException | None = None
@@ -159,7 +127,6 @@ async def run_game(
                 await reader
         terminal.reader = None
         on_end(session)
-        session.done.set()
     try:
         _say_goodbye(process, session, crash)
     finally:
@@ -171,7 +138,7 @@ async def run_game(
 
 
 def _say_goodbye(
-    process: asyncssh.SSHServerProcess[bytes], session: LiveSession, crash: BaseException | None
+    process: asyncssh.SSHServerProcess[bytes], session: GameSession, crash: BaseException | None
 ) -> None:
     if crash is not None:
         log.error(

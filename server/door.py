@@ -1,0 +1,272 @@
+"""The way in: each SSH channel from its opening to the player's first screen, and out.
+
+For every channel a logged-in connection opens (`handle`): refuse what is not a game
+(a command, a subsystem, no terminal, a full server, a second game on one connection),
+let a new key type its code (`linking.py`), show the welcome banner (`banner.py`), then
+start the player's app when a start slot is free and run the game session until it ends.
+
+The banner is drawn without an app (cheap: everyone arriving at once sees it at once);
+starting an app costs ~0.1 s of CPU in small steps, so apps start `STARTS_AT_ONCE` at a
+time, in order of arrival, and each reaches its first screen as early as the CPU allows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import asyncssh
+from textual.app import App
+
+from . import banner
+from .auth import DATABASE_PROBLEM, KeyToLink, MoonSSHServer
+from .bans import Bans
+from .config import ServerConfig
+from .game_session import client_profile, run_game_session, write_farewell, write_line
+from .identity import Player
+from .limits import Gate
+from .link_codes import LinkCodes
+from .linking import link_new_key
+from .logtext import shown
+from .registry import SessionRegistry
+from .store import Database, StoreFailure
+
+log = logging.getLogger(__name__)
+
+GOODBYE_WAIT = 2.0
+"""Seconds a client has to close its channel after the goodbye before its connection is
+closed anyway (`_close_after_goodbye`)."""
+
+STARTS_AT_ONCE = 1
+"""Apps starting at the same time; the others wait their turn (see the module docstring)."""
+ENDS_AT_ONCE = 2
+"""Apps shutting down at the same time because their clients went away (server/driver.py)."""
+IDENTIFY_TIMEOUT = 30.0
+"""Seconds a channel waits for its connection's login to be settled."""
+
+MakeApp = Callable[[Player, bool], App[Any]]
+"""The player's app; the flag: open the help first (the player pressed ? on the banner)."""
+
+HELP = """\
+This is a Moon domino club. Connect with a terminal to play:
+
+    ssh -p {port} yourname@{host}
+
+Your SSH user name is your player name. The first SSH key that logs in with a free name
+keeps it; come back with the same key. Without a key you play as a guest.
+"""
+
+NO_PTY = (
+    "Moon is a full-screen game and needs an interactive terminal: "
+    "connect with 'ssh -t' (and without a command).\r\n"
+)
+
+
+def is_help(command: str | None) -> bool:
+    return command is not None and command.strip() in ("help", "--help", "-h")
+
+
+def refusal_for(process: asyncssh.SSHServerProcess[bytes], port: int) -> str | None:
+    """The message for a channel that is not an interactive game session, or None."""
+    command = process.command
+    if command is not None:
+        if is_help(command):
+            return HELP.format(port=port, host="this-host")
+        log.info("refused exec request %s", shown(command))
+        return (
+            "This server only offers the game (and 'help'): connect without a command.\n"
+        )
+    if process.subsystem is not None:
+        log.info("refused subsystem %s", shown(process.subsystem))
+        return "This server offers no file transfer or other subsystems.\n"
+    if process.get_terminal_type() is None:
+        return NO_PTY
+    return None
+
+
+class Door:
+    """Runs every channel's handler; `close()` turns away those not playing yet."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        db: Database,
+        gate: Gate,
+        link_codes: LinkCodes,
+        sessions: SessionRegistry,
+        bans: Bans,
+        make_app: MakeApp,
+        has_seat: Callable[[str], bool],
+        banner_first: bool = True,
+    ) -> None:
+        self._config = config
+        self._db = db
+        self._gate = gate
+        self._link_codes = link_codes
+        self._sessions = sessions
+        self._bans = bans
+        self._make_app = make_app
+        self._has_seat = has_seat
+        self._banner_first = banner_first
+        self.port = config.port
+        """The port players connect to (named in the help text); set once listening."""
+        self.closing = False
+        self.handlers: set[asyncio.Task[Any]] = set()
+        """Channel handlers still running: `stop()` waits for them."""
+        self.at_banner: set[asyncssh.SSHServerProcess[bytes]] = set()
+        """Players at the welcome banner or the code prompt of a new key (no app yet): told
+        when the server stops."""
+        self.start_slots = asyncio.Semaphore(STARTS_AT_ONCE)
+        self.end_slots = asyncio.Semaphore(ENDS_AT_ONCE)
+
+    def close(self, farewell: str) -> None:
+        """No one else comes in; those at the banner or a code prompt are told why."""
+        self.closing = True
+        for process in list(self.at_banner):
+            write_farewell(process, farewell)
+            process.exit(0)
+
+    async def handle(self, process: asyncssh.SSHServerProcess[bytes]) -> None:
+        """One channel, from its opening to its end (asyncssh runs this per channel)."""
+        task = asyncio.current_task()
+        if task is not None:
+            self.handlers.add(task)
+        conn: asyncssh.SSHServerConnection = process.get_extra_info("connection")
+        auth: MoonSSHServer = process.get_extra_info("moon_auth")
+        auth.channel_opened()
+        try:
+            await asyncio.wait_for(auth.identified.wait(), timeout=IDENTIFY_TIMEOUT)
+            await self._admit(process, conn, auth)
+        except StoreFailure as error:  # e.g. the ban check after the banner
+            log.error("database failure in the session of %s: %s", conn.get_extra_info(
+                "username"), error)
+            self._db.alarm("sessions", f"a session failed: the database said '{error}'.")
+            with contextlib.suppress(Exception):
+                write_farewell(process, DATABASE_PROBLEM)
+                process.exit(1)
+        except Exception:
+            log.exception("session handler failed")
+            with contextlib.suppress(Exception):
+                process.exit(1)
+        finally:
+            if task is not None:
+                self.handlers.discard(task)
+
+    def _refusal(
+        self, process: asyncssh.SSHServerProcess[bytes], conn: asyncssh.SSHServerConnection,
+        auth: MoonSSHServer,
+    ) -> str | None:
+        """Why this channel gets no game, or None."""
+        refusal = refusal_for(process, self.port)
+        if refusal is None and auth.player is None and auth.link is None:
+            refusal = auth.refusal or "Login failed.\r\n"
+        if refusal is None and self.closing:
+            refusal = "The server is shutting down.\r\n"
+        if refusal is None and conn.get_extra_info("moon_playing"):
+            refusal = "One game per connection: open another ssh connection.\r\n"
+        if refusal is None:
+            refusal = self._gate.session_refusal()
+        return refusal
+
+    async def _admit(
+        self, process: asyncssh.SSHServerProcess[bytes], conn: asyncssh.SSHServerConnection,
+        auth: MoonSSHServer,
+    ) -> None:
+        player, link = auth.player, auth.link
+        refusal = self._refusal(process, conn, auth)
+        if refusal is not None or (player is None and link is None):
+            write_line(process, refusal or "")
+            process.exit(0 if is_help(process.command) else 1)
+            return
+        conn.set_extra_info(moon_playing=True)
+        if player is None and link is not None:  # a new key: it types its code first
+            player = await self._link_new_key(process, auth, link)
+        if player is None:  # the code was not typed: a failed login, the connection ends
+            if link is not None:
+                self._gate.failed(link.address)
+            await _close_after_goodbye(process, conn, 1)
+            return
+        self._gate.sessions += 1
+        try:
+            await self._welcome_then_play(process, player)
+        finally:
+            self._gate.sessions -= 1
+        await _close_after_goodbye(process, conn, 0)
+
+    async def _link_new_key(
+        self, process: asyncssh.SSHServerProcess[bytes], auth: MoonSSHServer, link: KeyToLink
+    ) -> Player | None:
+        self.at_banner.add(process)  # no app yet: close() says goodbye to them directly
+        try:
+            return await link_new_key(process, auth, link, codes=self._link_codes,
+                                      db=self._db, limits=self._config.limits)
+        finally:
+            self.at_banner.discard(process)
+
+    async def _welcome_then_play(
+        self, process: asyncssh.SSHServerProcess[bytes], player: Player
+    ) -> None:
+        choice: banner.Choice = "lobby"
+        height = 0
+        # A player coming back to a seat goes straight back to it.
+        if self._banner_first and not self._has_seat(player.name):
+            self.at_banner.add(process)
+            try:
+                choice, height = await banner.show(
+                    process, player.name, self._config.motd, client_profile(process),
+                    idle_seconds=self._config.limits.idle_minutes * 60,
+                )
+            finally:
+                self.at_banner.discard(process)
+            if choice in ("lobby", "help") and (
+                self.closing or await self._bans.refuse_if_banned(process, player)
+            ):
+                return  # told by close() / refused just now
+            if choice in ("quit", "idle"):
+                goodbye = (self._sessions.idle_message if choice == "idle"
+                           else "Goodbye from Moon.")
+                write_farewell(process, goodbye)
+                return
+        if self.start_slots.locked():
+            if height:
+                process.stdout.write(banner.status_line(banner.STARTING, height).encode())
+            else:
+                write_line(process, "Starting your game, one moment...\r\n")
+        await self.start_slots.acquire()
+        released = False
+
+        def first_frame() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self.start_slots.release()
+
+        try:
+            await run_game_session(
+                process, player, lambda p: self._make_app(p, choice == "help"),
+                on_start=self._sessions.started, on_end=self._sessions.ended,
+                on_first_frame=first_frame, end_slots=self.end_slots,
+                limits=self._config.limits,
+            )
+        finally:
+            if not released:
+                released = True
+                self.start_slots.release()
+
+
+async def _close_after_goodbye(
+    process: asyncssh.SSHServerProcess[bytes], conn: asyncssh.SSHServerConnection, status: int
+) -> None:
+    """End the channel, let the client close it, then close the connection.
+
+    Closed at once, the connection's disconnect overtook the goodbye: OpenSSH quits on a
+    disconnect without writing what it had not written yet, so the player read only
+    "Disconnected by application" (seen with uvloop, at every shutdown)."""
+    process.exit(status)
+    with contextlib.suppress(TimeoutError, asyncssh.Error, OSError):
+        await asyncio.wait_for(process.wait_closed(), GOODBYE_WAIT)
+    conn.close()

@@ -1,0 +1,147 @@
+"""The private parts of Textual and asyncssh the server replaces (server/internals.py).
+
+Each replaced or overridden original is recorded here by a hash of its source: after an
+upgrade of textual or asyncssh, the test names every adjustment whose original changed.
+Revisit that adjustment against the new code, then record the new hash (and the pins).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server import channel, cli, driver, internals, keyboard, patches, teardown, terminal
+from server.internals import Internal, UnsupportedVersion
+
+ORIGINALS = {
+    "textual: textual.app.redirect_stdout": "7934609529be85be",
+    "textual: textual.app.redirect_stderr": "7934609529be85be",
+    "textual: Strip.render": "2ba7a4913a72125d",
+    "textual: Strip.render_style": "749d890bb5c43510",
+    "textual: Strip.join": "49cd3104a078d503",
+    "textual: Stylesheet._parse_rules": "2f1c2d220b672d1b",
+    "textual: Stylesheet._process_component_classes": "852b5e4b93c6fc25",
+    "textual: StylesCache.get_inner_outer": "d2509f3e796680df",
+    "textual: Strip.crop_extend": "5e83b1f823fcb361",
+    "textual: Strip.divide": "f6764f25c39e144b",
+    "textual: DOMNode.update_node_styles": "0904d7aadd0bdaf5",
+    "textual: Screen._screen_resized": "9ac8cd9df5630782",
+    "textual: MessagePump._get_message": "5c8f2e35f9c74837",
+    "textual: Timer._tick": "131880e700f4ae71",
+    "asyncssh: SSHServerConnection.reload_config": "d78b0be8399d5491",
+    "textual: App._register": "8b2138af0f6bb490",
+    "textual: Worker._run": "f6d25246c9cd2663",
+    "textual: Widget._message_loop_exit": "f11bec54df4efd84",
+    "asyncssh: SSHServerChannel._process_env_request": "c6847fe6051100fa",
+    "asyncssh: SSHServerChannel._process_pty_req_request": "60cb230a9c49dd29",
+    "asyncssh: SSHServerChannel._process_window_change_request": "aa936b4f230df49e",
+    "asyncssh: SSHServerChannel.__init__": "00e69c3de18ffa1d",
+    "asyncssh: SSHServerStreamSession.terminal_size_changed": "93d86ebda429eac0",
+    "asyncssh: SSHStreamSession.read": "595142239a785afb",
+    "textual: XTermParser._parse_extended_key": "65eeaadaf41a7aa9",
+    "textual: XTermParser.feed": "a2ae8e648629c0a1",
+    "textual: Parser.tick": "44606084ad3bf7c1",
+    "textual: App._build_driver": "2838e509bae08877",
+    "textual: Driver.__init__": "045ee24b9ab0f865",
+    "textual: textual.app._NullFile": "51e12a10290de743",
+    "textual: App.__init__": "252ebc810445207d",
+    "textual: App._handle_exception": "baea2e7f88e7ac52",
+}
+"""What each original's source hashed to when its adjustment was written (textual 8.2.8,
+asyncssh 2.24.1)."""
+
+PATCH_SETS = (patches.PATCHES, teardown.PATCHES)
+OVERRIDES = {"server/channel.py": channel.OVERRIDDEN, "server/keyboard.py": keyboard.OVERRIDDEN,
+             "server/driver.py": driver.OVERRIDDEN, "server/terminal.py": terminal.OVERRIDDEN}
+
+
+def _source_hash(code: list[Any]) -> str:
+    text = "".join(inspect.getsource(getattr(item, "__func__", item)) for item in code)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _watched() -> Iterator[tuple[str, Internal, str]]:
+    """(where, internal, hash of what it depends on) for every replacement and override."""
+    for patch_set in PATCH_SETS:
+        for patch in patch_set.patches:
+            internal = patch.internal
+            code = internal.watched() if internal.watched else [patch_set.original(patch)]
+            yield patch_set.where, internal, _source_hash(code)
+    for where, internals_used in OVERRIDES.items():
+        for internal in internals_used:
+            yield where, internal, _source_hash([vars(internal.owner)[internal.name]])
+
+
+def test_every_replaced_original_is_the_code_its_adjustment_was_written_for() -> None:
+    changed = [
+        f"{where} ({internal.why}): {internal.label} changed (hash {found}), revisit it"
+        for where, internal, found in _watched()
+        if ORIGINALS.get(internal.label) != found
+    ]
+    assert not changed, "\n".join(changed)
+    assert {internal.label for _, internal, _ in _watched()} == set(ORIGINALS)
+
+
+def test_the_pins_in_pyproject_are_the_versions_the_adjustments_know() -> None:
+    project = tomllib.loads(
+        (Path(__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    pins = dict(line.split("==") for line in project["project"]["dependencies"]
+                if line.split("==")[0] in internals.PINNED)
+    assert pins == internals.PINNED
+
+
+def test_install_refuses_another_version_and_replaces_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(internals.PINNED, "textual", "0.0.1")
+    before = {p.internal.name: vars(p.internal.owner)[p.internal.name]
+              for p in patches.PATCHES.patches}
+    with pytest.raises(UnsupportedVersion) as refused:
+        patches.install()
+    message = str(refused.value)
+    assert "textual 8.2.8 is installed" in message and "textual 0.0.1" in message
+    assert "server/patches.py" in message
+    assert not patches.PATCHES.installed
+    assert before == {p.internal.name: vars(p.internal.owner)[p.internal.name]
+                      for p in patches.PATCHES.patches}
+
+
+def test_uninstall_puts_every_original_back() -> None:
+    for patch_set in PATCH_SETS:
+        before = [vars(p.internal.owner)[p.internal.name] for p in patch_set.patches]
+        patch_set.install()
+        patch_set.install()  # a second user (two servers in one process)
+        assert all(vars(p.internal.owner)[p.internal.name] is p.replacement
+                   for p in patch_set.patches)
+        patch_set.uninstall()
+        assert patch_set.installed  # the other user still needs them
+        patch_set.uninstall()
+        assert not patch_set.installed
+        assert before == [vars(p.internal.owner)[p.internal.name] for p in patch_set.patches]
+
+
+def test_importing_the_server_installs_nothing() -> None:
+    # Only a running server (or the `server_patches` fixture) installs the adjustments.
+    assert not patches.PATCHES.installed and not teardown.PATCHES.installed
+
+
+def test_moon_server_refuses_to_start_on_another_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setitem(internals.PINNED, "asyncssh", "1.0")
+    monkeypatch.setattr(cli, "_install_uvloop", lambda: False)  # a process-wide policy
+    monkeypatch.setenv("MOON_DATA", str(tmp_path / "data"))
+    (tmp_path / "data").mkdir()
+    assert cli.main(["--port", "0", "--host", "127.0.0.1"]) == 1
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("moon-server: cannot start: asyncssh 2.24.1 is installed")
+    assert "asyncssh 1.0" in error and "pip install 'asyncssh==1.0'" in error
+    assert len(error.splitlines()) == 1  # one paragraph
+    assert not (tmp_path / "data" / "moon.sqlite3").exists()  # nothing touched
+
