@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -123,7 +124,7 @@ class MoonApp(App[None]):
         session; not kept with the account)."""
         self.calls: list[str] = []
         """Why the player was called (rung for or not), oldest first: `turn`, `start`,
-        `chat`. Kept short."""
+        `chat`, `timer`. Kept short."""
         self.window_title = ""
 
     # -- the session -----------------------------------------------------------------------
@@ -272,6 +273,11 @@ class MoonApp(App[None]):
         elif isinstance(event, ChatPosted) and event.line.sender != self.player_name and \
                 names(event.line.text, self.player_name):
             self._call("chat")
+
+    @on(GameScreen.TimeRunningOut)
+    def _time_running_out(self, message: GameScreen.TimeRunningOut) -> None:
+        """Your turn timer entered its last seconds."""
+        self._call("timer")
 
     def _call(self, why: str) -> None:
         self.calls = [*self.calls[-9:], why]

@@ -382,3 +382,15 @@ async def test_the_help_at_a_table_shows_its_rules() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
         text = screen_text(app)
         assert "The rules of this table" in text and "from 5 to 7" in text
+
+
+async def test_the_bell_rings_when_my_turn_timer_runs_low() -> None:
+    from test_ui_support import wait_for
+
+    from moon_tui.lobby import LobbyConfig
+    from moon_tui.local import LocalMoonApp
+
+    app = LocalMoonApp("ann", Rules.make(), level="random", seed=4, turn_seconds=10,
+                       config=LobbyConfig(bot_delay=0.0, hand_pause=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "timer" in app.calls, "the warning's bell")

@@ -117,8 +117,9 @@ def keys_text(*, operator: bool = False, keys: bool = True) -> Text:
             text.append(f"  {shown:<10} {what}\n")
     text.append("Everywhere\n", style="bold")
     text.append("  Ctrl+Q     quit\n  Esc        close a dialog / leave the chat line\n")
-    text.append("  B          bell on/off: it rings on your turn, when your table starts\n"
-                "             and when a chat line names you (for this session)\n")
+    text.append("  B          bell on/off: it rings on your turn, when your table starts,\n"
+                "             when your turn timer runs low and when a chat line names\n"
+                "             you (for this session)\n")
     text.append("  mouse      click a tile to choose it; click buttons and table rows\n")
     return text
 
