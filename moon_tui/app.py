@@ -8,10 +8,13 @@ many in one process, so it touches nothing process-wide and redraws only what ch
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import on
 from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.driver import Driver
@@ -90,11 +93,12 @@ class MoonApp(App[None]):
 
     CSS_PATH = "ui/moon.tcss"
     TITLE = "Moon"
+    BINDINGS = [Binding("B", "toggle_bell", "bell on/off", show=False)]
     ENABLE_COMMAND_PALETTE = False
     # The palette's screenshot/open-url actions would act on the server host.
 
     def __init__(self, lobby: Lobby, name: str, *, motd: str = "", operator: bool = False,
-                 keys: KeyManager | None = None,
+                 guest: bool = False, keys: KeyManager | None = None,
                  driver_class: type[Driver] | None = None,
                  health: ServerHealth | None = None) -> None:
         super().__init__(driver_class=driver_class)
@@ -102,6 +106,10 @@ class MoonApp(App[None]):
         self.player_name = name
         self.motd = motd
         self.operator = operator
+        self.guest = guest
+        self.solo = False
+        """A game played alone (`moon`, set by LocalMoonApp): no lobby, no chat."""
+        """Logged in without a key, under a `guest-NNNN` name given for this visit."""
         self.keys = keys
         self.health = health
         """The server's alarms, for an operator's screen (None: nothing to report)."""
@@ -111,6 +119,13 @@ class MoonApp(App[None]):
         self.help_first = False
         """Open the help over the first screen (the player pressed ? on the SSH banner)."""
         self._ended = False
+        self.bell_on = True
+        """Ring the terminal bell when the game calls this player (B turns it off for the
+        session; not kept with the account)."""
+        self.calls: list[str] = []
+        """Why the player was called (rung for or not), oldest first: `turn`, `start`,
+        `chat`, `timer`. Kept short."""
+        self.window_title = ""
 
     # -- the session -----------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -172,7 +187,11 @@ class MoonApp(App[None]):
     def take(self, event: Event) -> None:
         """Take one event in: update the model, move between screens, tell the screens
         the event concerns."""
-        self.model.apply(event)
+        before = self.model.tables.get(table_of(event) or "") \
+            if isinstance(event, TableUpdate) else None
+        if not self.model.apply(event):
+            return
+        self._maybe_call(event, before)
         if isinstance(event, TableUpdate):
             self._follow_table(event)
         elif isinstance(event, TableLeft) and event.table_id == self.current_table:
@@ -235,16 +254,75 @@ class MoonApp(App[None]):
         else:
             self.push_screen(new)
 
+    # -- calling the player ----------------------------------------------------------------
+    def _maybe_call(self, event: Event, before: TableUpdate | None) -> None:
+        """Ring when it becomes this player's turn after someone else's, when a table
+        they wait at starts, and on a chat line that names them; the window title says
+        whose turn it is."""
+        if isinstance(event, TableUpdate) and event.table.table_id == self.current_table:
+            view = event.view
+            mine = view is not None and view.my_turn
+            self._set_window_title("Moon — your turn" if mine else "Moon")
+            if before is not None and before.table.status == "waiting" and \
+                    event.table.status == "playing" and event.seat is not None and \
+                    event.table.owner != self.player_name:
+                self._call("start")
+            elif mine and before is not None and before.view is not None and \
+                    not before.view.my_turn:
+                self._call("turn")
+        elif isinstance(event, ChatPosted) and event.line.sender != self.player_name and \
+                names(event.line.text, self.player_name):
+            self._call("chat")
+
+    @on(GameScreen.TimeRunningOut)
+    def _time_running_out(self, message: GameScreen.TimeRunningOut) -> None:
+        """Your turn timer entered its last seconds."""
+        self._call("timer")
+
+    def _call(self, why: str) -> None:
+        self.calls = [*self.calls[-9:], why]
+        if self.bell_on:
+            self.bell()
+
+    def _set_window_title(self, title: str) -> None:
+        """The terminal window's title (OSC 2), written only when it changes."""
+        if title == self.window_title:
+            return
+        self.window_title = title
+        if not self.is_headless and self._driver is not None:
+            # Straight to the terminal (no markup): one of this file's own titles.
+            self._driver.write("\x1b]2;" + printable(title, lines=False) + "\x07")
+
+    def action_toggle_bell(self) -> None:
+        self.bell_on = not self.bell_on
+        self.notify("The bell is on." if self.bell_on else
+                    "The bell is off for this session (B turns it on again).", timeout=4)
+
     def _leave_table(self, event: TableLeft) -> None:
         self.current_table = None
+        self._set_window_title("Moon")
         while isinstance(self.screen, MoonModal):
             self.pop_screen()
         if isinstance(self.screen, WaitingScreen | GameScreen):
             self.pop_screen()
-        self.notify(f"You left the table: {event.reason}", timeout=6)
+        self.notify(left_words(event.reason), timeout=6)
         for table_id in self.model.tables:
             self._follow_table(self.model.tables[table_id])
             break
+
+
+def names(text: str, name: str) -> bool:
+    """Whether a chat line names `name` (as a word, any case)."""
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def left_words(reason: str) -> str:
+    """`You left the table.` / `You left the table: you were away too long.`: the
+    lobby's reason, said once."""
+    if reason in ("", "you left the table"):
+        return "You left the table."
+    end = "" if reason[-1:] in ".!?" else "."
+    return f"You left the table: {reason}{end}"
 
 
 if TYPE_CHECKING:

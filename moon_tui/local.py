@@ -16,8 +16,16 @@ from collections.abc import Sequence
 from textual.worker import Worker
 
 from .app import MoonApp
-from .lobby import AddBot, CreateTable, Lobby, LobbyConfig, PlayerHandle, StartGame
-from .lobby.messages import BOT_LEVELS, BotLevel, Event, TableUpdate
+from .lobby import (
+    AddBot,
+    CreateTable,
+    LeaveTable,
+    Lobby,
+    LobbyConfig,
+    PlayerHandle,
+    StartGame,
+)
+from .lobby.messages import BOT_LEVELS, BotLevel, Event, TableLeft, TableUpdate
 from .rules import Rules, RulesError, parse_options
 
 log = logging.getLogger(__name__)
@@ -37,6 +45,8 @@ class LocalMoonApp(MoonApp):
         self._lobby_stop = asyncio.Event()
         self._host: Worker[None] | None = None
         self._table_set_up = not set_up_table
+        self.solo = set_up_table
+        self._new_game = False
 
     async def _run_lobby(self) -> None:
         async with self.lobby:
@@ -58,6 +68,20 @@ class LocalMoonApp(MoonApp):
         super().take(event)
         if isinstance(event, TableUpdate) and not self._table_set_up:
             self._set_up(event)
+        elif isinstance(event, TableLeft) and self._new_game:
+            self._new_game = False
+            self._table_set_up = False
+            self.on_session_start()
+
+    def action_new_game(self) -> None:
+        """Leave this game (it ends: nobody else is at the table) and open a new one."""
+        table_id = self.current_table
+        if table_id is None:
+            self._table_set_up = False
+            self.on_session_start()
+            return
+        self._new_game = True
+        self.send(LeaveTable(table_id))
 
     def _set_up(self, event: TableUpdate) -> None:
         """Fill the free seats of our new table with computer players, then start."""

@@ -324,6 +324,7 @@ class MoonServer:
             player.name,
             motd=self.config.motd,
             operator=player.operator,
+            guest=player.guest,
             keys=None if player.guest else AccountKeys(
                 self.db, player, self.link_codes, self.port
             ),

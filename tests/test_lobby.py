@@ -894,3 +894,28 @@ async def test_a_seat_held_in_the_grace_holds_its_name_until_the_grace_ends() ->
         assert "bob" in lobby.held_names()
         await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot, timeout=10)
         await until(lambda: "bob" not in lobby.held_names())
+
+
+async def test_chat_rooms_keep_their_recent_lines_for_who_arrives_or_comes_back() -> None:
+    """Issue 13, item 2: the lobby and each table keep their last 50 lines."""
+    config = dataclasses.replace(FAST, chat_lines_per_10s=1000)
+    async with running(config) as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        table_id = await table_with_bots(ann, start=False)
+        for i in range(60):
+            ann.handle.send(SendChat(f"lobby {i}"))
+            ann.handle.send(SendChat(f"table {i}", table_id))
+            await ann.wait_type(ChatPosted, lambda c, i=i: c.line.text == f"table {i}")
+        # A player who arrives: the lobby's last 50 lines, then they watch the table.
+        bob = await join(lobby, tg, "bob")
+        await bob.wait_type(ChatPosted, lambda c: c.line.text == "lobby 59")
+        bob.handle.send(Spectate(table_id))
+        await bob.wait_type(ChatPosted, lambda c: c.line.text == "table 59")
+        said = [e.line.text for e in bob.of_type(ChatPosted)]
+        assert said == [f"lobby {i}" for i in range(10, 60)] + \
+            [f"table {i}" for i in range(10, 60)]
+        # ann comes back on a new session: her table's lines again.
+        again = await join(lobby, tg, "ann")
+        await again.wait_type(ChatPosted, lambda c: c.line.text == "table 59")
+        assert [e.line.text for e in again.of_type(ChatPosted)
+                if e.line.table_id == table_id][0] == "table 10"

@@ -364,3 +364,23 @@ async def test_a_login_that_opens_no_session_is_closed(tmp_path: Path) -> None:
         assert not player.closed.is_set()
         await enter_lobby(player)  # a session opened in time plays on
         await player.close()
+
+
+# --- issue 13, item 9: a guest is told why, and offered nothing it cannot use ------------
+
+
+async def test_a_guest_is_told_why_and_how_to_keep_a_name(tmp_path: Path) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        client = await ScreenClient.connect(server.port, "guest")
+        guest_of(await client.wait_for("Welcome, guest-"))
+        screen = await enter_lobby(client)
+        assert "You play as a guest" in screen and "ssh-keygen" in screen, screen
+        footer = screen.rstrip().splitlines()[-1]
+        assert " k " not in footer and "keys" not in footer, footer
+        assert "operator" not in footer, footer
+        await client.press("?")
+        text = await client.wait_for("The rules in short")
+        client.send("\x1b[F")  # End: the keys are at the bottom of the help
+        text += await client.wait_for("Everywhere")
+        assert "operator" not in text and "keys  " not in text, text
+        await client.close()

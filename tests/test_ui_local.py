@@ -239,3 +239,27 @@ async def test_the_online_panel_grows_as_players_arrive_after_the_lobby_is_drawn
             assert all(f"• {name}" in screen_text(app) for name in ("bob", "cy", "dee"))
             for other in others:
                 await other.close()
+
+
+async def test_alone_there_is_no_chat_and_q_quits_or_starts_a_new_game() -> None:
+    """Issue 13, item 10: `moon` has no lobby: q asks, then quits or deals a new game."""
+    from moon_tui.ui.chat import ChatPanel
+    from moon_tui.ui.dialogs import EndLocalGameScreen
+
+    app = LocalMoonApp("ann", Rules.make(), level="random", config=FAST, seed=9)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
+        first = app.current_table
+        assert not app.screen.query_one(ChatPanel).display
+        assert "chat" not in screen_text(app)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, EndLocalGameScreen), "the question")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), "back at the table")
+        await pilot.press("q", "n")
+        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen) and
+                       app.current_table not in (None, first) and
+                       current_view(app) is not None, "a new game")
+        assert not isinstance(app.screen, LobbyScreen)
+        await pilot.press("q", "q")
+        await wait_for(pilot, lambda: not app.is_running, "the end of moon")

@@ -34,6 +34,7 @@ from moon_tui.ui.lobby_screen import LobbyScreen
 from moon_tui.ui.operator import OperatorScreen
 from moon_tui.ui.plain import printable
 from moon_tui.ui.waiting import WaitingScreen
+from moon_tui.ui.words import NAME_WIDTH, fit
 
 NASTY = [
     "[/]", "[b]x[/b]", "[bring snacks]", "[@click=app.quit]quit[/]", "[link=https://x]y[/]",
@@ -200,8 +201,9 @@ async def _walk(pilot, app: MoonApp, other, t: Typed) -> None:  # type: ignore[n
     other.send(StartGame(table_id))
     await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
     assert_shown(app, listed, "the table's header")
-    assert_shown(app, t.other, "the seats")
-    assert_shown(app, t.me, "my seat")
+    # The seats show a name whole up to the longest an account may have, then cut it.
+    assert_shown(app, fit(t.other, NAME_WIDTH), "the seats")
+    assert_shown(app, fit(t.me, NAME_WIDTH), "my seat")
     await pilot.press("s")
     await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen), "the sheet")
     assert_shown(app, t.other, "the score sheet's columns")

@@ -6,6 +6,7 @@ so the same keys always lead to the same screen. Update with `--snapshot-update`
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -14,7 +15,19 @@ from test_ui_support import current_view, my_turn, take_turn, wait_for
 from textual.pilot import Pilot
 
 from moon_tui.app import SessionOver
-from moon_tui.lobby import ChatLine, CreateTable, LobbyConfig, SendChat, Spectate
+from moon_tui.lobby import (
+    Act,
+    AddBot,
+    ChatLine,
+    CreateTable,
+    JoinSeat,
+    LobbyConfig,
+    PlayerHandle,
+    SendChat,
+    Spectate,
+    StartGame,
+    TableUpdate,
+)
 from moon_tui.local import LocalMoonApp
 from moon_tui.rules import Phase, Rules
 from moon_tui.services import LinkCode
@@ -176,7 +189,6 @@ async def spectating(pilot: Pilot[None]) -> None:
         if hasattr(event, "table") and event.table.table_id:
             table_id = event.table.table_id
             break
-    from moon_tui.lobby import AddBot, StartGame
     host.send(AddBot(table_id, 1, "random"))
     host.send(AddBot(table_id, 2, "random"))
     host.send(StartGame(table_id))
@@ -185,6 +197,61 @@ async def spectating(pilot: Pilot[None]) -> None:
     await wait_for(pilot, lambda: current_view(app) is not None and
                    current_view(app).to_move == 0, "bob to move")  # type: ignore[union-attr]
     assert all(isinstance(c, ChatLine) for c in app.model.chat_of(table_id))
+
+
+LONG = "bob-the-builder1"
+"""The longest name an account may have (16 characters)."""
+
+
+async def in_lobby_long_names(pilot: Pilot[None]) -> None:
+    """A lobby whose table seats long names and computer players (issue 13, item 7)."""
+    app = app_of(pilot)
+    await wait_for(pilot, lambda: app.handle is not None, "the session")
+    bob = await app.lobby.connect(LONG)
+    bob.send(CreateTable("bob's table", Rules.make(players=4, min_bid=3)))
+    table_id = ""
+    while not table_id:
+        event = await bob.next_event()
+        if isinstance(event, TableUpdate):
+            table_id = event.table.table_id
+    guest = await app.lobby.connect("guest-4230")
+    guest.send(JoinSeat(table_id))
+    bob.send(AddBot(table_id, 2, "normal"))
+    bob.send(AddBot(table_id, 3, "normal"))
+    await wait_for(pilot, lambda: bool(app.model.lobby and app.model.lobby.tables and all(
+        not s.is_free for s in app.model.lobby.tables[0].seats)), "a full table")
+
+
+async def long_names_at_play(pilot: Pilot[None]) -> None:
+    """ann at a 4-player table with a 16-letter name and a guest: every line of the
+    table at the size of the screen (issue 13, item 7)."""
+    app = app_of(pilot)
+    await wait_for(pilot, lambda: app.handle is not None, "the session")
+    app.send(CreateTable("ann's table", Rules.make(players=4)))
+    await wait_for(pilot, lambda: app.current_table is not None, "ann's table")
+    table_id = app.current_table
+    assert table_id is not None
+    bob = await app.lobby.connect(LONG)
+    bob.send(JoinSeat(table_id, 1))
+    guest = await app.lobby.connect("guest-4230")
+    guest.send(JoinSeat(table_id, 3))
+    app.send(AddBot(table_id, 2, "random"))
+    await wait_for(pilot, lambda: all(not s.is_free for s in
+                                      app.model.tables[table_id].table.seats), "full")
+    app.send(StartGame(table_id))
+    await wait_for(pilot, lambda: current_view(app) is not None, "the game")
+
+    async def plays(handle: PlayerHandle) -> None:
+        async for event in handle:
+            if isinstance(event, TableUpdate) and event.view is not None and \
+                    event.view.my_turn:
+                handle.send(Act(table_id, event.view.legal[-1]))
+    tasks = [asyncio.create_task(plays(bob)), asyncio.create_task(plays(guest))]
+    try:
+        await until(following, "following")(pilot)
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 async def session_ended(pilot: Pilot[None]) -> None:
@@ -215,6 +282,21 @@ CASES: dict[str, Case] = {
     "spectator": Case(local(table=False), spectating),
     "session_ended": Case(local(table=False), session_ended),
 }
+
+ROOMY = [(80, 24), (100, 30)]
+"""Screens whose text is laid out to the width: nothing cut at 100x30, names cut on
+purpose to one width at 80x24."""
+ROOMY_CASES: dict[str, Case] = {
+    "lobby_long_names": Case(local(table=False), in_lobby_long_names),
+    "long_names": Case(local(table=False), long_names_at_play),
+}
+
+
+@pytest.mark.parametrize("size", ROOMY, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("name", list(ROOMY_CASES))
+def test_roomy_screen(name: str, size: tuple[int, int], snap_compare) -> None:  # type: ignore[no-untyped-def]
+    case = ROOMY_CASES[name]
+    assert snap_compare(case.app(), terminal_size=size, run_before=case.steps)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

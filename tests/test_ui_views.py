@@ -29,9 +29,9 @@ class Recorder:
         self.events: list[Event] = []
         original = app.model.apply
 
-        def apply(event: Event) -> None:
+        def apply(event: Event) -> bool:
             self.events.append(event)
-            original(event)
+            return original(event)
 
         app.model.apply = apply  # type: ignore[method-assign]
 

@@ -10,6 +10,8 @@ from collections import deque
 from .refusals import Refusal, Refused
 
 WINDOW = 10.0
+CHAT_KEPT = 50
+"""Lines a chat room (the lobby, each table) keeps for who arrives or comes back."""
 
 
 def clean_text(text: str) -> str:

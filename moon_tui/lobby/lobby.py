@@ -15,12 +15,13 @@ import asyncio
 import logging
 import random
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
 from typing import Any
 
 from ..rules import Rules
-from .chat import ChatLimiter, RateLimit, clean_text
+from .chat import CHAT_KEPT, ChatLimiter, RateLimit, clean_text
 from .clock import Clock, LoopClock
 from .config import LobbyConfig
 from .handle import LobbyClosed, PlayerHandle
@@ -116,6 +117,7 @@ class Lobby:
         self._tables: dict[str, Table] = {}
         self._codes: dict[str, str] = {}
         self._chat = ChatLimiter(config.chat_max_chars, config.chat_lines_per_10s)
+        self._chat_kept: deque[ChatPosted] = deque(maxlen=CHAT_KEPT)
         self._wrong_codes = RateLimit(CODE_GUESSES, 60.0)
         self._next_table = 1
         self._tg: asyncio.TaskGroup | None = None
@@ -344,6 +346,8 @@ class Lobby:
             old.end(TAKEN_OVER)
         self._players[name] = handle
         handle.deliver(self._lobby_update(name))
+        for line in self._chat_kept:  # the lobby chat's recent lines, for who arrives
+            handle.deliver(line)
         if self.config.motd:
             handle.deliver(Notice(self.config.motd))
         restart = self._restart_news() if self._restart_news is not None else None
@@ -433,6 +437,7 @@ class Lobby:
                 reject(refused)
             elif command.table_id is None:
                 line = ChatPosted(ChatLine(handle.name, text, None, time.time()))
+                self._chat_kept.append(line)
                 for other in list(self._players.values()):
                     other.deliver(line)
             else:

@@ -9,11 +9,13 @@ which is all a table needs to know about where its players are.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 
 from ..rules import GameState, SeatView
+from .chat import CHAT_KEPT
 from .internal import LobbyMessage, Mailboxes, TableChanged
-from .messages import Event, SeatInfo, TableInfo, TableUpdate
+from .messages import ChatPosted, Event, SeatInfo, TableInfo, TableUpdate
 
 Waits = tuple[float | None, float | None]
 """What the seat to move waits on, in seconds left: its turn timer, the reconnect wait."""
@@ -30,9 +32,20 @@ class Publisher:
         """Members whose handle is connected, in the order they came (an ordered set)."""
         self.seq = 0
         self._reported: TableInfo | None = None
+        self.chat: deque[ChatPosted] = deque(maxlen=CHAT_KEPT)
+        """The table chat's recent lines."""
 
     def connect(self, name: str) -> None:
+        """`name`'s handle is connected (a member arrives, or comes back on a new
+        session): it is first told the table chat's recent lines."""
+        for line in self.chat:
+            self._mail.deliver(name, line)
         self.connected[name] = None
+
+    def say(self, line: ChatPosted) -> None:
+        """A chat line for every member, kept for who comes later."""
+        self.chat.append(line)
+        self.tell_all(line)
 
     def disconnect(self, name: str) -> bool:
         """Forget `name`'s handle; False if they were not connected."""

@@ -263,7 +263,7 @@ class Table:
             self._leave(name, "you left the table")
         elif isinstance(command, SendChat):
             line = ChatLine(name, command.text, self.table_id, time.time())
-            self.publisher.tell_all(ChatPosted(line))
+            self.publisher.say(ChatPosted(line))
         elif isinstance(command, AddBot):
             self._owner_only(name, "add computer players")
             self._not_playing("change the seats")

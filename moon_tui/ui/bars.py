@@ -56,30 +56,47 @@ class ClickBar(Widget):
         self._items: tuple[Item, ...] = ()
         self._spans: list[tuple[int, int, str]] = []
         self._text = Text()
+        self._cursor: int | None = None
 
     @property
     def items(self) -> tuple[Item, ...]:
         return self._items
 
-    def set_items(self, items: Sequence[Item]) -> None:
+    def set_items(self, items: Sequence[Item], cursor: int | None = None) -> None:
+        """Show `items`; `cursor`: the index of the item ←→ and Enter act on (None: no
+        cursor), marked `▸` and underlined so it reads without colour."""
         items = tuple(items)
-        if items == self._items:
+        if cursor is not None and not 0 <= cursor < len(items):
+            cursor = None
+        if items == self._items and cursor == self._cursor:
             return
         self._items = items
+        self._cursor = cursor
         self._text, self._spans = self.layout_items(items)
         self.refresh()
+
+    @property
+    def cursor(self) -> int | None:
+        return self._cursor
 
     def layout_items(self, items: tuple[Item, ...]) -> tuple[Text, list[tuple[int, int, str]]]:
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         spans = []
-        for item in items:
+        for index, item in enumerate(items):
             start = text.cell_len
-            text.append(" ")
+            if index == self._cursor:
+                text.append("▸", style="bold")
+                item_start = text.cell_len
+            else:
+                text.append(" ")
+                item_start = -1
             if item.key:
                 text.append(item.key, style="bold reverse")
             if item.key and item.label:
                 text.append(" ")
             text.append(item.label)
+            if item_start >= 0:
+                text.stylize("underline", item_start, text.cell_len)
             text.append(" ")
             spans.append((start, text.cell_len, item.ident))
         return text, spans
@@ -123,7 +140,11 @@ class KeyBar(ClickBar):
         items: list[Item] = []
         for group, members in groupby(shown, key=lambda b: b.group):
             bindings = list(members)
-            if group is not None and len(bindings) > 1:
+            if group is not None and len(bindings) == 1:
+                # One choice left in a group (`1 choose tile`, not `1 tile 1`).
+                only = bindings[0]
+                items.append(Item(only.action, key_display(only.key), group.description))
+            elif group is not None:
                 keys = "".join(key_display(b.key) for b in bindings)
                 items.append(Item("", keys, group.description))
             else:

@@ -26,9 +26,10 @@ from .plain import plain
 MIN_WIDTH = 80
 MIN_HEIGHT = 24
 
-#: Breakpoints add `-small` below 80 columns or 24 rows; the stylesheet then hides the
-#: screen's content and shows only the `TooSmall` notice.
-HORIZONTAL = [(0, "-narrow"), (MIN_WIDTH, "-wide"), (120, "-xwide")]
+#: Breakpoints add `-narrow` below 80 columns or `-short` below 24 rows (the stylesheet
+#: then hides the screen's content and shows only the `TooSmall` notice); `-roomy` from
+#: 100 columns (names shown whole) and `-xwide` from 120 give panels more room.
+HORIZONTAL = [(0, "-narrow"), (MIN_WIDTH, "-wide"), (100, "-roomy"), (120, "-xwide")]
 VERTICAL = [(0, "-short"), (MIN_HEIGHT, "-tall")]
 
 

@@ -36,7 +36,9 @@ class ChatPanel(Vertical):
         self._last: ChatLine | None = None
 
     def compose(self) -> ComposeResult:
-        yield RichLog(wrap=True, markup=False, auto_scroll=True, max_lines=200)
+        # min_width: RichLog draws each line at least 78 cells wide by default, so a
+        # narrow pane (the table's) cut long lines off instead of wrapping them.
+        yield RichLog(wrap=True, markup=False, auto_scroll=True, max_lines=200, min_width=8)
         yield steady_input(placeholder=self._placeholder, max_length=300)
 
     def show(self, lines: Sequence[ChatLine]) -> None:

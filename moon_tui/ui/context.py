@@ -15,6 +15,10 @@ from .model import Model
 class ScreenContext(Protocol):
     player_name: str
     operator: bool
+    guest: bool
+    solo: bool
+    """A game played alone in one's own terminal (`moon`): no lobby, nobody to chat with."""
+    """Logged in without a key: a name for this visit only, no keys to manage."""
     keys: KeyManager | None
     health: ServerHealth | None
     model: Model

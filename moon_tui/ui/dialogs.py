@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
@@ -12,7 +13,7 @@ from ..lobby.messages import Event, JoinByCode, TableUpdate
 from ..rules import MOON, SeatView
 from .base import MoonModal, set_text, steady_input
 from .plain import cell
-from .table_text import trick_lines
+from .table_text import played_panel, trick_lines
 from .words import seat_name, side_name, trump_words
 
 
@@ -116,3 +117,47 @@ class InviteCodeScreen(MoonModal):
         if code:
             self.moon.send(JoinByCode(code))
             self.dismiss(None)
+
+
+class PlayedScreen(TableDialog):
+    """The tiles played this hand by suit, and the trumps still out (`t`)."""
+
+    BINDINGS = [Binding("t", "close", "close")]
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static("What has been played", classes="title")
+            yield Static(id="played")
+            yield Static("t or Esc closes", classes="hint")
+
+    def redraw(self) -> None:
+        view = self.view()
+        if view is not None:
+            set_text(self.query_one("#played", Static), played_panel(view))
+
+
+class EndLocalGameScreen(MoonModal):
+    """`q` in a game played alone (`moon`): there is no lobby to go back to, so end the
+    game (quit) or start a new one. Dismissed with `quit`, `new` or None (keep playing)."""
+
+    BINDINGS = [
+        Binding("q", "end('quit')", "quit"),
+        Binding("n", "end('new')", "new game"),
+        Binding("escape", "close", "keep playing"),
+    ]
+
+    def __init__(self, over: bool) -> None:
+        super().__init__(classes="dialog")
+        self._over = over
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static("The game is over" if self._over else "Leave this game?",
+                         classes="title")
+            yield Static("q  quit Moon (this game ends)\n"
+                         "n  start a new game\n"
+                         "Esc  keep playing" if not self._over else
+                         "q  quit Moon\nn  start a new game\nEsc  back to the table")
+
+    def action_end(self, how: str) -> None:
+        self.dismiss(how)  # type: ignore[arg-type]

@@ -33,8 +33,8 @@ from .chat import ChatPanel
 from .dominoes import HandTile, Mark
 from .hand import HandView
 from .refusals import refusal_words
-from .table_text import centre_panel, header, seats_panel, summary
-from .words import seat_name, trump_counts
+from .table_text import centre_panel, header, played_panel, seats_panel, summary
+from .words import name_width, seat_name, trump_counts
 
 LEAVE_CONFIRM_SECONDS = 3.0
 WARN_SECONDS = 10
@@ -82,6 +82,7 @@ class GameScreen(MoonScreen):
         Binding("n", "trump(8)", "none"),
         Binding("r", "rematch", "rematch"),
         Binding("l", "last_trick", "last trick"),
+        Binding("t", "played", "played"),
         Binding("s", "scores", "scores"),
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
@@ -120,6 +121,9 @@ class GameScreen(MoonScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        if self.moon.solo:
+            # Nobody else can read a chat at a table played alone.
+            self.query_one(ChatPanel).display = False
         model = self.moon.model
         self._finished = model.finished.get(self.table_id)
         update = model.tables.get(self.table_id)
@@ -162,10 +166,20 @@ class GameScreen(MoonScreen):
         self._reconnect_deadline = (None if update.reconnect_left is None
                                     else now + update.reconnect_left)
         finished = self._finished
-        set_text(self.query_one("#header", Static), header(view, update.table))
+        set_text(self.query_one("#header", Static),
+                 header(view, update.table, self.app.size.width, self._names()))
         self._draw_seats()
-        set_text(self.query_one("#centre", Static), centre_panel(view, update.table,
-                                                                self._last_hand()))
+        centre = self.query_one("#centre", Static)
+        ring = centre.content_size.width if self.app.size.width >= 100 else None
+        panel = centre_panel(view, update.table, self._names(), ring or None,
+                             self._last_hand())
+        if self.app.size.width >= 120 and self.app.size.height >= 40 and \
+                view.phase is Phase.PLAY:
+            # Room enough: what has been played is always in view.
+            panel = panel.copy()
+            panel.append("\n\n")
+            panel.append_text(played_panel(view))
+        set_text(centre, panel)
         self._draw_hand(view, finished)
         self._draw_actions(view)
         self._draw_prompt()
@@ -176,6 +190,15 @@ class GameScreen(MoonScreen):
             # Working out the active keys runs every check_action: only when they may change.
             self._keys_state = keys
             self.refresh_bindings()
+
+    def on_resize(self) -> None:
+        # Names and panels are laid out to the width: draw again, from the latest update
+        # when the redraw runs (not the one current now, which may be stale by then).
+        self.call_after_refresh(self._redraw)
+
+    def _redraw(self) -> None:
+        if self._update is not None:
+            self.show(self._update)
 
     @staticmethod
     def _left(deadline: float | None) -> int | None:
@@ -197,9 +220,15 @@ class GameScreen(MoonScreen):
     def _draw_seats(self) -> None:
         if self._view is None or self._update is None:
             return
-        set_text(self.query_one("#seats", Static),
-                 seats_panel(self._view, self._update.table, self._seconds_left(),
-                             waiting=self._left(self._reconnect_deadline) is not None))
+        seats = self.query_one("#seats", Static)
+        width = seats.content_size.width or 29
+        set_text(seats, seats_panel(self._view, self._update.table, self._seconds_left(),
+                                    width, self._names(),
+                                    waiting=self._left(self._reconnect_deadline) is not None))
+
+    def _names(self) -> int:
+        """The width names get on this screen (cut the same way everywhere on it)."""
+        return name_width(self.app.size.width)
 
     def _tick(self) -> None:
         """Once a second while a countdown runs: the seats, and the prompt if it counts."""
@@ -237,7 +266,8 @@ class GameScreen(MoonScreen):
         no_hand.display = not view.hand
         if not view.hand:
             set_text(no_hand, summary(view, self._table(), finished, self._last_hand(),
-                                      seen=not self._may_see(view)), layout=True)
+                                      seen=not self._may_see(view), names=self._names(),
+                                      solo=self.moon.solo), layout=True)
         choosing = view.my_turn and view.phase in (Phase.PLAY, Phase.DISCARD)
         playable = {a.tile for a in view.legal if a.kind in ("play", "discard")}
         tiles = []
@@ -274,6 +304,8 @@ class GameScreen(MoonScreen):
     def _choices(self, view: SeatView) -> list[Item]:
         """The choices also offered as clickable items: bids, trumps, rematch."""
         if view.outcome is not None:
+            if self.moon.solo:
+                return [Item("rematch", "r", "play again"), Item("leave", "q", "quit")]
             return [Item("rematch", "r", "rematch"), Item("leave", "q", "leave")]
         if not view.my_turn:
             return []
@@ -294,14 +326,21 @@ class GameScreen(MoonScreen):
                 if trump == TRUMP_NONE:
                     out.append(Item(code, "n", "none"))
                 elif trump == TRUMP_DOUBLES:
-                    out.append(Item(code, "d", f"doubles:{count}"))
+                    out.append(Item(code, "d", f"doubles ({count})"))
                 else:
-                    out.append(Item(code, str(trump), f"s:{count}"))
+                    out.append(Item(code, str(trump), f"({count})"))
             return out
         return []
 
     def _draw_actions(self, view: SeatView) -> None:
-        self.query_one("#actions", ClickBar).set_items(self._choices(view))
+        choices = self._choices(view)
+        bar = self.query_one("#actions", ClickBar)
+        cursor = None
+        if view.my_turn and view.phase in (Phase.BID, Phase.TRUMP):
+            # ←→ and Enter choose in the row of bids (or trumps), as with the tiles.
+            old = bar.cursor if bar.items == tuple(choices) else None
+            cursor = 0 if old is None else old
+        bar.set_items(choices, cursor)
 
     def _draw_prompt(self) -> None:
         view = self._view
@@ -322,6 +361,8 @@ class GameScreen(MoonScreen):
     def _prompt(self, view: SeatView) -> str:
         n = len(view.hand)
         if view.outcome is not None:
+            if self.moon.solo:
+                return "The game is over. r: play again, q: quit or a new game."
             return "The game is over. r: rematch, q: leave the table."
         if view.seat is None:
             return "You are watching. q: back to the lobby."
@@ -338,17 +379,23 @@ class GameScreen(MoonScreen):
                 return f"Waiting for {who} to reconnect… {back} s"
             return f"Waiting for {who}…"
         if view.phase is Phase.BID:
-            return "Your bid: choose below (p pass, digits bid, m moon)."
+            return "Your bid: ←→ Enter below, or p pass, a digit bids, m moon."
+        keys = "1" if n == 1 else f"1-{n}"
         if view.phase is Phase.DISCARD:
-            return f"You took the widow (W). Discard one tile: ←→ Enter or 1-{n}."
+            return f"You took the widow (W). Discard one tile: ←→ Enter or {keys}."
         if view.phase is Phase.TRUMP:
-            return "Name trump: 0-6, d doubles, n none. After ':' how many trumps you'd hold."
-        return f"Your turn: play a tile (←→ Enter, or 1-{n}). Dashed tiles may not be played."
+            return "Name trump: a number, d doubles or n none. (How many trumps you'd hold.)"
+        if n == 1:
+            return "Your turn: play your last tile (Enter or 1)."
+        return f"Your turn: play a tile (←→ Enter, or {keys}). Dashed tiles may not be played."
 
     # -- choosing --------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self._view
         if action == "choose" and view is not None and self._may_see(view):
+            return True
+        if action in ("move", "choose") and view is not None and view.my_turn and \
+                view.phase in (Phase.BID, Phase.TRUMP):
             return True
         if action in ("pick", "move", "choose"):
             if view is None or not view.my_turn or view.phase not in (Phase.PLAY, Phase.DISCARD):
@@ -373,6 +420,10 @@ class GameScreen(MoonScreen):
             return view is not None and view.outcome is not None and view.seat is not None
         if action == "last_trick":
             return view is not None and bool(view.tricks)
+        if action == "played":
+            return view is not None and view.phase is Phase.PLAY
+        if action == "chat":
+            return not self.moon.solo
         return True
 
     def on_key(self, event: events.Key) -> None:
@@ -390,7 +441,18 @@ class GameScreen(MoonScreen):
         self._problem = ""
         self.moon.send(Act(self.table_id, action))
 
+    def _in_row(self) -> bool:
+        """←→ Enter act on the row of bids or trumps (else on the hand)."""
+        view = self._view
+        return view is not None and view.my_turn and view.phase in (Phase.BID, Phase.TRUMP)
+
     def action_move(self, step: int) -> None:
+        if self._in_row():
+            bar = self.query_one("#actions", ClickBar)
+            if bar.items:
+                cursor = ((bar.cursor or 0) + step) % len(bar.items)
+                bar.set_items(bar.items, cursor)
+            return
         self.query_one(HandView).move(step)
 
     def action_choose(self) -> None:
@@ -401,6 +463,11 @@ class GameScreen(MoonScreen):
             self.refresh_bindings()
             if self._update is not None:
                 self.show(self._update)
+            return
+        if self._in_row():
+            bar = self.query_one("#actions", ClickBar)
+            if bar.cursor is not None:
+                bar.chosen(bar.items[bar.cursor].ident)
             return
         self.query_one(HandView).pick_cursor()
 
@@ -439,11 +506,22 @@ class GameScreen(MoonScreen):
         elif event.ident.startswith("a"):
             self._act(Action.from_code(int(event.ident[1:])))
 
+    def _end_local(self, how: str | None) -> None:
+        if how == "quit":
+            self.app.call_later(self.app.run_action, "quit")
+        elif how == "new":
+            self.app.call_later(self.app.run_action, "new_game")
+
     # -- the rest --------------------------------------------------------------------------
     def action_last_trick(self) -> None:
         from .dialogs import LastTrickScreen
 
         self.app.push_screen(LastTrickScreen(self.table_id))
+
+    def action_played(self) -> None:
+        from .dialogs import PlayedScreen
+
+        self.app.push_screen(PlayedScreen(self.table_id))
 
     def action_scores(self) -> None:
         from .dialogs import ScoreSheetScreen
@@ -463,7 +541,14 @@ class GameScreen(MoonScreen):
 
     def action_leave(self) -> None:
         """Leave the table; mid-game a seated player presses q twice (a computer takes
-        the seat), so a stray key does not abandon a game."""
+        the seat), so a stray key does not abandon a game. Played alone (`moon`) there
+        is no lobby to go back to: q asks whether to quit or start a new game."""
+        if self.moon.solo:
+            from .dialogs import EndLocalGameScreen
+
+            over = self._view is not None and self._view.outcome is not None
+            self.app.push_screen(EndLocalGameScreen(over), self._end_local)
+            return
         view = self._view
         playing = view is not None and view.seat is not None and view.outcome is None
         now = time.monotonic()

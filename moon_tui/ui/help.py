@@ -8,33 +8,80 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
+from ..rules import Rules
 from .base import MoonModal
 
-RULES = (
-    'Moon is a trick-taking domino game for 3 players, or 4 in two teams (partners sit '
-    'opposite). Each player gets 7 tiles; with 3 players one tile is left: the widow.'
-    '\n\n'
-    'Bidding: each player speaks once, clockwise: pass, or bid more than the highest bid so '
-    'far, from the lowest bid (usually 4) to 7 tricks, or 21: "shoot the moon", all 7 tricks. '
-    'The highest bidder is the declarer. If everybody passes the hand is dealt again.'
-    '\n\n'
-    'The widow: the declarer takes it and discards one tile face down.'
-    '\n\n'
-    'Trump: the declarer names a number 0-6 (every tile with that number is a trump), the '
-    'doubles, or no trump (follow-me). The double is the highest trump, then by the other end.'
-    '\n\n'
-    'Play: the declarer leads. The suit led is the trump suit if a trump is led, otherwise the '
-    'higher end of the tile led. You must follow the suit led if you can; otherwise play '
-    'anything. A trump belongs only to the trump suit. The highest trump wins the trick, else '
-    'the highest tile of the suit led. The winner leads the next trick.'
-    '\n\n'
-    'Scoring: the declarer makes the bid by taking at least that many tricks, and scores the '
-    'bid (4 players: the tricks taken); otherwise loses the bid. Every other side scores 1 per '
-    'trick. First to the target (21) alone at the top wins; a made moon wins at once.'
-    '\n\n'
-    'In the hand: a solid border and a digit = you may play it; a dashed border, no digit = you'
-    ' may not; a heavy border = the cursor. ▶ marks whose turn it is, ★ the declarer.'
-)
+
+def rules_text(rules: Rules) -> str:
+    """The rules in short (the project's docs/RULES.md), as `rules` set them: the help at
+    a table shows that table's options, elsewhere the defaults."""
+    four = rules.players == 4
+    sets = {
+        "moon22": "the double-six set without the tiles that show a 0, except 0-0: "
+                  "22 tiles. Each player gets 7; the one left over, face down, is the "
+                  "widow.",
+        "moon21": "the double-six set without any tile that shows a 0: 21 tiles, 7 each, "
+                  "no widow.",
+        "full28": "all 28 tiles of the double-six set, 7 each, no widow.",
+    }
+    parts = [
+        ("Moon is a trick-taking domino game for 4 players in two teams (partners sit "
+         "opposite: the first and third seats against the second and fourth)."
+         if four else "Moon is a trick-taking domino game for 3 players, each on their own.")
+        + f" Tiles: {sets[rules.set]}",
+    ]
+    passing = ("If everybody passes the hand is dealt again." if rules.all_pass == "redeal"
+               else "The last seat to speak may not pass when everyone before it did: it "
+                    "must bid.")
+    parts.append(
+        f"Bidding: a random seat bids first, then the first bidder moves one seat clockwise "
+        f"each hand. Each player speaks once, clockwise: pass, or bid more than the highest "
+        f"bid so far, from {rules.min_bid} to 7 tricks, or 21: \"shoot the moon\", all 7 "
+        f"tricks (nobody bids after a moon). The highest bidder is the declarer. {passing}")
+    if rules.has_widow:
+        order = ("the declarer names trump first, then takes the widow"
+                 if rules.trump_before_widow else "the declarer takes the widow")
+        parts.append(f"The widow: {order} and lays one of the eight tiles away face down "
+                     "(it may be the widow itself).")
+    choices = ["a number 0-6 (every tile showing it is a trump; the double is the highest "
+               "trump, then by the other end)"]
+    if rules.doubles_trump:
+        choices.append("the doubles (6-6 highest down to 0-0)")
+    if rules.no_trump:
+        choices.append("no trump (follow-me: in every suit the double is highest)")
+    parts.append("Trump: the declarer names " + "; or ".join(choices) + ".")
+    parts.append(
+        "Suits: a trump belongs only to the trump suit. A double that is not a trump "
+        "belongs to its own number only; any other tile belongs to both its numbers' "
+        "suits. In a suit the double is highest, then by the other end.")
+    parts.append(
+        "Play: the declarer leads. What was led: trumps if the tile led is a trump, "
+        "otherwise the higher number of the tile led. You must follow the suit led if you "
+        "can; otherwise play anything. The highest trump wins the trick, else the highest "
+        "tile of the suit led. The winner leads the next trick.")
+    unit = "marks" if rules.scoring == "marks" else "points"
+    if rules.scoring == "marks":
+        scoring = ("Scoring (marks): a made bid earns the declaring side a mark; a failed "
+                   "bid earns every other side a mark.")
+    else:
+        made = ("the tricks the team took" if rules.team_scoring == "tricks"
+                else "the bid") if four else "the bid"
+        scoring = (f"Scoring: the declarer makes the bid by taking at least that many "
+                   f"tricks and scores {made} (a made moon: 21); a failed bid costs the "
+                   f"bid. Every other side scores 1 per trick.")
+    win = f"First to {rules.target} {unit} alone at the top wins; a tie at the top plays on"
+    if rules.tie_break == "declarer":
+        win += (", but a declaring side that made its bid and reached the target wins even "
+                "when tied or behind")
+    win += "."
+    if rules.moon_wins_game:
+        win += " A made moon wins the game at once."
+    parts.append(f"{scoring} {win}")
+    parts.append(
+        "In the hand: a solid border and a digit = you may play it; a dashed border, no "
+        "digit = you may not; a heavy border = the cursor. ▶ marks whose turn it is, ★ the "
+        "declarer.")
+    return "\n\n".join(parts)
 
 
 def key_name(key: str) -> str:
@@ -43,12 +90,17 @@ def key_name(key: str) -> str:
     return names.get(key, key)
 
 
-def keys_text() -> Text:
-    """Every key of every screen, from the screens' own bindings."""
+def keys_text(*, operator: bool = False, keys: bool = True) -> Text:
+    """Every key of every screen offered to this player, from the screens' bindings."""
     from .game import GameScreen
     from .lobby_screen import LobbyScreen
     from .waiting import WaitingScreen
 
+    hidden: set[str] = set()
+    if not operator:
+        hidden.add("operator")
+    if not keys:
+        hidden.add("keys")
     text = Text()
     for title, screen in (("Lobby", LobbyScreen), ("Waiting room", WaitingScreen),
                           ("At the table", GameScreen)):
@@ -56,12 +108,18 @@ def keys_text() -> Text:
         seen: dict[str, list[str]] = {}
         for binding in screen.BINDINGS:
             assert isinstance(binding, Binding)
+            if binding.action in hidden:
+                continue
             what = binding.group.description if binding.group else binding.description
             seen.setdefault(what or binding.action, []).append(key_name(binding.key))
-        for what, keys in seen.items():
-            text.append(f"  {''.join(keys) if len(keys) > 2 else ' '.join(keys):<10} {what}\n")
+        for what, names in seen.items():
+            shown = "".join(names) if len(names) > 2 else " ".join(names)
+            text.append(f"  {shown:<10} {what}\n")
     text.append("Everywhere\n", style="bold")
     text.append("  Ctrl+Q     quit\n  Esc        close a dialog / leave the chat line\n")
+    text.append("  B          bell on/off: it rings on your turn, when your table starts,\n"
+                "             when your turn timer runs low and when a chat line names\n"
+                "             you (for this session)\n")
     text.append("  mouse      click a tile to choose it; click buttons and table rows\n")
     return text
 
@@ -73,11 +131,21 @@ class HelpScreen(MoonModal):
     def __init__(self) -> None:
         super().__init__(classes="dialog")
 
+    def _rules(self) -> tuple[Rules, str]:
+        """The rules of the table this player is at, else the defaults."""
+        table_id = getattr(self.app, "current_table", None)
+        update = self.moon.model.tables.get(table_id) if table_id else None
+        if update is not None:
+            return update.table.rules, f"The rules of this table ({update.table.name})"
+        return Rules.make(), "The rules in short (a table may choose other options)"
+
     def compose_body(self) -> ComposeResult:
         with Vertical(classes="box wide tall"):
             yield Static("Help", classes="title")
             with VerticalScroll(id="help-scroll"):
-                yield Static(Text("The rules in short\n", style="bold") + Text(RULES))
-                yield Static(Text("\nKeys\n", style="bold") + keys_text())
+                rules, title = self._rules()
+                yield Static(Text(f"{title}\n", style="bold") + Text(rules_text(rules)))
+                yield Static(Text("\nKeys\n", style="bold") + keys_text(
+                    operator=self.moon.operator, keys=self.moon.keys is not None))
             yield Static("↑↓ scroll · Esc closes", classes="hint")
 

@@ -23,23 +23,47 @@ from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .rows import RowList
 
+GUEST_NOTE = (
+    "You play as a guest: your SSH client offered no key, so this name is for this visit "
+    "only. To keep a name: run ssh-keygen, then ssh again."
+)
+
 ONLINE_NAMES = 8
 """Names the online panel has room for (`#lower` is 9 lines high, one is the title)."""
 
 #: (title, width): 79 columns with the cell padding, so the list fits at 80x24.
 COLUMNS = (("Table", 16), ("Rules", 18), ("Seats", 19), ("Status", 11), ("Watch", 5))
+SEATS_COLUMN = 2
+"""The column that takes the room a wider screen gives."""
 
 
-def seats_cell(info: TableInfo) -> str:
-    names = []
-    for seat in info.seats:
-        if seat.name is not None:
-            names.append(seat.name)
-        elif seat.bot_level is not None:
-            names.append(f"bot {seat.bot_level}")
-        else:
-            names.append("–")
-    return ", ".join(names)
+def seats_cell(info: TableInfo, width: int = 19) -> str:
+    """Who sits at the table, in `width` cells: the players' names, then the computer
+    players (`2 bots, normal`); names that do not fit are counted (`+2`), never cut."""
+    names = [seat.name for seat in info.seats if seat.name is not None]
+    levels = [seat.bot_level for seat in info.seats if seat.name is None
+              and seat.bot_level is not None]
+    bots = ""
+    if levels:
+        count = f"{len(levels)} bot{'s' if len(levels) > 1 else ''}"
+        level = f", {levels[0]}" if len(set(levels)) == 1 else ""
+        bots = count + level
+        if len(", ".join([*names, bots])) > width:
+            bots = count
+    parts = [*names, bots] if bots else names
+    if not parts:
+        return "–"
+    shown = len(names)
+    while shown:
+        more = len(names) - shown
+        cell = ", ".join([*names[:shown], *([bots] if bots else []),
+                          *([f"+{more}"] if more else [])])
+        if len(cell) <= width:
+            return cell
+        shown -= 1
+    others = len(names)
+    return ", ".join([*([f"{others} player{'s' if others > 1 else ''}"] if others else []),
+                      *([bots] if bots else [])])
 
 
 def status_cell(info: TableInfo) -> str:
@@ -91,11 +115,11 @@ def online_text(online: tuple[str, ...], me: str, places: tuple[Place, ...] = ()
     return text
 
 
-def table_row(info: TableInfo) -> tuple[str, ...]:
+def table_row(info: TableInfo, seats_width: int = 19) -> tuple[str, ...]:
     name = info.name + (" (private)" if info.private else "")
     timer = f" {info.turn_seconds}s" if info.turn_seconds else ""
-    return (name, info.rules.summary() + timer, seats_cell(info), status_cell(info),
-            watch_cell(info))
+    return (name, info.rules.summary() + timer, seats_cell(info, seats_width),
+            status_cell(info), watch_cell(info))
 
 
 class LobbyScreen(MoonScreen):
@@ -120,7 +144,9 @@ class LobbyScreen(MoonScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
-        yield RowList(COLUMNS, id="tables")
+        if self.moon.guest:
+            yield Static(GUEST_NOTE, id="guest-note")
+        yield RowList(COLUMNS, flex=SEATS_COLUMN, id="tables")
         with Horizontal(id="lower"):
             yield Static(id="online")
             yield ChatPanel(placeholder="c: chat with everyone", id="lobby-chat")
@@ -170,9 +196,14 @@ class LobbyScreen(MoonScreen):
         set_text(self.query_one("#online", Static),
                  online_text(lobby.online, self.moon.player_name, lobby.places,
                              lobby.tables))
-        if self.query_one(RowList).set_rows(
-                [(info.table_id, table_row(info)) for info in lobby.tables]):
+        rows = self.query_one(RowList)
+        width = rows.column_width(SEATS_COLUMN)
+        if rows.set_rows([(info.table_id, table_row(info, width)) for info in lobby.tables]):
             self.refresh_bindings()  # join and watch need a table to choose
+
+    def on_resize(self) -> None:
+        # The list's seats column grows with the screen: name more players in it.
+        self.call_after_refresh(lambda: self.show(self.moon.model.lobby))
 
     def _selected_id(self) -> str | None:
         return self.query_one(RowList).selected

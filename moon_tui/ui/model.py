@@ -34,7 +34,9 @@ class Model:
     lobby_chat: deque[ChatLine] = field(default_factory=lambda: deque(maxlen=CHAT_KEPT))
     table_chat: dict[str, deque[ChatLine]] = field(default_factory=dict)
 
-    def apply(self, event: Event) -> None:
+    def apply(self, event: Event) -> bool:
+        """Take `event` in; False for a chat line already kept (a table tells its recent
+        lines again to a member who comes back)."""
         if isinstance(event, LobbyUpdate):
             self.lobby = event
         elif isinstance(event, TableUpdate):
@@ -47,13 +49,14 @@ class Model:
             self.finished.pop(event.table_id, None)
         elif isinstance(event, ChatPosted):
             line = event.line
-            if line.table_id is None:
-                self.lobby_chat.append(line)
-            else:
-                self.table_chat.setdefault(
-                    line.table_id, deque(maxlen=CHAT_KEPT)).append(line)
+            kept = self.lobby_chat if line.table_id is None else \
+                self.table_chat.setdefault(line.table_id, deque(maxlen=CHAT_KEPT))
+            if line in kept:
+                return False
+            kept.append(line)
         elif isinstance(event, GameFinished):
             self.finished[event.table_id] = event
+        return True
 
     def chat_of(self, table_id: str | None) -> tuple[ChatLine, ...]:
         if table_id is None:

@@ -58,11 +58,16 @@ class RowList(Widget, can_focus=True):
         def control(self) -> RowList:
             return self.row_list
 
-    def __init__(self, columns: Sequence[tuple[str, int]], *, id: str | None = None) -> None:  # noqa: A002
-        """`columns`: (title, width) pairs; each cell gets a space on either side."""
+    def __init__(self, columns: Sequence[tuple[str, int]], *, flex: int | None = None,
+                 id: str | None = None) -> None:  # noqa: A002
+        """`columns`: (title, width) pairs; each cell gets a space on either side. The
+        column `flex` takes the room the others leave (see `column_width`)."""
         super().__init__(id=id)
-        self._widths = tuple(width for _, width in columns)
-        self._header = self._line(tuple(title for title, _ in columns))
+        self._titles = tuple(title for title, _ in columns)
+        self._least = tuple(width for _, width in columns)
+        self._widths = self._least
+        self._flex = flex
+        self._header = self._line(self._titles)
         self._rows: tuple[Row, ...] = ()
         self._lines: tuple[str, ...] = ()
         self.cursor = 0
@@ -146,7 +151,20 @@ class RowList(Widget, can_focus=True):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return 1 + len(self._rows)  # with `height: auto`: the header and every row
 
+    def column_width(self, index: int) -> int:
+        """How wide column `index` is now (the rows' cells are cut to it)."""
+        return self._widths[index]
+
     def on_resize(self) -> None:
+        if self._flex is not None:
+            room = self.size.width - sum(width + 2 for width in self._least)
+            widths = list(self._least)
+            widths[self._flex] += max(0, room)
+            if tuple(widths) != self._widths:
+                self._widths = tuple(widths)
+                self._header = self._line(self._titles)
+                self._lines = tuple(self._line(cells) for _, cells in self._rows)
+                self.refresh()
         self._scroll_to_cursor()
 
     def on_focus(self) -> None:

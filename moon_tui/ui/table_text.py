@@ -9,17 +9,22 @@ from __future__ import annotations
 from rich.text import Text
 
 from ..lobby.messages import GameFinished, TableInfo
-from ..rules import Phase, SeatView, Termination, Trick
+from ..rules import TRUMP_DOUBLES, TRUMP_NONE, Phase, SeatView, Termination, Tile, Trick
+from ..rules.tiles import tile_set
 from .dominoes import small_tile
 from .words import (
+    NAME_WIDTH,
     bid_words,
     contract,
+    fit,
     points_words,
     result_words,
+    score_words,
     seat_detail,
     seat_name,
     side_name,
     suit_led,
+    trump_clause,
     trump_words,
 )
 
@@ -27,21 +32,28 @@ TURN = "▶"
 DECLARER = "★"
 
 
-def header(view: SeatView | None, table: TableInfo) -> Text:
+def header(view: SeatView | None, table: TableInfo, width: int = 80,
+           names: int = NAME_WIDTH) -> Text:
+    """The table's name, the hand, the contract and the target: parts that do not fit
+    `width` are left out from the end, whole."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(" Moon ", style="bold reverse")
     text.append(f" {table.name}")
     if view is None:
         return text
-    text.append(f" · hand {view.hand_number + 1}")
-    words = contract(view, table)
+    parts = [Text(f"hand {view.hand_number + 1}")]
+    words = contract(view, table, names)
     if words:
-        text.append(" · ")
-        text.append(words, style="bold")
+        parts.append(Text(words, style="bold"))
     unit = "mark" if view.rules.scoring == "marks" else "point"
     if view.rules.target != 1:
         unit += "s"
-    text.append(f" · to {view.rules.target} {unit}")
+    parts.append(Text(f"to {view.rules.target} {unit}"))
+    for part in parts:
+        if text.cell_len + 3 + part.cell_len > width:
+            break
+        text.append(" · ")
+        text.append_text(part)
     return text
 
 
@@ -53,9 +65,14 @@ def bid_of(view: SeatView, seat: int) -> str:
 
 
 def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
-                waiting: bool = False) -> Text:
+                width: int = 29, names: int = NAME_WIDTH, waiting: bool = False) -> Text:
     """Every seat: turn marker, name, who plays it, bid, tricks, timer, score. `waiting`:
-    the table waits for the dropped player of the seat to move (no computer plays yet)."""
+    the table waits for the dropped player of the seat to move (no computer plays yet).
+
+    Laid out to fit `width` cells with names cut to `names`: the first line holds the
+    turn, the name and the timer, the second what the seat did this hand and its score
+    (or team); who plays the seat goes after the name when it fits, else on a line of
+    its own. Nothing is cut mid-word."""
     text = Text(no_wrap=True, overflow="ellipsis")
     rules = view.rules
     in_hand = view.phase in (Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY)
@@ -63,16 +80,25 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
         turn = view.to_move == seat and in_hand
         if seat:
             text.append("\n")
-        text.append(f"{TURN} " if turn else "  ", style="bold")
-        name = seat_name(table, seat)
-        text.append(name, style="bold" if turn else "")
+        line = Text()
+        line.append(f"{TURN} " if turn else "  ", style="bold")
+        line.append(seat_name(table, seat, names), style="bold" if turn else "")
         if seat == view.seat:
-            text.append(" (you)")
+            line.append(" (you)")
         if view.declarer == seat and in_hand:
-            text.append(f" {DECLARER}")
+            line.append(f" {DECLARER}")
+        if turn and table.seats[seat].name is not None and seconds_left is not None:
+            clock = f" {seconds_left}s left"
+            if line.cell_len + len(clock) > width:
+                clock = f" {seconds_left}s"
+            line.append(clock, style="bold")
         detail = "away" if turn and waiting else seat_detail(table.seats[seat])
+        if detail and line.cell_len + len(detail) + 3 <= width:
+            line.append(f" ({detail})", style="italic")
+            detail = ""
+        text.append_text(line)
         if detail:
-            text.append(f" ({detail})", style="italic")
+            text.append(f"\n  {detail}", style="italic")
         parts: list[str] = []
         if in_hand:
             bid = bid_of(view, seat)
@@ -81,29 +107,51 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
             if view.phase is Phase.PLAY or view.tricks:
                 won = view.tricks_won[seat]
                 parts.append(f"{won} trick{'s' if won != 1 else ''}")
-            if turn and table.seats[seat].name is not None and seconds_left is not None:
-                parts.append(f"{seconds_left}s left")
         if rules.players == 3:
-            parts.append(f"{view.scores[seat]} pts")
+            parts.append(score_words(view.scores[seat], rules))
         if rules.players == 4:
             parts.append(f"team {'AB'[rules.side_of(seat)]}")
-        text.append("\n  " + " · ".join(parts))
+        text.append("\n  " + fit_words(parts, width - 2))
     if rules.players == 4:
-        for side in range(2):
-            text.append(f"\n  team {'AB'[side]} {side_name(rules, table, side)}: "
-                        f"{view.scores[side]}")
+        text.append_text(team_lines(view, table, width, names))
     if table.spectators:
         text.append("\nWatching: ", style="bold")
-        text.append(", ".join(table.spectators))
+        text.append(fit_words([fit(n, names) for n in table.spectators], width - 10))
     return text
 
 
-def trick_lines(trick: Trick, view: SeatView, table: TableInfo, title: str) -> Text:
+def team_lines(view: SeatView, table: TableInfo, width: int, names: int) -> Text:
+    """Each team's partners and score, in the first form that fits `width`."""
+    rules = view.rules
+    text = Text()
+    for side in range(2):
+        letter, score = "AB"[side], view.scores[side]
+        partners = side_name(rules, table, side, names)
+        forms = [f"  team {letter} ({partners}): {score_words(score, rules)}",
+                 f"  {letter} ({partners}): {score_words(score, rules)}",
+                 f"  {letter} ({partners}): {score}"]
+        text.append("\n" + next((line for line in forms if len(line) <= width),
+                                f"  team {letter}: {score_words(score, rules)}"))
+    return text
+
+
+def fit_words(parts: list[str], width: int) -> str:
+    """`parts` joined by ` · `, leaving out whole parts from the end that would not fit."""
+    shown = list(parts)
+    while len(shown) > 1 and len(" · ".join(shown)) > width:
+        shown.pop()
+    return " · ".join(shown)
+
+
+def trick_lines(trick: Trick, view: SeatView, table: TableInfo, title: str,
+                names: int = NAME_WIDTH) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(title, style="bold")
     winner = trick.winning_seat
+    width = max(len(seat_name(table, seat, names)) for seat, _ in trick.plays) \
+        if trick.plays else names
     for i, (seat, tile) in enumerate(trick.plays):
-        text.append(f"\n{seat_name(table, seat)[:8]:<8} {small_tile(tile)}")
+        text.append(f"\n{seat_name(table, seat, names):<{width}} {small_tile(tile)}")
         if i == 0:
             text.append(" led")
         if seat == winner:
@@ -111,29 +159,104 @@ def trick_lines(trick: Trick, view: SeatView, table: TableInfo, title: str) -> T
     return text
 
 
-def auction(view: SeatView, table: TableInfo) -> Text:
+def trick_ring(trick: Trick | None, view: SeatView, table: TableInfo, title: str,
+               names: int, width: int) -> Text:
+    """Four players around the table, as they sit: you at the bottom, your partner
+    across, the opponents left and right, each with the tile they put in `trick`."""
+    me = view.seat if view.seat is not None else 0
+    in_hand = view.phase in (Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY)
+    played = dict(trick.plays) if trick is not None else {}
+    leader = trick.plays[0][0] if trick is not None and trick.plays else None
+    winner = trick.winning_seat if trick is not None else None
+    side = max(4, (width - 1) // 2)
+
+    def label(seat: int) -> str:
+        name = seat_name(table, seat, min(names, side))
+        if seat == view.seat:
+            return f"{name} (you)" if len(name) + 6 <= width else name
+        if view.seat is not None and seat == (view.seat + 2) % 4 and len(name) + 10 <= width:
+            return f"{name} (partner)"
+        return name
+
+    def tile(seat: int) -> str:
+        if seat not in played:
+            return f"{TURN} to play" if view.to_move == seat and in_hand else "·"
+        words = small_tile(played[seat])
+        if seat == leader:
+            words += " led"
+        if seat == winner:
+            words += " ◀"
+        return words
+
+    left, across, right = (me + 1) % 4, (me + 2) % 4, (me + 3) % 4
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(title, style="bold")
+    rows = [
+        "",
+        label(across).center(width).rstrip(),
+        tile(across).center(width).rstrip(),
+        "",
+        (label(left).ljust(side) + label(right).rjust(width - side)).rstrip(),
+        (tile(left).ljust(side) + tile(right).rjust(width - side)).rstrip(),
+        "",
+        tile(me).center(width).rstrip(),
+        label(me).center(width).rstrip(),
+    ]
+    for row in rows:
+        text.append("\n" + row)
+    return text
+
+
+def auction(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Text:
     """The bids of the hand in play, in the order they were spoken."""
     text = Text()
     for seat, action in view.bids:
         said = "passed" if action.kind == "pass" else f"bid {bid_words(action)}"
-        text.append(f"\n{seat_name(table, seat)} {said}")
+        text.append(f"\n{seat_name(table, seat, names)} {said}")
     return text
 
 
-def centre_panel(view: SeatView, table: TableInfo, last: TableInfo | None = None) -> Text:
+def centre_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH,
+                 ring_width: int | None = None, last: TableInfo | None = None) -> Text:
+    """The middle of the table. `ring_width`: with 4 players, draw the trick around the
+    table in that many cells (None: as a list)."""
+    if ring_width is not None and view.rules.players == 4 and view.phase is Phase.PLAY:
+        current = view.current_trick
+        if current is not None and current.plays:
+            title = f"Trick {len(view.tricks) + 1}: {suit_led(current)}"
+            trick: Trick | None = current
+        elif view.last_trick is not None:
+            done = view.last_trick
+            won = seat_name(table, done.winner, names) if done.winner is not None else "?"
+            title, trick = f"Trick {len(view.tricks)}: {won} took it", done
+        else:
+            title, trick = "Trick 1", None
+        text = trick_ring(trick, view, table, title, names, ring_width)
+        if view.trump is not None:
+            clause = trump_clause(view.trump)
+            text.append("\n\n" + (f"Trump: {trump_words(view.trump)}"
+                                   if clause.startswith("trump") else clause.capitalize()))
+        if view.discard is not None:
+            text.append(f"\n{discard_words(view)}")
+        return text
+    return _centre_list(view, table, names, last)
+
+
+def _centre_list(view: SeatView, table: TableInfo, names: int,
+                 last: TableInfo | None) -> Text:
     """The middle of the table: bidding, widow and trump, the trick in play (or the last
     one, once a hand is over). `last`: the table as seated for the last hand over."""
     rules = view.rules
     if view.phase is Phase.BID:
         text = Text("Bidding", style="bold")
         text.append(f"\nLowest bid {rules.min_bid}")
-        text.append_text(auction(view, table))
+        text.append_text(auction(view, table, names))
         if view.results:
             text.append("\n\nLast hand:\n", style="bold")
             text.append(result_words(view.results[-1], rules, last or table))
         return text
     if view.phase in (Phase.DISCARD, Phase.TRUMP):
-        text = Text(contract(view, table), style="bold")
+        text = Text(contract(view, table, names), style="bold")
         assert view.declarer is not None
         who = seat_name(table, view.declarer)
         if view.phase is Phase.DISCARD:
@@ -143,9 +266,9 @@ def centre_panel(view: SeatView, table: TableInfo, last: TableInfo | None = None
             if view.discard is not None:
                 text.append(f"\n{discard_words(view)}")
         text.append("\n\nBidding:", style="bold")
-        text.append_text(auction(view, table))
+        text.append_text(auction(view, table, names))
         return text
-    text = trick_panel(view, table)
+    text = trick_panel(view, table, names)
     if view.discard is not None and view.phase is Phase.PLAY:
         # The declarer's own view holds its discard; every view does with discard_shown.
         text.append(f"\n\n{discard_words(view)}")
@@ -159,15 +282,16 @@ def discard_words(view: SeatView) -> str:
     return f"{whose}: {small_tile(view.discard)}"
 
 
-def trick_panel(view: SeatView, table: TableInfo) -> Text:
+def trick_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Text:
     current = view.current_trick
     if current is not None and current.plays:
         title = f"Trick {len(view.tricks) + 1}: {suit_led(current)}"
-        return trick_lines(current, view, table, title)
+        return trick_lines(current, view, table, title, names)
     last = view.last_trick
     if last is not None:
-        won = seat_name(table, last.winner) if last.winner is not None else "?"
-        return trick_lines(last, view, table, f"Trick {len(view.tricks)}: {won} took it")
+        won = seat_name(table, last.winner, names) if last.winner is not None else "?"
+        return trick_lines(last, view, table, f"Trick {len(view.tricks)}: {won} took it",
+                           names)
     if view.phase is not Phase.PLAY:
         return Text("")
     text = Text("Trick 1", style="bold")
@@ -177,12 +301,58 @@ def trick_panel(view: SeatView, table: TableInfo) -> Text:
     return text
 
 
+def played_panel(view: SeatView) -> Text:
+    """What has been played this hand, by suit, and the trumps still out: the count a
+    good player keeps in their head, from what this seat has seen."""
+    text = Text("Played this hand", style="bold")
+    played = view.played_tiles()
+    if not played and view.phase is not Phase.PLAY:
+        text.append("\nnothing yet")
+        return text
+    trump = view.trump
+    seen = set(played) | set(view.hand)
+    if view.discard is not None:
+        seen.add(view.discard)
+
+    def is_trump(tile: Tile) -> bool:
+        if trump is None or trump == TRUMP_NONE:
+            return False
+        return tile.is_double if trump == TRUMP_DOUBLES else tile.has(trump)
+
+    def tiles(group: list[Tile]) -> str:
+        ordered = sorted(group, key=lambda t: (t.high, t.low), reverse=True)
+        return " ".join(small_tile(t) for t in ordered) or "–"
+
+    if trump is not None and trump != TRUMP_NONE:
+        mine = [t for t in played if is_trump(t)]
+        out = [t for t in tile_set(view.rules.set) if is_trump(t) and t not in seen]
+        text.append(f"\ntrumps ({trump_words(trump)}): {tiles(mine)}")
+        text.append(f"\nstill out: {len(out)} trump{'s' if len(out) != 1 else ''}",
+                    style="bold")
+        if out:
+            text.append(f" {tiles(out)}")
+    for suit in range(6, -1, -1):
+        if trump == suit:
+            continue
+        group = [t for t in played if not is_trump(t) and t.has(suit)]
+        if group:
+            text.append(f"\n{suit}s: {tiles(group)}")
+    return text
+
+
 def summary(view: SeatView, table: TableInfo, finished: GameFinished | None,
-            last: TableInfo | None = None, seen: bool = True) -> Text:
-    """Where the hand would be, once a hand or the game is over: what happened, scores.
+            last: TableInfo | None = None, seen: bool = True, names: int = NAME_WIDTH, *,
+            solo: bool = False) -> Text:
+    """Where the hand would be once your tiles are played: the last trick still being
+    played, or what happened and the scores once the hand (or the game) is over.
     `last`: the table as seated for the last hand over (past hands keep their names)."""
     if view.outcome is not None:
-        return game_over(view, table, finished, last)
+        return game_over(view, table, finished, last, solo=solo)
+    if view.phase is Phase.PLAY and view.to_move is not None:
+        # My last tile is down but the last trick is not complete yet.
+        who = seat_name(table, view.to_move, names)
+        return Text(f"Your tiles are all played: waiting for {who} to finish the "
+                    "last trick.")
     return hand_over(view, last or table, seen)
 
 
@@ -217,7 +387,7 @@ _WHY: dict[Termination, str] = {
 
 
 def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None,
-              last: TableInfo | None = None) -> Text:
+              last: TableInfo | None = None, *, solo: bool = False) -> Text:
     rules = view.rules
     text = Text("Game over: ", style="bold")
     if view.outcome is not None:
@@ -229,7 +399,8 @@ def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None,
     scores = finished.scores if finished is not None else view.scores
     text.append("\nFinal scores: " + points_words(scores, rules, table).replace("+", ""))
     votes = table.rematch_votes
-    text.append("\n\nr: rematch · q: leave the table")
+    text.append("\n\nr: play again · q: quit or a new game" if solo else
+                "\n\nr: rematch · q: leave the table")
     if votes:
         text.append("\nRematch asked by " + ", ".join(votes))
     return text

@@ -46,7 +46,7 @@ def seat_rows(info: TableInfo, me: str) -> list[tuple[str, str, str]]:
         else:
             who, what = "(empty)", "free seat"
         team = f"team {'AB'[i % 2]}" if info.rules.players == 4 else ""
-        rows.append((f"Seat {i + 1}", who, f"{what} {team}".strip()))
+        rows.append((f"Seat {i + 1}", who, " · ".join(w for w in (what, team) if w)))
     return rows
 
 

@@ -12,12 +12,30 @@ from ..lobby.messages import RestartNotice, SeatInfo, TableInfo
 from ..rules import MOON, TRUMP_DOUBLES, TRUMP_NONE, Action, HandResult, Rules, SeatView, Trick
 from ..rules.tiles import IS_TRUMP, SUIT_TRUMP, mask_of
 
+NAME_WIDTH = 16
+"""The longest name a player may have (server/identity.py): at 100 columns and up every
+name is shown whole."""
+NAME_WIDTH_NARROW = 10
+"""Below 100 columns names are cut to this width, on purpose and the same everywhere."""
 
-def seat_name(table: TableInfo, seat: int) -> str:
-    """A seat's player, or `Bot 2` for a computer player, or `(empty)`."""
+
+def name_width(columns: int) -> int:
+    """How many cells a name gets on a screen `columns` wide."""
+    return NAME_WIDTH if columns >= 100 else NAME_WIDTH_NARROW
+
+
+def fit(name: str, width: int | None) -> str:
+    """`name`, cut to `width` cells with `…` when longer (None: whole)."""
+    if width is None or len(name) <= width:
+        return name
+    return name[:max(1, width - 1)] + "…"
+
+
+def seat_name(table: TableInfo, seat: int, width: int | None = None) -> str:
+    """A seat's player, or `Bot 2` for a computer player, or `(empty)`; cut to `width`."""
     info: SeatInfo = table.seats[seat]
     if info.name is not None:
-        return info.name
+        return fit(info.name, width)
     if info.bot_level is not None:
         return f"Bot {seat + 1}"
     return "(empty)"
@@ -28,8 +46,14 @@ def seat_detail(info: SeatInfo) -> str:
     if info.name is None and info.bot_level is not None:
         return f"computer, {info.bot_level}"
     if info.away:
-        return "away, computer playing"
+        return "away: computer playing"
     return ""
+
+
+def score_words(score: int, rules: Rules) -> str:
+    """`1 pt`, `5 pts`, `1 mark`, `5 marks`, as the table scores."""
+    unit = "mark" if rules.scoring == "marks" else "pt"
+    return f"{score} {unit}{'' if abs(score) == 1 else 's'}"
 
 
 def trump_words(trump: int) -> str:
@@ -47,22 +71,32 @@ def bid_words(action: Action) -> str:
     return "moon" if action.bid == MOON else str(action.bid)
 
 
-def contract(view: SeatView, table: TableInfo) -> str:
-    """`Ann bid 5, trump 3s` (or just `Ann bid 5` before trump is named)."""
+def contract(view: SeatView, table: TableInfo, width: int | None = None) -> str:
+    """`Ann bid 5, trump 3s` / `Ann bid 5, no trump` (or just `Ann bid 5` before trump
+    is named); the name cut to `width`."""
     if view.declarer is None or view.bid is None:
         return ""
     amount = "the moon" if view.bid == MOON else str(view.bid)
-    text = f"{seat_name(table, view.declarer)} bid {amount}"
+    text = f"{seat_name(table, view.declarer, width)} bid {amount}"
     if view.trump is not None:
-        text += f", trump {trump_words(view.trump)}"
+        text += f", {trump_clause(view.trump)}"
     return text
 
 
-def side_name(rules: Rules, table: TableInfo, side: int) -> str:
+def trump_clause(trump: int) -> str:
+    """`trump 3s`, `doubles trump`, `no trump`."""
+    if trump == TRUMP_NONE:
+        return "no trump"
+    if trump == TRUMP_DOUBLES:
+        return "doubles trump"
+    return f"trump {trump_words(trump)}"
+
+
+def side_name(rules: Rules, table: TableInfo, side: int, width: int | None = None) -> str:
     """A seat's name with 3 players, `Ann & Cy` for a team with 4."""
     if rules.players == 4:
-        return f"{seat_name(table, side)} & {seat_name(table, side + 2)}"
-    return seat_name(table, side)
+        return f"{seat_name(table, side, width)} & {seat_name(table, side + 2, width)}"
+    return seat_name(table, side, width)
 
 
 def trump_counts(view: SeatView) -> list[tuple[int, int]]:
@@ -90,7 +124,7 @@ def result_words(result: HandResult, rules: Rules, table: TableInfo) -> str:
                if rules.side_of(seat) == side)
     amount = "the moon" if result.bid == MOON else str(result.bid)
     verdict = "made it" if result.made else "was set"
-    trump = "" if result.trump is None else f", trump {trump_words(result.trump)}"
+    trump = "" if result.trump is None else f", {trump_clause(result.trump)}"
     return f"{who} bid {amount}{trump} and {verdict} ({took} tricks)."
 
 
