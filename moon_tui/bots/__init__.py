@@ -5,8 +5,9 @@ double-dummy solver, `time_budget` seconds per decision). The arena is `moon-are
 """
 
 from .base import Bot, RandomBot
+from .easy import EasyBot
 from .expert import ExpertBot
-from .heuristic import EasyBot, HeuristicBot
+from .heuristic import HeuristicBot
 from .registry import LEVELS, make_bot
 
 __all__ = ["LEVELS", "Bot", "EasyBot", "ExpertBot", "HeuristicBot", "RandomBot", "make_bot"]

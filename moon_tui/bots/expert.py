@@ -50,6 +50,11 @@ DD_OPTIMISM = 0.0
 #: partner plays double dummy, the real one cannot. Measured without it: 22 of 102 team
 #: moons made (3 players: 43 of 56); with it, 5 tries in 24 games.
 TEAM_MOON_SHARE = 0.9
+#: What passing is worth, per point of the contract someone else will likely hold: with
+#: three players an opponent's contract costs; with four a partner's gains, an opponent's
+#: costs.
+PASS_COST_3 = 0.3
+PASS_SHARE_4 = 0.5
 #: Winning (or losing) the game with this hand, on the points scale of `utility`.
 GAME_END = 10.0
 #: Early stop: at least this many samples, and a lead of this many standard errors.
@@ -142,8 +147,8 @@ def pass_value(view: SeatView) -> float:
         contract = 1.0
     friendly = holder is not None and rules.side_of(holder) == rules.side_of(view.seat)
     if rules.players == 4:
-        return 0.5 * contract if friendly else -0.5 * contract
-    return -0.3 * contract
+        return PASS_SHARE_4 * contract if friendly else -PASS_SHARE_4 * contract
+    return -PASS_COST_3 * contract
 
 
 class ExpertBot:
