@@ -54,8 +54,9 @@ DD_OPTIMISM_4 = 0.0
 TEAM_MOON_SHARE = 0.9
 #: What passing is worth, per point of the contract someone else will likely hold: with
 #: three players an opponent's contract costs; with four a partner's gains, an opponent's
-#: costs.
-PASS_COST_3 = 0.3
+#: costs. Measured, 3 players, expert vs two heuristic, 30 games on the same seeds
+#: (--samples 16): 0.3 won 10 (1.79 points a hand), 0.6 won 13 (2.01): a bolder bidder.
+PASS_COST_3 = 0.6
 PASS_SHARE_4 = 0.5
 #: Winning (or losing) the game with this hand, on the points scale of `utility`.
 GAME_END = 10.0
