@@ -33,9 +33,12 @@ log = logging.getLogger(__name__)
 
 #: Levels that decide in well under a millisecond: not worth a trip to another process.
 INSTANT_LEVELS: Final = frozenset({"random", "easy", "normal"})
-#: Time a worker gets beyond the decision's budget before it counts as hung (a fresh
-#: worker first imports the bots, about 0.3 s).
+#: Time a worker gets beyond the decision's budget before it counts as hung.
 GRACE: Final = 2.0
+#: Time a fresh worker gets to start (import the bots: about 0.3 s, more on a busy machine)
+#: before it counts as dead; the decision's own clock starts once it is ready.
+STARTUP_WAIT: Final = 30.0
+READY: Final = "ready"
 #: Seconds a worker gets to exit after being asked to, before it is killed.
 EXIT_WAIT: Final = 2.0
 
@@ -79,6 +82,7 @@ Job = Callable[[Request], Action]
 def _serve(conn: Connection, job: Job) -> None:
     """A worker's life: answer requests until told to stop (None) or the pool goes away."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    conn.send(READY)
     while True:
         try:
             request = conn.recv()
@@ -106,10 +110,20 @@ class _Worker:
             target=_serve, args=(child, job), daemon=True, name="moon-bot")
         self.process.start()
         child.close()
+        self.ready = False
+
+    def _wait_ready(self) -> None:
+        if not self.conn.poll(STARTUP_WAIT):
+            raise WorkerLost(f"not started in {STARTUP_WAIT:.0f} s")
+        if self.conn.recv() != READY:
+            raise WorkerLost("a worker that did not say it was ready")
+        self.ready = True
 
     def ask(self, request: Request, timeout: float) -> Action:
         """Send a request and wait for the answer (in a thread: this blocks)."""
         try:
+            if not self.ready:
+                self._wait_ready()
             self.conn.send(request)
             if not self.conn.poll(timeout):
                 raise WorkerLost(f"no answer in {timeout:.1f} s")
