@@ -12,6 +12,8 @@ from moon_tui.bots.heuristic import HeuristicBot
 from moon_tui.bots.hint import hint
 from moon_tui.rules import GameState, Phase, Rules, SeatView
 
+pytestmark = pytest.mark.slow  # real simulations of every phase: about 20 s
+
 
 def turns(players: int, seed: int) -> dict[Phase, SeatView]:
     """One view with a real choice per phase, from a game the heuristic plays."""
