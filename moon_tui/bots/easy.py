@@ -17,7 +17,7 @@ import random
 from typing import Final
 
 from ..rules import Action, Phase, SeatView
-from ..rules.actions import PLAYS
+from ..rules.actions import PASS, PLAYS
 from ..rules.tiles import IS_TRUMP, TRUMP_DOUBLES, WIN_RANK, mask_of
 from . import heuristic
 from .knowledge import Knowledge
@@ -28,6 +28,8 @@ SLIP: Final = 0.9
 #: Tiles of one number that make a beginner feel strong, and the tricks that feeling adds.
 LONG_SUIT: Final = 4
 LONG_SUIT_BOLDNESS: Final = 1.2
+#: The highest bid a beginner dares.
+HIGHEST_BID: Final = 6
 #: A beginner's boldness otherwise, by players: cautious alone, the heuristic's with a
 #: partner (measured: with the heuristic's, three-player easy made a quarter of its bids).
 BOLDNESS: Final = {3: 0.3, 4: heuristic.BID_BOLDNESS}
@@ -45,7 +47,13 @@ def easy_bid(view: SeatView, rng: random.Random) -> Action:
     bold = BOLDNESS[view.rules.players]
     if length >= LONG_SUIT and rng.random() < SLIP:
         bold += LONG_SUIT_BOLDNESS
-    return heuristic.choose_bid(view, boldness=bold, allow_moon=False)
+    action = heuristic.choose_bid(view, boldness=bold, allow_moon=False)
+    if action.bid is not None and action.bid > HIGHEST_BID:
+        # Never all seven: bidding seven and failing every hand, a table of beginners
+        # would never reach the target.
+        lower = [a for a in view.legal if a.bid is not None and a.bid <= HIGHEST_BID]
+        action = lower[-1] if lower else (PASS if PASS in view.legal else action)
+    return action
 
 
 def easy_trump(view: SeatView, rng: random.Random) -> Action:
