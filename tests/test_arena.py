@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from moon_tui.bots.arena import Setup, deal_seed, main, run, seating, wilson
+from moon_tui.bots.arena import Setup, deal_seed, main, run, seating, tally, wilson
+from moon_tui.bots.progress import ArenaProgress, win_rates
 from moon_tui.rules import Rules
 from moon_tui.rules.replay import replay
 
@@ -90,3 +93,24 @@ def test_wilson_interval() -> None:
     lo, hi = wilson(60, 100)
     assert 0.50 < lo < 0.60 < hi < 0.70
     assert wilson(0, 10)[0] == 0.0
+
+
+def test_a_run_shows_progress_on_a_terminal_only(capsys: pytest.CaptureFixture[str]) -> None:
+    # Not a terminal (pytest captures stderr): stdout is exactly the JSON, stderr empty.
+    assert main(["--seats", "normal,easy,random", "--games", "3", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert set(json.loads(out)) == {"normal", "easy", "random"}
+    assert err == ""
+
+
+def test_the_progress_bar_shows_games_and_win_rates() -> None:
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=120)
+    setup = Setup(Rules.make(), ("normal", "random", "random"), 1, None, None,
+                  keep_record=False)
+    with ArenaProgress(console, 3) as progress:
+        tally(setup, 3, on_game=progress.advance)
+    text = screen.getvalue()
+    assert "3/3" in text
+    assert "normal" in text and "%" in text
+    assert win_rates({"normal": 2, "random": 1}, 3) == "normal 67% · random 33%"

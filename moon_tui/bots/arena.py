@@ -10,7 +10,8 @@ fair measure on a machine shared with other work, where wall time starves the se
 
 Per seat type it reports the games won by a seat of that type (with a 95% Wilson interval;
 "parity" is what equal players would win: the type's sides over all sides), points per
-hand per seat, bids made / attempted, moons made / tried, and decision times.
+hand per seat, bids made / attempted, moons made / tried, and decision times. On a terminal
+a progress bar (stderr) shows the games done, the running win rates and the time left.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import math
 import multiprocessing
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from ..rules.record import dumps_record
 from .base import Bot
 from .expert import ExpertBot
 from .match import SeatStats, play_game
+from .progress import ArenaProgress, terminal_console
 from .registry import ALIASES, LEVELS, make_bot
 
 
@@ -151,9 +153,11 @@ def run(setup: Setup, games: int, jobs: int = 1) -> Iterator[tuple[int, list[str
             yield (g, *result)
 
 
-def tally(setup: Setup, games: int, jobs: int = 1,
-          records: Path | None = None) -> dict[str, dict[str, Any]]:
-    """Play a run and sum it up per seat type."""
+def tally(setup: Setup, games: int, jobs: int = 1, records: Path | None = None,
+          on_game: Callable[[dict[str, int]], None] | None = None
+          ) -> dict[str, dict[str, Any]]:
+    """Play a run and sum it up per seat type; `on_game` hears the wins per seat type
+    after each game (the progress bar)."""
     totals: dict[str, TypeTotals] = {}
     for kind in setup.seats:
         totals.setdefault(kind, TypeTotals()).seats_per_game += 1
@@ -175,6 +179,8 @@ def tally(setup: Setup, games: int, jobs: int = 1,
             totals[kind].wins += kind in won
         if records is not None and record is not None:
             (records / f"game-{game:05d}.json").write_text(dumps_record(record))
+        if on_game is not None:
+            on_game({kind: t.wins for kind, t in totals.items()})
     return {kind: t.summary() for kind, t in totals.items()}
 
 
@@ -252,7 +258,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.records.mkdir(parents=True, exist_ok=True)
     setup = Setup(rules, tuple(seats), args.seed, args.budget, args.samples,
                   keep_record=args.records is not None, cpu_clock=args.cpu_clock)
-    result = tally(setup, args.games, args.jobs, args.records)
+    console = terminal_console()
+    if console is None:
+        result = tally(setup, args.games, args.jobs, args.records)
+    else:
+        with ArenaProgress(console, args.games) as progress:
+            result = tally(setup, args.games, args.jobs, args.records, progress.advance)
     if args.json:
         print(json.dumps(result, indent=2))
     else:

@@ -1,4 +1,4 @@
-"""The `normal` level: a club player's rules of thumb, and the `easy` level built on them.
+"""The `normal` level: a club player's rules of thumb (the `easy` level slips on them).
 
 Bids from the estimate of `strength` (with the widow's chance), names the trump that
 estimate likes best, discards the tile that costs least, and plays by the usual maxims:
@@ -255,24 +255,3 @@ class HeuristicBot:
         if phase is Phase.DISCARD:
             return choose_discard(view)
         return choose_play(view, rng)
-
-
-class EasyBot:
-    """The `easy` level: random with sense. Bids only what its hand can carry (never a
-    moon), names a good trump, and half the time plays like `normal`, else any legal tile."""
-
-    name = "easy"
-
-    def choose(self, view: SeatView, rng: random.Random) -> Action:
-        if not view.legal:
-            raise ValueError(f"seat {view.seat} has nothing to do: it is not its turn")
-        phase = view.phase
-        if phase is Phase.BID:
-            return choose_bid(view, boldness=-0.25, allow_moon=False)
-        if phase is Phase.TRUMP:
-            return choose_trump(view)
-        if phase is Phase.DISCARD:
-            return choose_discard(view)
-        if rng.random() < 0.5:
-            return choose_play(view, rng)
-        return rng.choice(view.legal)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from .base import Bot, RandomBot
+from .easy import EasyBot
 from .expert import ExpertBot
-from .heuristic import EasyBot, HeuristicBot
+from .heuristic import HeuristicBot
 
 LEVELS = ("random", "easy", "normal", "expert")
 ALIASES = {"heuristic": "normal"}

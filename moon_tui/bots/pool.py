@@ -1,0 +1,255 @@
+"""Computer players that think in other processes, so a slow decision never holds up the
+server's event loop (an expert decision in a thread took the loop from ~895 wake-ups a
+second to ~120: the GIL).
+
+`BotPool.choose(view, level, budget=...)` is awaited once per decision. A seat's view and the
+action are plain picklable values; the table stays the only writer of the game. A worker
+that dies or overruns its time is killed and replaced, and that one decision falls back to
+the heuristic (with a log line), so a game never stalls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import random
+import signal
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Final
+
+from ..rules import Action, SeatView
+from .base import Bot
+from .expert import ExpertBot
+from .heuristic import HeuristicBot
+from .registry import ALIASES, make_bot
+
+log = logging.getLogger(__name__)
+
+#: Levels that decide in well under a millisecond: not worth a trip to another process.
+INSTANT_LEVELS: Final = frozenset({"random", "easy", "normal"})
+#: Time a worker gets beyond the decision's budget before it counts as hung.
+GRACE: Final = 2.0
+#: Time a fresh worker gets to start (import the bots: about 0.3 s, more on a busy machine)
+#: before it counts as dead; the decision's own clock starts once it is ready.
+STARTUP_WAIT: Final = 30.0
+READY: Final = "ready"
+#: Seconds a worker gets to exit after being asked to, before it is killed.
+EXIT_WAIT: Final = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One decision to take: the seat's view, the level and its limits, the random seed."""
+
+    view: SeatView
+    level: str
+    budget: float | None = None
+    """Seconds for the decision (the expert's default when None)."""
+    samples: int | None = None
+    """A fixed number of expert samples, no time limit (reproducible: tests, arenas)."""
+    seed: int | None = None
+
+
+_bots: dict[tuple[str, float | None, int | None], Bot] = {}
+
+
+def decide(request: Request) -> Action:
+    """The decision of `request`, by a bot kept for its level (the default worker job).
+
+    A bot is kept between requests: the expert reuses its solvers' tables within a hand.
+    """
+    level = ALIASES.get(request.level, request.level)
+    key = (level, request.budget, request.samples)
+    bot = _bots.get(key)
+    if bot is None:
+        if level == "expert" and request.samples is not None:
+            bot = ExpertBot(max_samples=request.samples, fixed_samples=True)
+        else:
+            bot = make_bot(level, time_budget=request.budget)
+        bot = _bots[key] = bot
+    return bot.choose(request.view, random.Random(request.seed))
+
+
+Job = Callable[[Request], Action]
+
+
+def _serve(conn: Connection, job: Job) -> None:
+    """A worker's life: answer requests until told to stop (None) or the pool goes away."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    conn.send(READY)
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            return
+        if request is None:
+            return
+        try:
+            reply: Action | str = job(request)
+        except Exception as exc:  # the pool falls back; the worker lives on
+            reply = f"{type(exc).__name__}: {exc}"
+        conn.send(reply)
+
+
+class WorkerLost(RuntimeError):
+    """A worker died, hung or failed during a decision."""
+
+
+class _Worker:
+    """One process and the pipe to it."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext, job: Job) -> None:
+        self.conn, child = multiprocessing.Pipe()
+        self.process: BaseProcess = context.Process(  # type: ignore[attr-defined]
+            target=_serve, args=(child, job), daemon=True, name="moon-bot")
+        self.process.start()
+        child.close()
+        self.ready = False
+
+    def _wait_ready(self) -> None:
+        if not self.conn.poll(STARTUP_WAIT):
+            raise WorkerLost(f"not started in {STARTUP_WAIT:.0f} s")
+        if self.conn.recv() != READY:
+            raise WorkerLost("a worker that did not say it was ready")
+        self.ready = True
+
+    def ask(self, request: Request, timeout: float) -> Action:
+        """Send a request and wait for the answer (in a thread: this blocks)."""
+        try:
+            if not self.ready:
+                self._wait_ready()
+            self.conn.send(request)
+            if not self.conn.poll(timeout):
+                raise WorkerLost(f"no answer in {timeout:.1f} s")
+            reply = self.conn.recv()
+        except (EOFError, OSError) as exc:
+            raise WorkerLost(f"the worker died ({type(exc).__name__})") from exc
+        if isinstance(reply, str):
+            raise WorkerLost(reply)
+        if not isinstance(reply, Action):
+            raise WorkerLost(f"not an action: {reply!r}")
+        return reply
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+        self.conn.close()
+
+    def stop(self) -> None:
+        """Ask the worker to exit, kill it if it does not."""
+        try:
+            self.conn.send(None)
+        except OSError:
+            pass
+        self.process.join(EXIT_WAIT)
+        self.kill()
+
+
+class BotPool:
+    """`size` worker processes (default: one per core) taking decisions for any table.
+
+    `job` is what a worker runs per request (`decide`; tests inject one that hangs).
+    `grace` is the time beyond the budget after which a worker counts as hung.
+    Close with `await pool.close()` (or `async with BotPool() as pool`).
+    """
+
+    def __init__(self, size: int | None = None, *, job: Job = decide,
+                 grace: float = GRACE, start_method: str = "spawn") -> None:
+        self.size = size if size is not None else (os.cpu_count() or 1)
+        if self.size < 1:
+            raise ValueError(f"a bot pool needs at least one worker, not {self.size}")
+        self.job = job
+        self.grace = grace
+        self._context = multiprocessing.get_context(start_method)
+        self._workers = [_Worker(self._context, job) for _ in range(self.size)]
+        self._idle: asyncio.Queue[_Worker] | None = None
+        self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="moon-bot-wait")
+        self._busy: set[_Worker] = set()
+        self._closed = False
+        self.fallbacks = 0
+        """Decisions the heuristic took because a worker failed."""
+
+    async def __aenter__(self) -> BotPool:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def pids(self) -> list[int]:
+        """The workers' process ids (live workers only)."""
+        return [w.process.pid for w in self._workers
+                if w.process.pid is not None and w.process.is_alive()]
+
+    def busy_pids(self) -> list[int]:
+        """The process ids of workers taking a decision now."""
+        return [w.process.pid for w in self._busy if w.process.pid is not None]
+
+    def _queue(self) -> asyncio.Queue[_Worker]:
+        # Made on first use, inside the event loop that will use it.
+        if self._idle is None:
+            self._idle = asyncio.Queue()
+            for w in self._workers:
+                self._idle.put_nowait(w)
+        return self._idle
+
+    async def choose(self, view: SeatView, level: str, *, budget: float | None = None,
+                     samples: int | None = None, seed: int | None = None) -> Action:
+        """The bot's action for `view` (its seat's turn). Instant levels answer in this
+        process; the others in a worker, or from the heuristic if the worker fails."""
+        if self._closed:
+            raise RuntimeError("the bot pool is closed")
+        request = Request(view, level, budget, samples, seed)
+        if ALIASES.get(level, level) in INSTANT_LEVELS:
+            return decide(request)
+        timeout = (budget if budget is not None else 1.0) + self.grace
+        if samples is not None:
+            timeout = max(timeout, 60.0)  # no time limit on the search itself
+        idle = self._queue()
+        worker = await idle.get()
+        self._busy.add(worker)
+        loop = asyncio.get_running_loop()
+        try:
+            action = await loop.run_in_executor(self._threads, worker.ask, request, timeout)
+        except WorkerLost as exc:
+            worker = await self._replace(worker)
+            self.fallbacks += 1
+            log.warning("bot worker failed on seat %s (%s): %s; the heuristic decides",
+                        view.seat, level, exc)
+            return HeuristicBot().choose(view, random.Random(seed))
+        except BaseException:
+            # Cancelled mid-decision: the worker's answer would come late, out of step.
+            worker = await self._replace(worker)
+            raise
+        finally:
+            self._busy.discard(worker)
+            if not self._closed:
+                idle.put_nowait(worker)
+        return action
+
+    async def _replace(self, worker: _Worker) -> _Worker:
+        self._busy.discard(worker)
+        await asyncio.to_thread(worker.kill)
+        if self._closed:
+            return worker
+        fresh = _Worker(self._context, self.job)
+        self._workers[self._workers.index(worker)] = fresh
+        return fresh
+
+    async def close(self) -> None:
+        """Stop every worker (killing those that do not stop) and wait for them."""
+        if self._closed:
+            return
+        self._closed = True
+        workers = list(self._workers)
+        await asyncio.gather(*(asyncio.to_thread(w.stop) for w in workers))
+        self._threads.shutdown(wait=False, cancel_futures=True)
+
+
+__all__ = ["BotPool", "Request", "WorkerLost", "decide"]

@@ -1,0 +1,134 @@
+"""The bot worker pool: decisions as in process, and a game never stalls on a worker."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import time
+
+import pytest
+
+from moon_tui.bots.expert import ExpertBot
+from moon_tui.bots.heuristic import HeuristicBot
+from moon_tui.bots.pool import BotPool, Request, decide
+from moon_tui.rules import Action, GameState, Rules, SeatView
+
+pytestmark = pytest.mark.slow
+
+
+def views(count: int, seed: int = 3) -> list[SeatView]:
+    """Views at a seat's turn from a game the heuristic plays, every phase included."""
+    rng = random.Random(seed)
+    state = GameState(Rules.make(), 0)
+    bot = HeuristicBot()
+    out: list[SeatView] = []
+    while len(out) < count and not state.is_terminal():
+        if state.phase.value == "deal":
+            state.deal(rng)
+            continue
+        view = state.view(state.current_player())
+        if len(view.legal) > 1:
+            out.append(view)
+        state.apply_action(bot.choose(view, rng))
+    return out
+
+
+def hang(request: Request) -> Action:
+    """A worker job that never answers."""
+    time.sleep(3600)
+    raise AssertionError("unreachable")
+
+
+def slow(request: Request) -> Action:
+    """A worker job that takes its time, so a test can kill the worker mid-decision."""
+    time.sleep(30)
+    return decide(request)
+
+
+def gone(pids: list[int]) -> bool:
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        return False
+    return True
+
+
+async def until(condition: object, limit: float = 20.0) -> None:
+    """Wait (on the event loop) until `condition()` holds."""
+    start = time.monotonic()
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() - start < limit, "condition never came"
+        await asyncio.sleep(0.01)
+
+
+async def test_decisions_match_the_bot_in_process() -> None:
+    sample = views(6)
+    async with BotPool(2) as pool:
+        got = await asyncio.gather(*(pool.choose(v, "expert", samples=4, seed=i)
+                                     for i, v in enumerate(sample)))
+        normal = await pool.choose(sample[0], "normal", seed=1)
+        assert pool.fallbacks == 0
+    expected = [ExpertBot(max_samples=4, fixed_samples=True).choose(v, random.Random(i))
+                for i, v in enumerate(sample)]
+    assert got == expected
+    assert normal == HeuristicBot().choose(sample[0], random.Random(1))
+
+
+async def test_a_killed_worker_is_replaced_and_the_heuristic_decides() -> None:
+    view = views(1)[0]
+    async with BotPool(1, job=slow) as pool:
+        task = asyncio.create_task(pool.choose(view, "expert", budget=0.5, seed=7))
+        await until(pool.busy_pids)
+        victim = pool.busy_pids()[0]
+        os.kill(victim, signal.SIGKILL)
+        action = await task
+        assert action == HeuristicBot().choose(view, random.Random(7))
+        assert pool.fallbacks == 1
+        assert len(pool.pids()) == 1 and victim not in pool.pids()
+
+
+async def test_a_hung_worker_times_out_and_is_replaced() -> None:
+    view = views(1)[0]
+    async with BotPool(1, job=hang, grace=0.5) as pool:
+        before = pool.pids()
+        ticks = 0
+
+        async def beat() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.01)
+
+        heart = asyncio.create_task(beat())
+        action = await pool.choose(view, "expert", budget=0.2, seed=1)
+        heart.cancel()
+        assert action in view.legal
+        assert pool.fallbacks == 1
+        assert ticks > 10  # the event loop kept running while the worker hung
+        assert pool.pids() and pool.pids() != before
+
+
+async def test_close_leaves_no_process() -> None:
+    pool = BotPool(2)
+    pids = pool.pids()
+    assert len(pids) == 2
+    await pool.choose(views(1)[0], "expert", samples=2, seed=0)
+    await pool.close()
+    assert gone(pids)
+    with pytest.raises(RuntimeError):
+        await pool.choose(views(1)[0], "expert")
+
+
+async def test_close_kills_a_hung_worker() -> None:
+    pool = BotPool(1, job=hang, grace=30)
+    task = asyncio.create_task(pool.choose(views(1)[0], "expert", budget=1.0))
+    await until(pool.busy_pids)
+    pids = pool.pids()
+    await pool.close()
+    assert gone(pids)
+    assert (await task) in views(1)[0].legal
+    assert pool.pids() == []  # no replacement once closed
