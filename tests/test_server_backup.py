@@ -18,6 +18,7 @@ from server.service import MoonServer
 from tests.support.probe import (
     ScreenClient,
     enter_lobby,
+    new_key,
     open_bot_table,
     refused,
     running_server,
@@ -28,10 +29,6 @@ pytestmark = pytest.mark.ssh
 REPO = Path(__file__).resolve().parent.parent
 FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05,
                    operators=frozenset({"olga"}))
-
-
-def new_key() -> asyncssh.SSHKey:
-    return asyncssh.generate_private_key("ssh-ed25519")
 
 
 def openssh_line(key: asyncssh.SSHKey) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import signal
 import sys
 from pathlib import Path
@@ -11,24 +10,19 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from moon_tui.lobby import LobbyConfig
 from server.store import Database, SQLiteRecordStore
 from tests.support.probe import (
     ScreenClient,
     enter_lobby,
+    moon_server_process,
+    new_key,
     open_bot_table,
     open_connection,
     running_server,
 )
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
-
-FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
-                   bot_time_budget=0.05)
-
-
-def new_key() -> asyncssh.SSHKey:
-    return asyncssh.generate_private_key("ssh-ed25519")
 
 
 async def test_the_host_key_is_made_once_and_kept(tmp_path: Path) -> None:
@@ -79,20 +73,8 @@ async def test_a_game_in_progress_is_saved_at_shutdown_and_found_after_restart(
 
 
 async def test_moon_server_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.cli", "--host", "127.0.0.1", "--port", "0",
-        "--data", str(tmp_path / "data"),
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process, port, log_lines = await moon_server_process(tmp_path / "data")
     assert process.stderr is not None
-    log_lines: list[str] = []
-    port = 0
-    while not port:
-        line = (await asyncio.wait_for(process.stderr.readline(), 30)).decode()
-        assert line, "moon-server exited early:\n" + "".join(log_lines)
-        log_lines.append(line)
-        if found := re.search(r"listening on \S+ port (\d+)", line):
-            port = int(found.group(1))
     assert (tmp_path / "data" / "host_ed25519_key").exists()
     assert (tmp_path / "data" / "moon.sqlite3").exists()
     client = await ScreenClient.connect(port, "ann", key=new_key())

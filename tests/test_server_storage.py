@@ -20,7 +20,6 @@ from typing import Any
 import asyncssh
 import pytest
 
-from moon_tui.lobby import LobbyConfig
 from server.config import Limits, ServerConfig
 from server.datafolder import DataFolderBusy
 from server.identity import fingerprint
@@ -30,20 +29,16 @@ from tests.support.probe import (
     ScreenClient,
     enter_lobby,
     eventually,
+    new_key,
     open_connection,
     running_server,
 )
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
-                   bot_time_budget=0.05)
 REPO = Path(__file__).resolve().parent.parent
 PAGE = 4096
-
-
-def new_key() -> asyncssh.SSHKey:
-    return asyncssh.generate_private_key("ssh-ed25519")
 
 
 async def make_data_folder(data: Path) -> Path:

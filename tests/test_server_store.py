@@ -8,12 +8,12 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import asyncssh
 import pytest
 
 from server.identity import AccountKeys, Player, fingerprint, openssh_line
 from server.link_codes import LinkCodes
 from server.store import Database
+from tests.support.probe import new_key
 
 
 @pytest.fixture
@@ -22,10 +22,6 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
     await database.open()
     yield database
     await database.close()
-
-
-def new_key() -> asyncssh.SSHKey:
-    return asyncssh.generate_private_key("ssh-ed25519")
 
 
 async def test_a_name_is_claimed_once(db: Database) -> None:

@@ -29,6 +29,7 @@ from tests.support.probe import (
     ScreenClient,
     enter_lobby,
     eventually,
+    new_key,
     open_connection,
     refused,
     running_server,
@@ -45,11 +46,6 @@ AWAY = "127.0.0.2"
 FROM_AWAY = {"local_addr": (AWAY, 0)}
 DEADLINE = 20.0
 DAY = 86400.0
-
-
-def new_key() -> asyncssh.SSHKey:
-    return asyncssh.generate_private_key("ssh-ed25519")
-
 
 
 async def logs_in(port: int, username: str, key: asyncssh.SSHKey | None = None,

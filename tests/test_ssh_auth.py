@@ -5,22 +5,21 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import asyncssh
 import pytest
 
 from moon_tui.lobby import Ban, LobbyConfig
 from server.config import Limits
-from tests.support.probe import ScreenClient, enter_lobby, open_connection, refused, running_server
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    new_key,
+    open_connection,
+    refused,
+    running_server,
+)
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
-
-FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
-                   bot_time_budget=0.05)
-
-
-def new_key() -> asyncssh.SSHKey:
-    return asyncssh.generate_private_key("ssh-ed25519")
-
 
 
 async def test_a_key_claims_a_free_name_and_only_that_key_gets_it_back(tmp_path: Path) -> None:

@@ -14,25 +14,19 @@ import asyncssh
 import pytest
 from textual.widgets import Input
 
-from moon_tui.lobby import LobbyConfig
 from server.config import Limits
 from server.service import MoonServer
 from tests.support.probe import (
     ScreenClient,
     enter_lobby,
     eventually,
+    new_key,
     open_connection,
     running_server,
 )
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
-
-FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
-                   bot_time_budget=0.05)
-
-
-def new_key() -> asyncssh.SSHKey:
-    return asyncssh.generate_private_key("ssh-ed25519")
 
 
 async def at_banner(server: MoonServer) -> asyncssh.SSHServerProcess[bytes]:

@@ -13,7 +13,6 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Static
 
-from moon_tui.lobby import LobbyConfig
 from server import driver
 from server.config import Limits
 from server.door import ENDS_AT_ONCE
@@ -24,18 +23,13 @@ from tests.support.probe import (
     click,
     enter_lobby,
     eventually,
+    new_key,
     open_connection,
     running_server,
 )
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
-
-FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
-                   bot_time_budget=0.05)
-
-
-def new_key() -> asyncssh.SSHKey:
-    return asyncssh.generate_private_key("ssh-ed25519")
 
 
 async def test_no_pty_gets_one_line_and_an_exit_status(tmp_path: Path) -> None:

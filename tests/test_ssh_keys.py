@@ -13,7 +13,6 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from moon_tui.lobby import LobbyConfig
 from server import linking
 from server.config import Limits
 from server.identity import fingerprint, openssh_line
@@ -22,20 +21,16 @@ from tests.support.probe import (
     ScreenClient,
     enter_lobby,
     eventually,
+    new_key,
     refused,
     running_server,
 )
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
-                   bot_time_budget=0.05)
 PROMPT = "Type the code from your keys dialog"
 CODE = re.compile(r"Your code: ([A-Z0-9]{4}-[A-Z0-9]{4})")
-
-
-def new_key() -> asyncssh.SSHKey:
-    return asyncssh.generate_private_key("ssh-ed25519")
 
 
 class Clock:
@@ -46,7 +41,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
 
 
 async def claim(server: MoonServer, name: str, key: asyncssh.SSHKey) -> None:

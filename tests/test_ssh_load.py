@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from textual.app import App
 
-from moon_tui.lobby import LobbyConfig
 from server.config import Limits
 from tests.support.probe import (
     ScreenClient,
@@ -19,11 +18,10 @@ from tests.support.probe import (
     play_until,
     running_server,
 )
+from tests.support.settings import FAST
 
 pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
-FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
-                   bot_time_budget=0.05)
 PLAYERS = 30
 
 

@@ -8,14 +8,12 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from moon_tui.lobby import LobbyConfig
 from server.logtext import shown
 from tests.support.probe import ScreenClient, enter_lobby, eventually, running_server
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 
-FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
-                   bot_time_budget=0.05)
 FORGED_TERM = "xterm\nlogin olga (operator) with key SHA256:x from 10.0.0.1\x1b]0;owned\x07\x1b[2J"
 HUGE_TERM = "xterm-" + "A" * (32 * 1024 - 6)
 

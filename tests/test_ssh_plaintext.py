@@ -19,16 +19,12 @@ from moon_tui.lobby import LobbyConfig
 from moon_tui.lobby.messages import Kick
 from server.game_session import CRASHED
 from server.service import MoonServer
-from tests.support.probe import ScreenClient, enter_lobby, eventually, running_server
+from tests.support.probe import ScreenClient, enter_lobby, eventually, new_key, running_server
 
 pytestmark = pytest.mark.ssh
 
 MOTD = "[/] [bring snacks]"
 CHAT_PLACEHOLDER = "c: chat with everyone"
-
-
-def new_key() -> asyncssh.SSHKey:
-    return asyncssh.generate_private_key("ssh-ed25519")
 
 
 @contextlib.asynccontextmanager

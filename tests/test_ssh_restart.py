@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import signal
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -29,15 +27,17 @@ from moon_tui.ui.words import restart_words
 from server.cli import RESTART_EXIT_STATUS
 from server.service import MoonServer
 from tests.manual_clock import ManualClock
-from tests.support.probe import ScreenClient, enter_lobby, running_server
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    moon_server_process,
+    new_key,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def new_key() -> asyncssh.SSHKey:
-    return asyncssh.generate_private_key("ssh-ed25519")
 
 
 @contextlib.asynccontextmanager
@@ -163,21 +163,7 @@ async def start_moon_server(tmp_path: Path, countdown: float, more: str = ""
     config = tmp_path / "config.toml"
     config.write_text(f"restart_countdown_seconds = {countdown}\nshutdown_notice_seconds = 0\n"
                       + more)
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.cli", "--host", "127.0.0.1", "--port", "0",
-        "--data", str(tmp_path / "data"), "--config", str(config),
-        stderr=asyncio.subprocess.PIPE, cwd=REPO,
-    )
-    assert process.stderr is not None
-    log_lines: list[str] = []
-    port = 0
-    while not port:
-        line = (await asyncio.wait_for(process.stderr.readline(), 30)).decode()
-        assert line, "moon-server exited early:\n" + "".join(log_lines)
-        log_lines.append(line)
-        if found := re.search(r"listening on \S+ port (\d+)", line):
-            port = int(found.group(1))
-    return process, port, log_lines
+    return await moon_server_process(tmp_path / "data", "--config", str(config))
 
 
 async def test_sigterm_announces_the_configured_countdown_and_a_second_one_stops_at_once(

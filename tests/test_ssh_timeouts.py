@@ -20,7 +20,7 @@ import pytest
 from moon_tui.lobby import LobbyConfig
 from server.auth import MoonSSHServer
 from server.config import Limits
-from tests.support.probe import ScreenClient, enter_lobby, eventually, running_server
+from tests.support.probe import ScreenClient, enter_lobby, eventually, new_key, running_server
 
 pytestmark = pytest.mark.ssh
 
@@ -29,10 +29,6 @@ FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pau
                    grace_seconds=60)
 DEADLINE = 20.0
 LOOPBACK = "127.0.0.1"
-
-
-def new_key() -> asyncssh.SSHKey:
-    return asyncssh.generate_private_key("ssh-ed25519")
 
 
 @pytest.fixture

@@ -8,11 +8,8 @@ from collections.abc import Callable
 from textual.pilot import Pilot
 
 from moon_tui.app import MoonApp
-from moon_tui.lobby import LobbyConfig
 from moon_tui.rules import SeatView
-
-FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
-                   bot_time_budget=0.05)
+from tests.support.settings import FAST as FAST  # the UI tests take it from here
 
 
 def screen_text(app: MoonApp) -> str:

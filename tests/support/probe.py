@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import sys
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
@@ -19,6 +20,11 @@ import pyte
 
 from server.config import ServerConfig
 from server.service import MoonServer
+
+
+def new_key() -> asyncssh.SSHKey:
+    """A fresh ed25519 key, as a player's `ssh-keygen` would make."""
+    return asyncssh.generate_private_key("ssh-ed25519")
 
 
 class ProbeClient(asyncssh.SSHClient):
@@ -340,3 +346,25 @@ async def running_server(
         yield server
     finally:
         await server.stop()
+
+
+async def moon_server_process(
+    data: Path, *extra: str
+) -> tuple[asyncio.subprocess.Process, int, list[str]]:
+    """`moon-server` as an operator starts it, in a process of its own, on a free loopback
+    port: the process, its port, and the log lines read until it said where it listens."""
+    repo = Path(__file__).resolve().parent.parent.parent
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "--host", "127.0.0.1", "--port", "0",
+        "--data", str(data), *extra, stderr=asyncio.subprocess.PIPE, cwd=repo,
+    )
+    assert process.stderr is not None
+    log_lines: list[str] = []
+    port = 0
+    while not port:
+        line = (await asyncio.wait_for(process.stderr.readline(), 30)).decode()
+        assert line, "moon-server exited early:\n" + "".join(log_lines)
+        log_lines.append(line)
+        if found := re.search(r"listening on \S+ port (\d+)", line):
+            port = int(found.group(1))
+    return process, port, log_lines
