@@ -10,10 +10,19 @@ from pathlib import Path
 
 from manual_clock import ManualClock
 from test_ui_support import FAST, current_view, screen_text, take_turn, wait_for
+from textual.pilot import Pilot
 
 import moon_tui.app
 from moon_tui.app import MoonApp
-from moon_tui.lobby import AddBot, CreateTable, JoinSeat, LeaveTable, Lobby, StartGame
+from moon_tui.lobby import (
+    AddBot,
+    BotLevel,
+    CreateTable,
+    JoinSeat,
+    LeaveTable,
+    Lobby,
+    StartGame,
+)
 from moon_tui.rules import Phase, Rules
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.lobby_screen import LobbyScreen, online_text
@@ -23,6 +32,25 @@ from moon_tui.ui.waiting import WaitingScreen
 WAITING = dataclasses.replace(FAST, reconnect_wait_seconds=30, grace_seconds=120)
 
 
+async def ann_bob_and_a_bot_play(
+    ann: MoonApp, pa: Pilot[None], bob: MoonApp, pb: Pilot[None], level: BotLevel
+) -> str:
+    """ann opens a table (to 60, no moon win), bob sits at seat 2, a computer at seat 3,
+    and the game starts; returns the table's id once bob sees it."""
+    ann.send(CreateTable("t", Rules.make(target=60, moon_wins_game=False)))
+    await wait_for(pa, lambda: ann.current_table is not None, "ann's table")
+    table_id = ann.current_table
+    assert table_id is not None
+    bob.send(JoinSeat(table_id, 1))
+    ann.send(AddBot(table_id, 2, level))
+    await wait_for(pa, lambda: ann.model.tables[table_id].table.seats[2].is_bot
+                   and ann.model.tables[table_id].table.seats[1].name == "bob",
+                   "bob and the bot")
+    ann.send(StartGame(table_id))
+    await wait_for(pb, lambda: isinstance(bob.screen, GameScreen), "bob's table")
+    return table_id
+
+
 async def test_the_table_says_it_waits_for_a_dropped_player() -> None:
     clock = ManualClock()
     async with Lobby(WAITING, seed=5, clock=clock) as lobby, AsyncExitStack() as stack:
@@ -30,17 +58,7 @@ async def test_the_table_says_it_waits_for_a_dropped_player() -> None:
         pa = await stack.enter_async_context(ann.run_test(size=(100, 30)))
         async with AsyncExitStack() as bob_stack:
             pb = await bob_stack.enter_async_context(bob.run_test(size=(100, 30)))
-            ann.send(CreateTable("t", Rules.make(target=60, moon_wins_game=False)))
-            await wait_for(pa, lambda: ann.current_table is not None, "ann's table")
-            table_id = ann.current_table
-            assert table_id is not None
-            bob.send(JoinSeat(table_id, 1))
-            ann.send(AddBot(table_id, 2, "random"))
-            await wait_for(pa, lambda: ann.model.tables[table_id].table.seats[2].is_bot
-                           and ann.model.tables[table_id].table.seats[1].name == "bob",
-                           "bob and the bot")
-            ann.send(StartGame(table_id))
-            await wait_for(pb, lambda: isinstance(bob.screen, GameScreen), "bob's table")
+            await ann_bob_and_a_bot_play(ann, pa, bob, pb, "random")
             for _ in range(20):
                 await wait_for(pa, lambda: (v := current_view(ann)) is not None
                                and v.to_move in (0, 1), "a human's turn")
@@ -100,17 +118,7 @@ async def test_the_score_sheet_keeps_the_names_of_those_who_played() -> None:
         ann, bob = MoonApp(lobby, "ann"), MoonApp(lobby, "bob")
         pa = await stack.enter_async_context(ann.run_test(size=(100, 30)))
         pb = await stack.enter_async_context(bob.run_test(size=(100, 30)))
-        ann.send(CreateTable("t", Rules.make(target=60, moon_wins_game=False)))
-        await wait_for(pa, lambda: ann.current_table is not None, "ann's table")
-        table_id = ann.current_table
-        assert table_id is not None
-        bob.send(JoinSeat(table_id, 1))
-        ann.send(AddBot(table_id, 2, "easy"))
-        await wait_for(pa, lambda: ann.model.tables[table_id].table.seats[2].is_bot
-                       and ann.model.tables[table_id].table.seats[1].name == "bob",
-                       "bob and the bot")
-        ann.send(StartGame(table_id))
-        await wait_for(pb, lambda: isinstance(bob.screen, GameScreen), "bob's table")
+        table_id = await ann_bob_and_a_bot_play(ann, pa, bob, pb, "easy")
 
         def hand_over() -> bool:
             view = current_view(ann)
