@@ -44,8 +44,8 @@ class KeysScreen(MoonModal):
         with Vertical(classes="box wide"):
             yield Static("Your SSH keys", classes="title")
             yield Static("…", id="key-list")
-            yield Static("a: add a key from another computer", id="key-code")
-            yield Static("a makes a code · Esc closes", classes="hint")
+            yield Static("To add a key from another computer, press a for a code.", id="key-code")
+            yield Static("a: a new code · Esc closes", classes="hint")
 
     def on_mount(self) -> None:
         self.load()
