@@ -87,19 +87,25 @@ class Warned(MoonApp):
         self.warnings.append(message.seconds_left)
 
 
+async def alone_with_two_bots(app: MoonApp, pilot: Pilot[None],
+                              seconds: int | None = None) -> None:
+    """ann opens a table (to 60, no moon win, turn timer `seconds`) with two random
+    computers and starts it."""
+    app.send(CreateTable("t", Rules.make(target=60, moon_wins_game=False), seconds))
+    await wait_for(pilot, lambda: app.current_table is not None, "the table")
+    table_id = app.current_table
+    assert table_id is not None
+    for seat in (1, 2):
+        app.send(AddBot(table_id, seat, "random"))
+    await wait_for(pilot, lambda: app.model.tables[table_id].table.seats[2].is_bot, "the bots")
+    app.send(StartGame(table_id))
+
+
 async def my_timed_turn(seconds: int) -> tuple[str, list[int]]:
     async with Lobby(FAST, seed=5, clock=ManualClock()) as lobby:
         app = Warned(lobby, "ann")
         async with app.run_test(size=(100, 30)) as pilot:
-            app.send(CreateTable("t", Rules.make(target=60, moon_wins_game=False), seconds))
-            await wait_for(pilot, lambda: app.current_table is not None, "the table")
-            table_id = app.current_table
-            assert table_id is not None
-            for seat in (1, 2):
-                app.send(AddBot(table_id, seat, "random"))
-            await wait_for(pilot, lambda: app.model.tables[table_id].table.seats[2].is_bot,
-                           "the bots")
-            app.send(StartGame(table_id))
+            await alone_with_two_bots(app, pilot, seconds)
             await wait_for(pilot, lambda: (v := current_view(app)) is not None and v.my_turn,
                            "my turn")
             return screen_text(app), app.warnings
@@ -182,15 +188,7 @@ async def test_the_auction_in_order_and_the_hands_result_until_you_read_it() -> 
     async with Lobby(config, seed=5) as lobby:
         app = MoonApp(lobby, "ann")
         async with app.run_test(size=(100, 30)) as pilot:
-            app.send(CreateTable("t", Rules.make(target=60, moon_wins_game=False)))
-            await wait_for(pilot, lambda: app.current_table is not None, "the table")
-            table_id = app.current_table
-            assert table_id is not None
-            for seat in (1, 2):
-                app.send(AddBot(table_id, seat, "random"))
-            await wait_for(pilot, lambda: app.model.tables[table_id].table.seats[2].is_bot,
-                           "the bots")
-            app.send(StartGame(table_id))
+            await alone_with_two_bots(app, pilot)
 
             def over() -> bool:
                 view = current_view(app)
