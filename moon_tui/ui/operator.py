@@ -17,6 +17,9 @@ USAGE = ("say TEXT · kick NAME REASON · ban NAME REASON · close TABLE REASON 
          " · restart SECONDS MESSAGE · restart cancel")
 
 
+OPERATOR_LINE_MAX = 500
+"""Characters of one operator command: a broadcast or a reason reaches every screen."""
+
 class OperatorError(ValueError):
     """A line that is not an operator command."""
 
@@ -54,7 +57,8 @@ class OperatorScreen(MoonModal):
             yield Static("Operator", classes="title")
             yield Static(USAGE)
             yield Static(id="operator-alarms")
-            yield steady_input(placeholder="say Tournament at 8pm!", id="operator-line")
+            yield steady_input(placeholder="say Tournament at 8pm!", id="operator-line",
+                               max_length=OPERATOR_LINE_MAX)
             yield Static(id="operator-message")
             yield Static("Enter sends · Esc closes", classes="hint")
 
