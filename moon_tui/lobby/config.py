@@ -16,6 +16,9 @@ class LobbyConfig:
     reconnect_wait_seconds: float = 30.0
     """After a player drops, a turn of theirs waits this long (from the drop) for them to
     come back before the stand-in computer plays it; the turn timer runs on meanwhile."""
+    restart_grace_seconds: float = 600.0
+    """After the server comes back, the players of a restored table keep their seats this
+    long, and their turns wait for them as long (computers play their own seats at once)."""
     bot_delay: float = 0.6
     """Seconds a computer player "thinks" at least, so humans can follow (0 in tests)."""
     trick_pause: float = 1.5
