@@ -115,6 +115,10 @@ class ServerConfig:
     limits: Limits = Limits()
     bot_delay: float = _LOBBY.bot_delay
     """Seconds a computer player "thinks" at least, so humans can follow."""
+    bot_workers: int = _LOBBY.bot_workers
+    """Processes the expert computers think in, shared by every table (default: one per
+    core). They start at the first expert decision and run at a lower priority than the
+    server."""
     shutdown_notice_seconds: float = 3.0
     """When the server stops, players read why on their full screen this long before
     they are let go (the same words then stay in their terminal)."""
@@ -133,6 +137,7 @@ class ServerConfig:
             trick_pause=self.limits.trick_pause_seconds,
             hand_result_seconds=self.limits.hand_result_seconds,
             bot_delay=self.bot_delay,
+            bot_workers=self.bot_workers,
             chat_max_chars=self.limits.chat_max_chars,
             chat_lines_per_10s=self.limits.chat_lines_per_10s,
             operators=frozenset(self.operators),
@@ -205,6 +210,11 @@ def load_toml(path: Path, base: ServerConfig) -> ServerConfig:
             config = replace(config, guests=_check_type(key, value, bool))
         elif key == "bot_delay":
             config = replace(config, bot_delay=float(_check_type(key, value, (int, float))))
+        elif key == "bot_workers":
+            workers = _check_type(key, value, int)
+            if not 1 <= workers <= 256:
+                raise ConfigError(f"{key} must be 1 to 256 processes, not {value!r}")
+            config = replace(config, bot_workers=workers)
         elif key == "shutdown_notice_seconds":
             config = replace(config, shutdown_notice_seconds=float(
                 _check_type(key, value, (int, float))))

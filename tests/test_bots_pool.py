@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import random
 import signal
+import socket
 import time
 
 import pytest
@@ -44,6 +46,13 @@ def hang(request: Request) -> Action:
 def slow(request: Request) -> Action:
     """A worker job that takes its time, so a test can kill the worker mid-decision."""
     time.sleep(30)
+    return decide(request)
+
+
+def chatty(request: Request) -> Action:
+    """A worker job that logs, as the expert does when it falls back."""
+    logging.getLogger("moon_tui.bots.expert").warning("no consistent deal for seat %s",
+                                                      request.view.seat)
     return decide(request)
 
 
@@ -94,7 +103,6 @@ async def test_a_killed_worker_is_replaced_and_the_heuristic_decides() -> None:
 async def test_a_hung_worker_times_out_and_is_replaced() -> None:
     view = views(1)[0]
     async with BotPool(1, job=hang, grace=0.5) as pool:
-        before = pool.pids()
         ticks = 0
 
         async def beat() -> None:
@@ -104,19 +112,26 @@ async def test_a_hung_worker_times_out_and_is_replaced() -> None:
                 await asyncio.sleep(0.01)
 
         heart = asyncio.create_task(beat())
-        action = await pool.choose(view, "expert", budget=0.2, seed=1)
+        task = asyncio.create_task(pool.choose(view, "expert", budget=0.2, seed=1))
+        await until(pool.busy_pids)
+        pids = pool.pids()
+        action = await task
         heart.cancel()
         assert action in view.legal
         assert pool.fallbacks == 1
         assert ticks > 10  # the event loop kept running while the worker hung
-        assert pool.pids() and pool.pids() != before
+        assert len(pool.pids()) == 1 and pool.pids() != pids
 
 
-async def test_close_leaves_no_process() -> None:
+async def test_workers_start_when_needed_and_close_leaves_no_process() -> None:
     pool = BotPool(2)
+    await pool.choose(views(1)[0], "normal", seed=0)
+    assert pool.pids() == []  # the quick levels never start a worker
+    await pool.choose(views(1)[0], "expert", samples=2, seed=0)
+    assert len(pool.pids()) == 1  # one decision at a time needs one worker
+    await asyncio.gather(*(pool.choose(v, "expert", samples=2, seed=0) for v in views(4)))
     pids = pool.pids()
     assert len(pids) == 2
-    await pool.choose(views(1)[0], "expert", samples=2, seed=0)
     await pool.close()
     assert gone(pids)
     with pytest.raises(RuntimeError):
@@ -132,3 +147,17 @@ async def test_close_kills_a_hung_worker() -> None:
     assert gone(pids)
     assert (await task) in views(1)[0].legal
     assert pool.pids() == []  # no replacement once closed
+
+
+async def test_a_worker_holds_none_of_the_servers_sockets_and_logs_through_it(
+        caplog: pytest.LogCaptureFixture) -> None:
+    view = views(1)[0]
+    with socket.create_server(("127.0.0.1", 0)) as listener:  # as the server's SSH port
+        port = f"socket:[{os.fstat(listener.fileno()).st_ino}]"
+        async with BotPool(1, job=chatty) as pool:
+            with caplog.at_level(logging.WARNING):
+                assert await pool.choose(view, "expert", samples=2, seed=3) in view.legal
+            pid = pool.pids()[0]
+            held = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+    assert port not in held
+    assert f"no consistent deal for seat {view.seat} (bot worker {pid})" in caplog.messages

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -24,11 +25,13 @@ def test_defaults_need_no_configuration() -> None:
 
 def test_the_lobby_gets_the_servers_settings_and_its_own_defaults_otherwise() -> None:
     assert ServerConfig().lobby_config() == LobbyConfig()  # one default per setting
-    config = ServerConfig(motd="hi", bot_delay=0.1, operators={"olga": ()},
+    config = ServerConfig(motd="hi", bot_delay=0.1, bot_workers=3, operators={"olga": ()},
                           limits=Limits(grace_seconds=5, chat_max_chars=40,
                                         chat_lines_per_10s=2))
     lobby = config.lobby_config()
     assert (lobby.motd, lobby.bot_delay, lobby.operators) == ("hi", 0.1, frozenset({"olga"}))
+    assert lobby.bot_workers == 3
+    assert ServerConfig().bot_workers == len(os.sched_getaffinity(0))  # one per core
     assert (lobby.grace_seconds, lobby.chat_max_chars, lobby.chat_lines_per_10s) == (5, 40, 2)
 
 
@@ -36,7 +39,7 @@ def test_file_then_environment_then_flags(tmp_path: Path) -> None:
     file = tmp_path / "config.toml"
     file.write_text(
         'host = "127.0.0.1"\nport = 2000\ndata = "club"\nmotd = "Tuesday night!"\n'
-        "guests = false\nrestart_countdown_seconds = 60\n"
+        "guests = false\nrestart_countdown_seconds = 60\nbot_workers = 4\n"
         'operators = { olga = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFake olga"] }\n'
         "[limits]\nmax_sessions = 50\nidle_minutes = 10.5\n"
     )
@@ -46,6 +49,7 @@ def test_file_then_environment_then_flags(tmp_path: Path) -> None:
     )
     assert config.data == tmp_path / "club"  # relative to the file
     assert config.restart_countdown_seconds == 60.0
+    assert config.lobby_config().bot_workers == 4
     assert ServerConfig().restart_countdown_seconds == 0, "SIGTERM stops at once by default"
     assert config.limits == Limits(max_sessions=50, idle_minutes=10.5)
     assert set(config.operators) == {"olga"}
@@ -75,6 +79,8 @@ def test_the_config_file_can_come_from_the_environment(tmp_path: Path) -> None:
         ("port = 70000", "out of range"),
         ("restart_countdown_seconds = -1", "restart_countdown_seconds must be 0 to 3600"),
         ("restart_countdown_seconds = '60'", "restart_countdown_seconds"),
+        ("bot_workers = 0", "bot_workers must be 1 to 256"),
+        ("bot_workers = 1.5", "bot_workers"),
     ],
 )
 def test_bad_files_are_explained(tmp_path: Path, text: str, words: str) -> None:

@@ -263,3 +263,29 @@ async def test_alone_there_is_no_chat_and_q_quits_or_starts_a_new_game() -> None
         assert not isinstance(app.screen, LobbyScreen)
         await pilot.press("q", "q")
         await wait_for(pilot, lambda: not app.is_running, "the end of moon")
+
+
+async def test_local_experts_think_in_workers_and_quitting_leaves_none() -> None:
+    import os
+
+    from test_ui_support import take_turn
+
+    app = LocalMoonApp("ann", Rules.make(), level="expert", config=FAST, seed=4)
+    workers: set[int] = set()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
+        for _ in range(60):
+            workers.update(app.lobby.bots.pids())
+            if workers:
+                break
+            if my_turn(app):
+                await take_turn(pilot, app)
+            else:
+                await pilot.pause(0.02)
+        assert workers, "an expert decided in a worker"
+        await pilot.press("q", "q")
+        await wait_for(pilot, lambda: not app.is_running, "the end of moon")
+    assert app.lobby.bots.pids() == []
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)

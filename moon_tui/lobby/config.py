@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ..bots.pool import default_size
 from .messages import BotLevel
 
 
@@ -26,6 +27,9 @@ class LobbyConfig:
     at least this long before it leads (0 in tests)."""
     bot_time_budget: float = 1.0
     """Seconds per decision for the searching (expert) level."""
+    bot_workers: int = field(default_factory=default_size)
+    """Processes the searching computers think in (one per core by default), shared by
+    every table; the quick levels decide in the lobby's own process."""
     chat_max_chars: int = 300
     chat_lines_per_10s: int = 5
     queue_size: int = 256

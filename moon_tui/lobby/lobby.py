@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
 from typing import Any
 
+from ..bots.pool import BotPool
 from ..rules import Rules
 from .chat import CHAT_KEPT, ChatLimiter, RateLimit, clean_text
 from .clock import Clock, LoopClock
@@ -104,6 +105,9 @@ class Lobby:
         """The tables' time (their turn timers, grace periods, pauses)."""
         self.store: RecordStore = store if store is not None else MemoryRecordStore()
         self.stats = LobbyStats()
+        self.bots = BotPool(config.bot_workers)
+        """Where every table's computers think: worker processes, started at the first
+        decision that needs one (an expert's), stopped after the last table."""
         self._seeds = random.Random(seed)
         self._codes_rng: random.Random = random.Random(seed) if seed is not None \
             else random.SystemRandom()
@@ -172,11 +176,14 @@ class Lobby:
             self._running = False
 
     async def _supervise(self, ready: asyncio.Future[None]) -> None:
-        async with asyncio.TaskGroup() as tg:
-            self._tg = tg
-            ready.set_result(None)
-            await self._run()
-        self._tg = None
+        try:
+            async with asyncio.TaskGroup() as tg:
+                self._tg = tg
+                ready.set_result(None)
+                await self._run()
+        finally:
+            self._tg = None
+            await self.bots.close()  # after the tables: none thinks any more
 
     def _spawn(self, coro: Coroutine[Any, Any, None], name: str | None = None) -> None:
         assert self._tg is not None
@@ -493,7 +500,8 @@ class Lobby:
                                   bool(command.spectators_allowed)),
                       invite_code=code, config=self.config, store=self.store,
                       seed=self._seeds.getrandbits(64), mailboxes=self._directory,
-                      lobby_post=self._post, clock=self.clock, stats=self.stats)
+                      lobby_post=self._post, clock=self.clock, stats=self.stats,
+                      bots=self.bots)
         self._tables[table_id] = table
         self._directory.tables[table_id] = table
         self._codes[code] = table_id

@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
+from ..bots.pool import BotPool
 from ..rules import CHANCE, Action, Breach, GameState, IllegalActionError, Phase, RuleBroken
 from .clock import Clock
 from .clocks import TableClocks
@@ -89,7 +90,7 @@ class Table:
     def __init__(self, table_id: str, owner: str, create: CreateTable, *,
                  invite_code: str, config: LobbyConfig, store: RecordStore, seed: int,
                  mailboxes: Mailboxes, lobby_post: Callable[[LobbyMessage], None],
-                 clock: Clock, stats: LobbyStats) -> None:
+                 clock: Clock, stats: LobbyStats, bots: BotPool) -> None:
         self.table_id = table_id
         self.name = create.name
         self.rules = create.rules
@@ -106,7 +107,8 @@ class Table:
         self.publisher = Publisher(mailboxes, lobby_post)
         self.publisher.connect(owner)
         self.clocks = TableClocks(clock, self.post)
-        self.computers = Computers(table_id, config.bot_time_budget, seed ^ 0x5EED, self.post)
+        self.computers = Computers(table_id, config.bot_time_budget, seed ^ 0x5EED, self.post,
+                                   bots)
         self.recorder = Recorder(table_id, store)
         self.status: TableStatus = "waiting"
         self.state: GameState | None = None
