@@ -1,6 +1,7 @@
 """Load benchmark of moon-server: many real SSH players against one server process.
 
     .venv/bin/python bench/ssh_load.py --sessions 50 100 200
+    .venv/bin/python bench/ssh_load.py --mix club --sessions 100 300 --typing 60
 
 The server runs in a child process (the real MoonServer, uvloop, gc as `moon-server`
 does) with a small control line protocol on stdin/stdout for its own figures. This
@@ -14,6 +15,21 @@ collector is off during a run: a full collection here (50-90 ms with 100 clients
 measured) stalled every player's clock at once and counted as the server's slowness.
 Typing into the chat line was tried first: its blinking cursor redraws twice a second
 per player, which measured the cursor, not the keys.
+
+`--mix club` is a club evening instead: 70% of the players sit at tables and play real
+hands with the server's own pace (computers pause 0.6 s, a trick stays 1.5 s), half of
+them at tables of three humans (the owner reads the invite code off the waiting room and
+the two others type it, as friends would), the other half alone with two computers; one
+such table in five has an expert among its two (a tenth of the computers), the others
+`normal`. The rest browse the lobby as above. A seated player reads the screen and,
+when it is its turn, waits a second or so (`KEY_INTERVAL`) and presses what a simple
+player would (`club_move`: the lowest bid half the time, else pass; the first legal
+tile; Enter on a hand's result, r after a game: these two are not timed, the screen
+changes when the others are ready). Keys are timed at the table and in the lobby apart;
+hands and games finished, the expert decisions, the longest wait of one for a free
+worker, and the workers' CPU and memory are reported too, with the load average (the
+machine may be shared: say so with the figures).
+
 Reported per run:
 
   RSS per session, connect -> first full screen (the welcome banner) p50/p99, Enter ->
@@ -36,10 +52,12 @@ import json
 import math
 import os
 import random
+import re
 import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -161,12 +179,32 @@ async def _serve(data: Path) -> None:
                 ][:8]
                 del apps
                 gc.freeze()
+            lobby = server.lobby
+            pool = lobby.bots
+            reply.update(hands=lobby.stats.hands, games=lobby.stats.games,
+                         bot_decisions=pool.decisions, bot_fallbacks=pool.fallbacks,
+                         bot_longest_wait=pool.longest_wait,
+                         workers=[_proc_figures(pid) for pid in pool.pids()])
             if server.memory is not None:
                 reply["reclaims"] = server.memory.reclaims
                 reply["longest_reclaim"] = server.memory.longest_reclaim
                 reply["longest_tick"] = server.memory.longest_tick
             print(json.dumps(reply), flush=True)
         watcher.cancel()
+
+
+def _proc_figures(pid: int) -> dict[str, float]:
+    """CPU seconds and RSS (MB) of a process (a bot worker), from /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/status") as status:
+            rss = next((int(line.split()[1]) for line in status if line.startswith("VmRSS:")), 0)
+    except OSError:
+        return {"pid": pid, "cpu": 0.0, "rss_mb": 0.0}
+    ticks = os.sysconf("SC_CLK_TCK")
+    return {"pid": pid, "cpu": (int(fields[11]) + int(fields[12])) / ticks,
+            "rss_mb": rss / 1024}
 
 
 def serve_main(data: str) -> None:
@@ -257,7 +295,199 @@ async def player(
         await client.close()
 
 
-async def run(sessions: int, typing_seconds: float, openers: str) -> dict[str, Any]:
+# --- a club evening (--mix club) ---------------------------------------------------------
+
+SEATED_SHARE = 0.7
+"""Players at tables in a club evening; the rest browse the lobby."""
+EXPERT_TABLE_EVERY = 5
+"""One table of a human and two computers in this many has an expert among the two."""
+_INVITE = re.compile(r"Invite code: (\w+)")
+
+
+@dataclass(frozen=True)
+class Role:
+    kind: str
+    """lobby: browses; solo: a table alone with two computers; host: opens a table of three
+    humans and gives its code to two guests."""
+    group: int = -1
+    """The table of three humans a host or guest belongs to."""
+    expert: bool = False
+    """A solo table with an expert among its computers."""
+
+
+def club_roles(sessions: int, seed: int = 0) -> list[Role]:
+    """Who does what on a club evening, in order of arrival (mixed, a trio's three
+    together)."""
+    seated = round(sessions * SEATED_SHARE)
+    trios = seated // 2 // 3
+    solos = seated - 3 * trios
+    units: list[list[Role]] = [[Role("host", g), Role("guest", g), Role("guest", g)]
+                               for g in range(trios)]
+    units += [[Role("solo", expert=i % EXPERT_TABLE_EVERY == EXPERT_TABLE_EVERY - 1)]
+              for i in range(solos)]
+    units += [[Role("lobby")] for _ in range(sessions - seated)]
+    random.Random(seed).shuffle(units)
+    return [role for unit in units for role in unit]
+
+
+@dataclass
+class Tally:
+    """What the players of one run measured."""
+
+    first: dict[int, float] = field(default_factory=dict)
+    lobby_entry: list[float] = field(default_factory=list)
+    lobby_keys: list[float] = field(default_factory=list)
+    table_keys: list[float] = field(default_factory=list)
+    unanswered: int = 0
+    """Keys at a table that changed nothing on the screen within 10 s."""
+    errors: list[str] = field(default_factory=list)
+    slow: list[tuple[int, str, str]] = field(default_factory=list)
+    """Keys answered after more than 0.2 s: ms, the key, the screen's end."""
+    seated: int = 0
+    """Players who sat down and saw their first hand."""
+
+
+async def timed_press(client: Any, key: str, into: list[float], tally: Tally) -> None:
+    """Press `key`; record the time to the next screen update (10 s at most)."""
+    seen = client.updates
+    sent = time.perf_counter()
+    await client.press(key)
+    deadline = sent + 10
+    while client.updates == seen and time.perf_counter() < deadline:
+        client._changed.clear()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(client._changed.wait(), 1)
+    if client.updates != seen:
+        into.append(client.last_update - sent)
+        if client.last_update - sent > 0.2:
+            tally.slow.append((round((client.last_update - sent) * 1000), key,
+                               client.text()))
+    else:
+        tally.unanswered += 1
+
+
+async def sit_down(client: Any, role: Role, codes: dict[int, asyncio.Future[str]],
+                   stop: asyncio.Event) -> None:
+    """From the lobby to the first hand, as the role's player would."""
+    from tests.support.probe import changed
+
+    wait = 300.0
+    if role.kind == "guest":
+        code = await codes[role.group]
+        await client.press("i")
+        await client.wait_for("Join by invite code", timeout=wait)
+        await client.press(*code, "enter")
+        await client.wait_for("hand 1", timeout=wait)
+        return
+    await client.press("n")
+    await client.wait_for("Create (ctrl+s)", timeout=wait)
+    await client.press("\x13")
+    screen = await client.wait_for("waiting room", timeout=wait)
+    if role.kind == "host":
+        screen = await client.wait_for(_INVITE.search, timeout=wait)
+        found = _INVITE.search(screen)
+        assert found is not None
+        codes[role.group].set_result(found.group(1))
+    else:
+        levels = ["v", "b", "v", "v", "v", "b"] if role.expert else ["b", "b"]
+        for key in levels:
+            before = client.text()
+            await client.press(key)
+            if key == "b":
+                await changed(client, before, 30)
+    await client.wait_for("Every seat is taken", timeout=wait)
+    await client.press("s")
+    await client.wait_for("hand 1", timeout=wait)
+
+
+def club_move(screen: str, rng: random.Random) -> str | None:
+    """The key a simple player presses now (None: not our turn): in the auction, the
+    lowest bid half the time, else pass (passing always, a table of three humans would
+    only ever deal again); otherwise as `tests.support.probe.next_move`."""
+    from tests.support.probe import next_move
+
+    if "Your bid:" in screen:
+        for line in screen.splitlines():
+            if "m moon" in line and "pass" in line:
+                bids = [int(t) for t in line.replace("▸", " ").split() if t.isdigit()]
+                if bids and rng.random() < 0.5:
+                    return str(min(bids))
+        return "p"
+    return next_move(screen)
+
+
+async def play_hands(client: Any, index: int, stop: asyncio.Event, tally: Tally) -> None:
+    """Play whatever the screen asks for, a second or so after it is our turn."""
+    from tests.support.probe import changed
+
+    pace = random.Random(index)
+    answered = ""
+    """The result or game-over line we already answered."""
+    while not stop.is_set():
+        screen = client.text()
+        key: str | None = None
+        over = next((line for line in screen.splitlines()
+                     if "Game over" in line or " is over" in line), "")
+        if over and over != answered:
+            key = "r" if "Game over" in over else "enter"
+            answered = over
+        elif not over:
+            key = club_move(screen, pace)
+        if key is None:
+            await changed(client, screen, 1.0)
+            continue
+        await asyncio.sleep(pace.uniform(*KEY_INTERVAL))
+        if stop.is_set():
+            break
+        if over:
+            # Not timed: the screen changes when the others have read the result too (or
+            # the rematch is agreed), not because of this key.
+            await client.press(key)
+            continue
+        await timed_press(client, key, tally.table_keys, tally)
+
+
+async def club_player(port: int, index: int, role: Role, stop: asyncio.Event, tally: Tally,
+                      codes: dict[int, asyncio.Future[str]]) -> None:
+    from tests.support.probe import ScreenClient
+
+    started = time.perf_counter()
+    try:
+        client = await ScreenClient.connect(port, f"load{index}")
+    except Exception as error:  # noqa: BLE001 - counted and reported
+        tally.errors.append(f"connect: {error}")
+        return
+    try:
+        await client.wait_for("go to the lobby", timeout=120)
+        tally.first[index] = time.perf_counter() - started
+        entered = time.perf_counter()
+        await client.press("enter")
+        await client.wait_for("new table", timeout=120)
+        tally.lobby_entry.append(time.perf_counter() - entered)
+        if role.kind != "lobby":
+            await sit_down(client, role, codes, stop)
+            tally.seated += 1
+            await play_hands(client, index, stop, tally)
+            return
+        pace = random.Random(index)
+        presses = 0
+        while not stop.is_set():
+            await asyncio.sleep(pace.uniform(*KEY_INTERVAL))
+            if stop.is_set():
+                break
+            await timed_press(client, "down" if presses % 2 == 0 else "up",
+                              tally.lobby_keys, tally)
+            presses += 1
+            if presses % 10 == 1:  # now and then, check the screen really is the lobby
+                await client.wait_for("new table", timeout=30)
+    except Exception as error:  # noqa: BLE001 - counted and reported
+        tally.errors.append(f"{role.kind} {type(error).__name__}: {str(error)[-300:]}")
+    finally:
+        await client.close()
+
+
+async def run(sessions: int, typing_seconds: float, openers: str,
+              mix: str = "lobby") -> dict[str, Any]:
     # Imported now, not by the first player: the import (~0.4 s, it pulls in the whole
     # server) blocked this process's loop while the first players' clocks ran.
     importlib.import_module("tests.support.probe")
@@ -266,6 +496,8 @@ async def run(sessions: int, typing_seconds: float, openers: str) -> dict[str, A
     gc.collect()
     gc.disable()
     try:
+        if mix == "club":
+            return await _run_club(sessions, typing_seconds)
         return await _run(sessions, typing_seconds, openers)
     finally:
         gc.enable()
@@ -358,6 +590,138 @@ async def _run(sessions: int, typing_seconds: float, openers: str) -> dict[str, 
     }
 
 
+async def _run_club(sessions: int, typing_seconds: float) -> dict[str, Any]:
+    data = tempfile.mkdtemp(prefix="moon-bench-")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--serve", data,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+    )
+    server = ServerProcess(process)
+    assert process.stdout is not None
+    port = json.loads(await process.stdout.readline())["port"]
+    base = await server.ask("begin")
+    roles = club_roles(sessions)
+    loop = asyncio.get_running_loop()
+    codes = {r.group: loop.create_future() for r in roles if r.kind == "host"}
+    stop = asyncio.Event()
+    tally = Tally()
+    tasks = []
+    arrivals = time.perf_counter()
+    for index, role in enumerate(roles):
+        tasks.append(asyncio.create_task(club_player(port, index, role, stop, tally, codes)))
+        await asyncio.sleep(1 / CONNECT_RATE)
+    seated = sum(1 for r in roles if r.kind != "lobby")
+    deadline = time.monotonic() + 300
+    while (tally.seated < seated or len(tally.lobby_entry) < sessions) \
+            and len(tally.errors) == 0 and time.monotonic() < deadline:
+        await asyncio.sleep(0.5)
+    everyone_in = time.perf_counter() - arrivals
+    connected_at = await server.ask("status")
+    await asyncio.sleep(5)
+    tally.lobby_keys.clear()
+    tally.table_keys.clear()
+    tally.slow.clear()
+    tally.unanswered = 0
+    steady_from = await server.ask("reset")
+    wall = time.perf_counter()
+    client_cpu = sum(os.times()[:2])
+    await asyncio.sleep(typing_seconds)
+    client_cpu = sum(os.times()[:2]) - client_cpu
+    steady = await server.ask("status")
+    wall = time.perf_counter() - wall
+    load = os.getloadavg()
+    stop.set()
+    for future in codes.values():
+        if not future.done():
+            future.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for _ in range(120):
+        if (await server.ask("status"))["sessions"] == 0:
+            break
+        await asyncio.sleep(0.5)
+    await asyncio.sleep(1)
+    after = await server.ask("apps")
+    assert process.stdin is not None
+    process.stdin.write(b"quit\n")
+    await process.stdin.drain()
+    await asyncio.wait_for(process.wait(), 60)
+    connected = max(steady["sessions"], 1)
+    keys = tally.lobby_keys + tally.table_keys
+    worker_cpu_from = {w["pid"]: w["cpu"] for w in steady_from["workers"]}
+    worker_cpu = sum(w["cpu"] - worker_cpu_from.get(w["pid"], 0.0) for w in steady["workers"])
+    ms = 1000
+    return {
+        "mix": "club",
+        "sessions": sessions,
+        "connected": steady["sessions"],
+        "seated": tally.seated,
+        "in_lobby": sessions - seated,
+        "tables_of_three": len(codes),
+        "tables_with_computers": sum(1 for r in roles if r.kind == "solo"),
+        "expert_seats": sum(1 for r in roles if r.expert),
+        "everyone_seated_s": everyone_in,
+        "errors": len(tally.errors),
+        "error_sample": tally.errors[:3],
+        "rss_per_session_mb": (steady["rss_kb"] - base["rss_kb"]) / 1024 / connected,
+        "rss_total_mb": steady["rss_kb"] / 1024,
+        "first_screen_p50_ms": percentile(list(tally.first.values()), 0.5) * ms,
+        "first_screen_p99_ms": percentile(list(tally.first.values()), 0.99) * ms,
+        "key_p50_ms": percentile(keys, 0.5) * ms,
+        "key_p99_ms": percentile(keys, 0.99) * ms,
+        "key_max_ms": max(keys, default=float("nan")) * ms,
+        "table_key_p50_ms": percentile(tally.table_keys, 0.5) * ms,
+        "table_key_p99_ms": percentile(tally.table_keys, 0.99) * ms,
+        "lobby_key_p50_ms": percentile(tally.lobby_keys, 0.5) * ms,
+        "lobby_key_p99_ms": percentile(tally.lobby_keys, 0.99) * ms,
+        "keys_measured": len(keys),
+        "table_keys_measured": len(tally.table_keys),
+        "unanswered_keys": tally.unanswered,
+        "hands_finished": steady["hands"] - steady_from["hands"],
+        "games_finished": steady["games"] - steady_from["games"],
+        "hands_per_minute": 60 * (steady["hands"] - steady_from["hands"]) / wall,
+        "bot_decisions_in_workers": steady["bot_decisions"] - steady_from["bot_decisions"],
+        "bot_fallbacks": steady["bot_fallbacks"],
+        "longest_wait_for_a_worker_ms": steady["bot_longest_wait"] * ms,
+        "workers": len(steady["workers"]),
+        "workers_cpu_percent": 100 * worker_cpu / wall,
+        "worker_rss_mb": [round(w["rss_mb"], 1) for w in steady["workers"]],
+        "server_cpu_percent": 100 * (steady["cpu"] - steady_from["cpu"]) / wall,
+        "client_cpu_percent": 100 * client_cpu / wall,
+        "worst_stall_ms": steady["stall"] * ms,
+        "worst_stall_cpu_ms": steady.get("stall_cpu", 0.0) * ms,
+        "worst_stall_whole_run_ms": after["stall_run"] * ms,
+        "long_stalls": after["long_stalls"],
+        "worst_gc_ms_by_generation": steady["gc_ms"],
+        "server_cpu_ms_per_session_start":
+            ms * (connected_at["cpu"] - base["cpu"]) / connected,
+        "load_average_1_5_15": [round(x, 2) for x in load],
+        "live_apps_after": after["apps"],
+        "slow_keys": sorted(tally.slow, reverse=True)[:5],
+    }
+
+
+def print_club(result: dict[str, Any]) -> None:
+    print(
+        f"{result['sessions']:4d} players (club: {result['seated']} seated at "
+        f"{result['tables_of_three']} tables of three and {result['tables_with_computers']} "
+        f"with computers, {result['expert_seats']} experts; {result['in_lobby']} in the "
+        f"lobby): key->screen p50/p99 {result['key_p50_ms']:.1f}/{result['key_p99_ms']:.1f} ms "
+        f"(table {result['table_key_p50_ms']:.1f}/{result['table_key_p99_ms']:.1f}, lobby "
+        f"{result['lobby_key_p50_ms']:.1f}/{result['lobby_key_p99_ms']:.1f}; "
+        f"{result['keys_measured']} keys, {result['unanswered_keys']} unanswered), "
+        f"worst stall {result['worst_stall_ms']:.0f} ms (whole run "
+        f"{result['worst_stall_whole_run_ms']:.0f}), server CPU "
+        f"{result['server_cpu_percent']:.0f}% + workers {result['workers_cpu_percent']:.0f}%, "
+        f"RSS/session {result['rss_per_session_mb']:.2f} MB, hands {result['hands_finished']} "
+        f"({result['hands_per_minute']:.0f}/min), expert decisions "
+        f"{result['bot_decisions_in_workers']} (longest wait for a worker "
+        f"{result['longest_wait_for_a_worker_ms']:.0f} ms, fallbacks "
+        f"{result['bot_fallbacks']}), clients' CPU {result['client_cpu_percent']:.0f}%, "
+        f"load {result['load_average_1_5_15']}, errors {result['errors']}",
+        flush=True,
+    )
+
+
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--serve":
         serve_main(sys.argv[2])
@@ -369,14 +733,21 @@ def main() -> None:
         "--openers", choices=("first", "last"), default="first",
         help="who opens the tables: the first arrivals (while few are online), or the "
              "last (while everyone else watches the lobby)")
+    parser.add_argument(
+        "--mix", choices=("lobby", "club"), default="lobby",
+        help="lobby: four tables open, everyone else presses keys in the lobby; club: a "
+             "club evening, most players at tables playing hands (see above)")
     args = parser.parse_args()
     with contextlib.suppress(ImportError):
         import uvloop
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     for count in args.sessions:
-        result = asyncio.run(run(count, args.typing, args.openers))
+        result = asyncio.run(run(count, args.typing, args.openers, args.mix))
         print(json.dumps(result, indent=None), flush=True)
+        if args.mix == "club":
+            print_club(result)
+            continue
         print(
             f"{count:4d} sessions: RSS/session {result['rss_per_session_mb']:.2f} MB, "
             f"first screen p50/p99 {result['first_screen_p50_ms']:.0f}/"

@@ -18,6 +18,7 @@ import random
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -247,6 +248,11 @@ class BotPool:
         self._closed = False
         self.fallbacks = 0
         """Decisions the heuristic took because a worker failed."""
+        self.decisions = 0
+        """Decisions asked of the workers."""
+        self.longest_wait = 0.0
+        """The longest a decision waited for a free worker, in seconds (every worker was
+        busy: more experts think at once than there are workers)."""
 
     async def __aenter__(self) -> BotPool:
         return self
@@ -290,8 +296,11 @@ class BotPool:
         timeout = (budget if budget is not None else 1.0) + self.grace
         if samples is not None:
             timeout = max(timeout, 60.0)  # no time limit on the search itself
+        self.decisions += 1
+        asked = time.monotonic()
         try:
             worker = await self._acquire()
+            self.longest_wait = max(self.longest_wait, time.monotonic() - asked)
         except OSError as exc:  # no process to be had (out of memory, of pids)
             return self._fall_back(view, level, seed, f"no worker could start: {exc}")
         if self._threads is None:
