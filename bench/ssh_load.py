@@ -692,6 +692,7 @@ async def _run_club(sessions: int, typing_seconds: float) -> dict[str, Any]:
         "worst_stall_whole_run_ms": after["stall_run"] * ms,
         "long_stalls": after["long_stalls"],
         "worst_gc_ms_by_generation": steady["gc_ms"],
+        "longest_gc_tick_ms": steady.get("longest_tick", 0.0) * ms,
         "server_cpu_ms_per_session_start":
             ms * (connected_at["cpu"] - base["cpu"]) / connected,
         "load_average_1_5_15": [round(x, 2) for x in load],

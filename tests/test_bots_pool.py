@@ -161,3 +161,25 @@ async def test_a_worker_holds_none_of_the_servers_sockets_and_logs_through_it(
             held = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
     assert port not in held
     assert f"no consistent deal for seat {view.seat} (bot worker {pid})" in caplog.messages
+
+
+def pausing(request: Request) -> Action:
+    """A worker job that says what budget it was given, then takes 0.4 s."""
+    logging.getLogger("budget").warning("budget %.2f", request.budget or 0.0)
+    time.sleep(0.4)
+    return request.view.legal[0]
+
+
+async def test_a_decision_that_waited_for_a_worker_thinks_for_what_is_left_of_its_budget(
+        caplog: pytest.LogCaptureFixture) -> None:
+    view = views(1)[0]
+    async with BotPool(1, job=pausing) as pool:
+        await pool.choose(view, "expert", budget=1.0)  # started and warm
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            await asyncio.gather(*(pool.choose(view, "expert", budget=1.0) for _ in range(3)))
+        budgets = sorted(float(m.split()[1]) for m in caplog.messages if m.startswith("budget"))
+        assert budgets[-1] == 1.0  # the first asked had the worker at once
+        assert 0.5 <= budgets[1] <= 0.65  # the second waited 0.4 s for it
+        assert budgets[0] == 0.25  # the third waited 0.8 s: a quarter is the least
+        assert pool.longest_wait >= 0.8

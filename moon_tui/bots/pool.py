@@ -27,7 +27,7 @@ from typing import Final
 
 from ..rules import Action, SeatView
 from .base import Bot
-from .expert import ExpertBot
+from .expert import DEFAULT_BUDGET, ExpertBot
 from .heuristic import HeuristicBot
 from .registry import ALIASES, make_bot
 
@@ -43,6 +43,11 @@ STARTUP_WAIT: Final = 30.0
 READY: Final = "ready"
 #: Seconds a worker gets to exit after being asked to, before it is killed.
 EXIT_WAIT: Final = 2.0
+#: A decision's budget counts from when the table asked: one that waited for a free
+#: worker thinks for what is left, but never less than this share of it. With more
+#: experts thinking at once than there are workers, their tables slow down less (the
+#: experts play a little weaker) instead of the waits adding up.
+LEAST_BUDGET_SHARE: Final = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +63,7 @@ class Request:
     seed: int | None = None
 
 
-_bots: dict[tuple[str, float | None, int | None], Bot] = {}
+_bots: dict[tuple[str, int | None], Bot] = {}
 
 
 def decide(request: Request) -> Action:
@@ -67,7 +72,7 @@ def decide(request: Request) -> Action:
     A bot is kept between requests: the expert reuses its solvers' tables within a hand.
     """
     level = ALIASES.get(request.level, request.level)
-    key = (level, request.budget, request.samples)
+    key = (level, request.samples)
     bot = _bots.get(key)
     if bot is None:
         if level == "expert" and request.samples is not None:
@@ -75,6 +80,9 @@ def decide(request: Request) -> Action:
         else:
             bot = make_bot(level, time_budget=request.budget)
         bot = _bots[key] = bot
+    if isinstance(bot, ExpertBot) and request.samples is None:
+        # Each request's own budget (see `BotPool.choose`), on the bot kept for its level.
+        bot.time_budget = DEFAULT_BUDGET if request.budget is None else request.budget
     return bot.choose(request.view, random.Random(request.seed))
 
 
@@ -290,19 +298,22 @@ class BotPool:
         process; the others in a worker, or from the heuristic if the worker fails."""
         if self._closed:
             raise RuntimeError("the bot pool is closed")
-        request = Request(view, level, budget, samples, seed)
         if ALIASES.get(level, level) in INSTANT_LEVELS:
-            return decide(request)
-        timeout = (budget if budget is not None else 1.0) + self.grace
-        if samples is not None:
-            timeout = max(timeout, 60.0)  # no time limit on the search itself
+            return decide(Request(view, level, budget, samples, seed))
         self.decisions += 1
         asked = time.monotonic()
         try:
             worker = await self._acquire()
-            self.longest_wait = max(self.longest_wait, time.monotonic() - asked)
         except OSError as exc:  # no process to be had (out of memory, of pids)
             return self._fall_back(view, level, seed, f"no worker could start: {exc}")
+        waited = time.monotonic() - asked
+        self.longest_wait = max(self.longest_wait, waited)
+        if budget is not None and samples is None:
+            budget = max(budget * LEAST_BUDGET_SHARE, budget - waited)
+        request = Request(view, level, budget, samples, seed)
+        timeout = (budget if budget is not None else 1.0) + self.grace
+        if samples is not None:
+            timeout = max(timeout, 60.0)  # no time limit on the search itself
         if self._threads is None:
             self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="moon-bot-wait")
         self._busy.add(worker)
