@@ -27,8 +27,9 @@ player would (`club_move`: the lowest bid half the time, else pass; the first le
 tile; Enter on a hand's result, r after a game: these two are not timed, the screen
 changes when the others are ready). Keys are timed at the table and in the lobby apart;
 hands and games finished, the expert decisions, the longest wait of one for a free
-worker, and the workers' CPU and memory are reported too, with the load average (the
-machine may be shared: say so with the figures).
+worker, and the workers' CPU and memory are reported too, with the load average and the
+share of the time the server's event loop was ready to run but waited for a CPU (from
+/proc/self/schedstat: on a shared machine, the latencies are mostly that wait).
 
 Reported per run:
 
@@ -157,7 +158,12 @@ async def _serve(data: Path) -> None:
                 worst_stall = 0.0
                 stall_cpu[0] = 0.0
                 gc_pauses.update({0: 0.0, 1: 0.0, 2: 0.0})
+            with open("/proc/self/schedstat") as schedstat:
+                # The event loop's thread: ns on a CPU, ns waiting for one (runnable).
+                on_cpu, waiting = (int(x) / 1e9 for x in schedstat.read().split()[:2])
             reply: dict[str, Any] = {
+                "on_cpu": on_cpu,
+                "runqueue_wait": waiting,
                 "rss_kb": rss_kb(),
                 "cpu": sum(os.times()[:2]),
                 "stall": worst_stall,
@@ -686,6 +692,8 @@ async def _run_club(sessions: int, typing_seconds: float) -> dict[str, Any]:
         "workers_cpu_percent": 100 * worker_cpu / wall,
         "worker_rss_mb": [round(w["rss_mb"], 1) for w in steady["workers"]],
         "server_cpu_percent": 100 * (steady["cpu"] - steady_from["cpu"]) / wall,
+        "server_waiting_for_a_cpu_percent":
+            100 * (steady["runqueue_wait"] - steady_from["runqueue_wait"]) / wall,
         "client_cpu_percent": 100 * client_cpu / wall,
         "worst_stall_ms": steady["stall"] * ms,
         "worst_stall_cpu_ms": steady.get("stall_cpu", 0.0) * ms,
@@ -712,7 +720,9 @@ def print_club(result: dict[str, Any]) -> None:
         f"{result['keys_measured']} keys, {result['unanswered_keys']} unanswered), "
         f"worst stall {result['worst_stall_ms']:.0f} ms (whole run "
         f"{result['worst_stall_whole_run_ms']:.0f}), server CPU "
-        f"{result['server_cpu_percent']:.0f}% + workers {result['workers_cpu_percent']:.0f}%, "
+        f"{result['server_cpu_percent']:.0f}% + workers {result['workers_cpu_percent']:.0f}% "
+        f"(the server's loop waited for a CPU "
+        f"{result['server_waiting_for_a_cpu_percent']:.0f}% of the time), "
         f"RSS/session {result['rss_per_session_mb']:.2f} MB, hands {result['hands_finished']} "
         f"({result['hands_per_minute']:.0f}/min), expert decisions "
         f"{result['bot_decisions_in_workers']} (longest wait for a worker "
