@@ -1,10 +1,11 @@
-"""The computer players of one table, thinking off the event loop.
+"""The computer players of one table: the quick ones decide at once, the searching ones
+in the lobby's `BotPool` (worker processes), off the event loop.
 
-A bot chooses from the seat's view only (never the full state). The lobby's `BotPool`
-takes the decision: the quick levels at once, the searching ones in a worker process, so
-a searching bot does not hold up the other tables. The choice comes back to the table's
-inbox as `BotMoved`, numbered with the clock generation it was asked in; the table stays
-the only writer of its game.
+A bot chooses from the seat's view only (never the full state). The quick levels (a bot
+per seat and level, the table's random generator) decide in well under a millisecond, in
+this process; a searching bot thinks in a worker process, so it does not hold up the
+other tables. The choice comes back to the table's inbox as `BotMoved`, numbered with the
+clock generation it was asked in; the table stays the only writer of its game.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import logging
 import random
 from collections.abc import Callable
 
-from ..bots import RandomBot
-from ..bots.pool import BotPool
+from ..bots import Bot, RandomBot, make_bot
+from ..bots.pool import INSTANT_LEVELS, BotPool
+from ..bots.registry import ALIASES
 from ..rules import SeatView
 from .internal import BotMoved, TableMessage
 
@@ -28,7 +30,15 @@ class Computers:
         self._time_budget = time_budget
         self._rng = random.Random(seed)
         self._post = post
-        self._bots = bots
+        self._pool = bots
+        self._bots: dict[tuple[int, str], Bot] = {}
+
+    def _bot(self, seat: int, level: str) -> Bot:
+        key = (seat, level)
+        bot = self._bots.get(key)
+        if bot is None:
+            bot = self._bots[key] = make_bot(level)
+        return bot
 
     async def choose(self, generation: int, seat: int, level: str, view: SeatView,
                      stand_in: bool) -> None:
@@ -39,8 +49,11 @@ class Computers:
         or hangs is the pool's to handle: the heuristic decides that move.)"""
         rng = self._rng
         try:
-            action = await self._bots.choose(view, level, budget=self._time_budget,
-                                             seed=rng.getrandbits(32))
+            if ALIASES.get(level, level) in INSTANT_LEVELS:
+                action = self._bot(seat, level).choose(view, rng)
+            else:
+                action = await self._pool.choose(view, level, budget=self._time_budget,
+                                                 seed=rng.getrandbits(32))
             if action not in view.legal:
                 raise ValueError(f"the {level} bot chose {action}, not a legal action")
         except Exception:
