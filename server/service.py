@@ -50,6 +50,7 @@ from .door import Door
 from .driver import SSHDriver
 from .game_session import AppFactory
 from .identity import AccountKeys, Player, fingerprint
+from .journal import SqliteJournal
 from .limits import Gate
 from .link_codes import LinkCodes
 from .memory import FreezePolicy
@@ -211,7 +212,8 @@ class MoonServer:
         operators = _operator_fingerprints(self.config)
         await self.db.open()
         limits = self.config.limits
-        lobby = Lobby(self._lobby_config, self.records, on_ban=self.bans.ban,
+        lobby = Lobby(self._lobby_config, self.records, journal=SqliteJournal(self.db),
+                      on_ban=self.bans.ban,
                       on_restart=self._restart_asked, restart_news=self._restart_news)
         self._lobby = await lobby.__aenter__()
         bans = self.bans
