@@ -60,9 +60,10 @@ from .store import Database, SQLiteRecordStore
 
 log = logging.getLogger(__name__)
 
-SHUTDOWN_MESSAGE = "The server is shutting down. Unfinished games were saved. See you soon!"
-RESTART_MESSAGE = ("The server is restarting. Unfinished games were saved as records. "
-                   "Come back in a minute!")
+SHUTDOWN_MESSAGE = ("The server is shutting down. Your table and your game will be here "
+                    "when it is back: your seat waits for you. See you soon!")
+RESTART_MESSAGE = ("The server is restarting. Your table and your game will be here when it "
+                   "is back: your seat waits for you. Come back in a minute!")
 UI_MODULES = tuple(f"moon_tui.{name}" for name in (
     "app", "ui.create", "ui.dialogs", "ui.help", "ui.keys", "ui.operator",
 ))

@@ -76,8 +76,7 @@ def test_the_operator_line_and_the_notice_words() -> None:
     text = restart_words(RestartNotice(60, "new version", "olga"))
     assert text.startswith("The server restarts in 60 s.")
     assert "olga: new version" in text
-    # Honest until tables come back after a restart (issue 14 item 2).
-    assert "will be here" not in text and "saved as records" in text
+    assert "your game will be here when you come back" in text
     assert "in 5 min" in restart_words(RestartNotice(300))
     assert "called off" in restart_words(RestartNotice(None, by="olga"))
 

@@ -42,6 +42,7 @@ from .internal import (
     TableChanged,
     TableClosed,
 )
+from .journal import MemoryJournal, TableJournal
 from .listing import Listing
 from .messages import (
     OPERATOR_COMMANDS,
@@ -94,7 +95,7 @@ class Lobby:
                  on_restart: Callable[[Restart | CancelRestart, str], Refused | None]
                  | None = None,
                  restart_news: Callable[[], RestartNotice | None] | None = None,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None, journal: TableJournal | None = None) -> None:
         """`on_ban(name, reason)` makes an operator's ban last; `on_restart(command,
         operator)` hands an operator's restart (or its cancelling) to whoever owns the
         countdown (the server), and returns why not, if it will not; `restart_news()` is
@@ -104,6 +105,7 @@ class Lobby:
         """The tables' time (their turn timers, grace periods, pauses)."""
         self.store: RecordStore = store if store is not None else MemoryRecordStore()
         self.stats = LobbyStats()
+        self.journal: TableJournal = journal if journal is not None else MemoryJournal()
         self._seeds = random.Random(seed)
         self._codes_rng: random.Random = random.Random(seed) if seed is not None \
             else random.SystemRandom()
