@@ -9,16 +9,24 @@ Prints
   shows the move (the table's inbox, the engine, the fan-out and the reader's wake-up),
 - whether any task is left once the lobby has shut down.
 
+With `--journal sqlite` every table writes each change to the server's SQLite journal
+(`server/journal.py`, a file in a temporary folder) before telling anyone, as
+`moon-server` does; `--synchronous full` makes each commit wait for the disk (fsync).
+
     .venv/bin/python bench/lobby.py --tables 100 --seconds 10 --spectators 2
+    .venv/bin/python bench/lobby.py --tables 100 --seconds 10 --journal sqlite
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 from moon_tui.lobby import (
@@ -33,9 +41,12 @@ from moon_tui.lobby import (
     StartGame,
     TableUpdate,
 )
+from moon_tui.lobby.journal import MemoryJournal, TableJournal
 from moon_tui.lobby.messages import GameFinished
 from moon_tui.lobby.publishing import Publisher
 from moon_tui.rules import Rules, SeatView
+from server.journal import SqliteJournal
+from server.store import Database
 
 
 def time_fanout(samples: list[float]) -> None:
@@ -97,7 +108,27 @@ def progress(view: SeatView) -> tuple[int, int, int]:
             + (view.discard is not None), len(view.played_tiles()))
 
 
-async def run(tables: int, seconds: float, spectators: int, humans: int, level: str) -> None:
+@contextlib.asynccontextmanager
+async def journal_of(kind: str, synchronous: str) -> AsyncIterator[TableJournal]:
+    """The journal the tables write to: in memory, or the server's SQLite file."""
+    if kind == "memory":
+        yield MemoryJournal()
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        db = Database(Path(folder) / "moon.sqlite3")
+        await db.open()
+        await db.run(lambda: db.connection().execute(f"PRAGMA synchronous={synchronous}"))
+        journal = SqliteJournal(db)
+        try:
+            yield journal
+        finally:
+            print(f"journal: {journal.commits} commits of the SQLite file "
+                  f"(synchronous={synchronous})")
+            await db.close()
+
+
+async def run(tables: int, seconds: float, spectators: int, humans: int, level: str,
+              journal: TableJournal) -> None:
     config = LobbyConfig(bot_delay=0, trick_pause=0, hand_result_seconds=0, hand_pause=0,
                          bot_time_budget=0.05,
                          queue_size=max(256, 4 * tables))
@@ -107,7 +138,7 @@ async def run(tables: int, seconds: float, spectators: int, humans: int, level: 
     subscribers = 0
     stopping = False
     async with asyncio.TaskGroup() as tg:
-        lobby = Lobby(config, seed=1)
+        lobby = Lobby(config, seed=1, journal=journal)
         async with lobby:
             owners = []
             for i in range(tables):
@@ -171,8 +202,16 @@ def main() -> None:
                         help="tables where a scripted human plays seat 0")
     parser.add_argument("--level", default="random", choices=("random", "easy", "normal"))
     parser.add_argument("--uvloop", action="store_true", help="run on uvloop")
+    parser.add_argument("--journal", default="memory", choices=("memory", "sqlite"))
+    parser.add_argument("--synchronous", default="normal", choices=("normal", "full"))
     args = parser.parse_args()
-    coro = run(args.tables, args.seconds, args.spectators, args.humans, args.level)
+
+    async def with_journal() -> None:
+        async with journal_of(args.journal, args.synchronous) as journal:
+            await run(args.tables, args.seconds, args.spectators, args.humans, args.level,
+                      journal)
+
+    coro = with_journal()
     if args.uvloop:
         import uvloop
         uvloop.run(coro)
