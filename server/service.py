@@ -364,7 +364,10 @@ class MoonServer:
             self._lobby.announce_restart(seconds, message, by)
 
     def _has_seat(self, name: str) -> bool:
-        return any(seat.name == name for info in self.lobby.tables() for seat in info.seats)
+        """`name` has a place at a table (a seat, or watching one that came back after a
+        restart): they go straight back to it, without the welcome banner."""
+        return any(name in info.spectators or any(seat.name == name for seat in info.seats)
+                   for info in self.lobby.tables())
 
     def _memory_session_ended(self) -> None:
         assert self.memory is not None

@@ -141,8 +141,19 @@ def bids_made(screen: str) -> int:
                if _BID_MADE.match(row.split("▏")[0]))
 
 
+def move(screen: str) -> str | None:
+    """The key a player presses on this screen (None: not their turn); in the auction the
+    lowest bid offered, so that a table of people does not pass every hand away."""
+    if "Your bid:" in screen:
+        for row in screen.splitlines():
+            if "p pass" in row and "Your bid" not in row:
+                bids = [int(word) for word in row.split() if word.isdigit()]
+                return str(min(bids)) if bids else "p"
+    return next_move(screen)
+
+
 def my_turn(screen: str) -> bool:
-    return next_move(screen) is not None
+    return move(screen) is not None
 
 
 async def play(clients: list[ScreenClient], done: Callable[[list[str]], bool],
@@ -157,7 +168,7 @@ async def play(clients: list[ScreenClient], done: Callable[[list[str]], bool],
         assert loop.time() < deadline, "the game did not get there:\n" + "\n\n".join(screens)
         pressed = False
         for client, screen in zip(clients, screens, strict=True):
-            key = next_move(screen)
+            key = move(screen)
             if key is not None:
                 await client.press(key)
                 await changed(client, screen, 1.0)
@@ -193,6 +204,18 @@ async def start_game(client: ScreenClient) -> None:
     await client.wait_for("hand 1", WAIT)
 
 
+async def settled(client: ScreenClient, what: Callable[[str], bool] | str) -> str:
+    """The screen once it shows `what` and then stops changing (a whole frame, not the
+    middle of one)."""
+    screen = await client.wait_for(what, WAIT)
+    while True:
+        await asyncio.sleep(0.3)
+        now = client.text()
+        if now == screen:
+            return screen
+        screen = await client.wait_for(what, WAIT)
+
+
 async def back_at_the_table(club: Club, name: str, key: asyncssh.SSHKey) -> ScreenClient:
     """`name` connects with their key after the restart and lands in their seat."""
     client = await club.connect(name, key)
@@ -219,8 +242,8 @@ async def test_sigkill_after_some_plays_the_hand_comes_back_and_the_game_ends(
     await enter_lobby(ann, WAIT)
     await create_table(ann, target=7)
     await start_game(ann)
-    (screen,) = await play([ann], lambda s: "Trick 2" in s[0] and my_turn(s[0]))
-    before = facts(screen)
+    await play([ann], lambda s: "Trick 2" in s[0] and my_turn(s[0]))
+    before = facts(await settled(ann, my_turn))
     await club.kill()
 
     await club.start()
@@ -228,7 +251,7 @@ async def test_sigkill_after_some_plays_the_hand_comes_back_and_the_game_ends(
     lobby = await enter_lobby(carl, WAIT)
     assert "ann's table" in lobby and "playing" in lobby
     ann = await back_at_the_table(club, "ann", ann_key)
-    screen = await ann.wait_for(my_turn, WAIT)
+    screen = await settled(ann, my_turn)
     assert facts(screen) == before
     await play([ann], lambda s: "The game is over" in s[0], timeout=180)
     await club.terminate()
@@ -253,13 +276,14 @@ async def test_sigkill_in_the_auction_of_three_players(club: Club) -> None:
     # One bid made; the next bidder to move.
     screens = await play(clients, lambda s: any(bids_made(x) == 1 for x in s)
                          and any("Your bid" in x for x in s))
-    before = [facts(s) for s in screens]
+    assert len(screens) == 3
+    before = [facts(await settled(client, "Bidding")) for client in clients]
     await club.kill()
 
     await club.start()
     clients = [await back_at_the_table(club, name, key) for name, key in keys.items()]
     await clients[0].wait_for(lambda s: "away" not in s, WAIT)  # all three are back
-    screens = [client.text() for client in clients]
+    screens = [await settled(client, "Bidding") for client in clients]
     assert [facts(s) for s in screens] == before
     await play(clients, lambda s: "Trick 2" in s[0])
 
@@ -279,21 +303,18 @@ async def test_sigkill_between_hands_at_a_four_player_table_with_a_spectator(
         await bob.wait_for("ann's table", WAIT)
         await bob.press("w")
         await bob.wait_for("hand 1", WAIT)
-        (screen,) = await play([ann], lambda s: "Enter: on to the next hand" in s[0])
-        before = facts(screen)
+        await play([ann], lambda s: "Enter: on to the next hand" in s[0])
+        before = facts(await settled(ann, "Enter: on to the next hand"))
         await club.kill()
 
         await club.start()
         ann = await back_at_the_table(club, "ann", ann_key)
-        screen = await ann.wait_for("Enter: on to the next hand", WAIT)
+        screen = await settled(ann, "Enter: on to the next hand")
         assert facts(screen) == before
-        bob = await club.connect("bob", bob_key)
-        watching = await bob.wait_for(lambda s: "hand 1" in s or "go to the lobby" in s, WAIT)
-        if "hand 1" not in watching:  # a spectator is not kept: bob watches again
-            await enter_lobby(bob, WAIT)
-            await bob.press("w")
-            await bob.wait_for("hand 1", WAIT)
-        await ann.press("enter")
+        bob = await club.connect("bob", bob_key)  # a spectator comes back watching
+        await bob.wait_for(lambda s: "You are watching" in s and "ann's table" in s, WAIT)
+        if "Enter: on to the next hand" in ann.text():
+            await ann.press("enter")
         await ann.wait_for("hand 2", WAIT)
         await bob.wait_for("hand 2", WAIT)
     finally:
@@ -309,7 +330,7 @@ async def test_sigterm_loses_nothing_not_even_the_last_tile(club: Club) -> None:
     await start_game(ann)
     (screen,) = await play([ann], lambda s: "Trick 1" in s[0] and my_turn(s[0]))
     tiles = hand_tiles(screen)
-    key = next_move(screen)
+    key = move(screen)
     assert key is not None
     await ann.press(key)
     played = await ann.wait_for(lambda s: len(hand_tiles(s)) == len(tiles) - 1, WAIT)
@@ -317,5 +338,5 @@ async def test_sigterm_loses_nothing_not_even_the_last_tile(club: Club) -> None:
 
     await club.start()
     ann = await back_at_the_table(club, "ann", ann_key)
-    screen = await ann.wait_for(lambda s: bool(hand_tiles(s)), WAIT)
+    screen = await settled(ann, lambda s: bool(hand_tiles(s)))
     assert hand_tiles(screen) == hand_tiles(played)
