@@ -11,7 +11,8 @@ Prints
 
 With `--journal sqlite` every table writes each change to the server's SQLite journal
 (`server/journal.py`, a file in a temporary folder) before telling anyone, as
-`moon-server` does; `--synchronous full` makes each commit wait for the disk (fsync).
+`moon-server` does: each commit waits for the disk (fsync), unless `--synchronous normal`
+(then a process crash loses nothing, a power cut may lose the last commits).
 
     .venv/bin/python bench/lobby.py --tables 100 --seconds 10 --spectators 2
     .venv/bin/python bench/lobby.py --tables 100 --seconds 10 --journal sqlite
@@ -203,7 +204,7 @@ def main() -> None:
     parser.add_argument("--level", default="random", choices=("random", "easy", "normal"))
     parser.add_argument("--uvloop", action="store_true", help="run on uvloop")
     parser.add_argument("--journal", default="memory", choices=("memory", "sqlite"))
-    parser.add_argument("--synchronous", default="normal", choices=("normal", "full"))
+    parser.add_argument("--synchronous", default="full", choices=("normal", "full"))
     args = parser.parse_args()
 
     async def with_journal() -> None:
