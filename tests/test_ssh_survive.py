@@ -24,6 +24,7 @@ import pytest
 from tests.support.probe import (
     ScreenClient,
     changed,
+    cursor_on,
     enter_lobby,
     moon_server_process,
     new_key,
@@ -243,6 +244,11 @@ async def test_sigkill_after_some_plays_the_hand_comes_back_and_the_game_ends(
     await create_table(ann, target=7)
     await start_game(ann)
     await play([ann], lambda s: "Trick 2" in s[0] and my_turn(s[0]))
+    await ann.press("c")
+    await ann.wait_for(lambda _: cursor_on(ann, "c: chat at this table"), WAIT)
+    await ann.press(*"back soon", "enter")
+    await ann.wait_for("ann: back soon", WAIT)
+    await ann.press("escape")
     before = facts(await settled(ann, my_turn))
     await club.kill()
 
@@ -253,6 +259,7 @@ async def test_sigkill_after_some_plays_the_hand_comes_back_and_the_game_ends(
     ann = await back_at_the_table(club, "ann", ann_key)
     screen = await settled(ann, my_turn)
     assert facts(screen) == before
+    assert "ann: back soon" in screen  # the table chat came back too
     await play([ann], lambda s: "The game is over" in s[0], timeout=180)
     await club.terminate()
     (record,) = club.finished_records()
