@@ -127,10 +127,11 @@ def record_of(state: GameState, seats: Sequence[str]) -> dict[str, Any]:
     return Record(state.rules, tuple(seats), state.game_first_bidder, hands).to_dict()
 
 
-def record_hand(log: HandLog) -> RecordHand:
-    """One hand of a game as its record holds it (`.to_dict()` is the hand in `moon/1`)."""
+def record_hand(log: HandLog, *, deal: bool = True) -> RecordHand:
+    """One hand of a game as its record holds it (`.to_dict()` is the hand in `moon/1`);
+    without the deal if told (`deal=()`: a caller that keeps it already)."""
     return RecordHand(
-        deal=tuple(tiles_of(m) for m in log.deal_masks),
+        deal=tuple(tiles_of(m) for m in log.deal_masks) if deal else (),
         widow=log.widow,
         bids=tuple(log.bids),
         discard=log.discard,
