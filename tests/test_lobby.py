@@ -45,7 +45,6 @@ from moon_tui.lobby import (
     TableUpdate,
 )
 from moon_tui.lobby.client import Client, Policy, first_legal
-from moon_tui.lobby.journal import MemoryJournal
 from moon_tui.rules import Action, Phase, RuleBroken, Rules, SeatView, Tile
 from moon_tui.rules.replay import replay
 
@@ -144,13 +143,6 @@ def record_for(records: list[dict[str, Any]], final: SeatView) -> dict[str, Any]
     found = [r for r in records if bids_signature(r) == view_signature(final)]
     assert len(found) == 1, "one record per finished game"
     return found[0]
-
-
-async def kept_record(journal: MemoryJournal) -> dict[str, Any]:
-    """The record of the game the journal's only table kept (as the server stopped)."""
-    (kept,) = await journal.load()
-    return {"format": "moon/1", "rules": kept.data["rules"], "seats": kept.data["game_names"],
-            "first_bidder": kept.data["first_bidder"], "hands": list(kept.hands)}
 
 
 def check_sees_only_its_own(events: list[Event], record: dict[str, Any]) -> int:
@@ -608,24 +600,21 @@ async def test_a_session_that_stops_reading_is_dropped_and_the_table_plays_on() 
             await stuck.next_event()
 
 
-async def test_shutdown_keeps_unfinished_games_and_ends_everything() -> None:
-    store, journal = MemoryRecordStore(), MemoryJournal()
-    async with running(store=store, journal=journal) as (lobby, tg):
+async def test_shutdown_saves_unfinished_games_and_ends_everything() -> None:
+    store = MemoryRecordStore()
+    async with running(store=store) as (lobby, tg):
         ann = await join(lobby, tg, "ann")
         bob = await join(lobby, tg, "bob")
-        table_id = await table_with_bots(ann, LONG_GAME, humans=(bob,), level="expert")
+        await table_with_bots(ann, LONG_GAME, humans=(bob,), level="expert")
         await ann.wait_type(TableUpdate, lambda u: u.view is not None and u.view.my_turn
                             or u.view is not None and u.view.to_move == 1, timeout=20)
     for client in (ann, bob):
         left = client.of_type(TableLeft)
         assert [t.reason for t in left] == ["the server is shutting down"]
         assert client.events[-1] == Disconnected("the server is shutting down")
-    assert store.records == [], "the game goes on after the restart: saved when it ends"
-    (kept,) = await journal.load()
-    assert kept.table_id == table_id and kept.data["status"] == "playing"
-    record = await kept_record(journal)
-    assert record["seats"] == ["ann", "bob", "expert bot"]
-    assert replay(record)["ok"]
+    assert store.finished == [False]
+    assert store.records[0]["seats"] == ["ann", "bob", "expert bot"]
+    assert replay(store.records[0])["ok"]
     with pytest.raises(LobbyClosed):
         await lobby.connect("late")
 
@@ -760,8 +749,8 @@ async def test_malformed_commands_are_refused_and_break_nothing() -> None:
 
 
 async def test_no_event_shows_a_tile_its_recipient_may_not_see() -> None:
-    journal = MemoryJournal()
-    async with running(journal=journal) as (lobby, tg):
+    store = MemoryRecordStore()
+    async with running(store=store) as (lobby, tg):
         ann = await join(lobby, tg, "ann", bidding_first)
         bob = await join(lobby, tg, "bob", playing_like("easy", 21))
         carol = await join(lobby, tg, "carol")
@@ -769,7 +758,8 @@ async def test_no_event_shows_a_tile_its_recipient_may_not_see() -> None:
         carol.handle.send(Spectate(table_id))
         await carol.wait_type(TableUpdate, lambda u: u.view is not None
                               and u.view.hand_number >= 3, timeout=30)
-    record = await kept_record(journal)
+    assert store.finished == [False]
+    record = store.records[0]
     assert replay(record)["ok"]
     for client in (ann, bob, carol):
         assert check_sees_only_its_own(client.events, record) > 10

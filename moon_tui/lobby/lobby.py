@@ -106,10 +106,14 @@ class Lobby:
         operator)` hands an operator's restart (or its cancelling) to whoever owns the
         countdown (the server), and returns why not, if it will not; `restart_news()` is
         the countdown as it stands now, told to whoever connects while it runs.
-        `journal` is where the tables write themselves down (a `MemoryJournal` if not
-        given: then they last as long as the process)."""
+        `journal` is where the tables write themselves down. Without one they write to a
+        `MemoryJournal` and last as long as the process: stopping the lobby then closes
+        them for good, each saving its unfinished game as a record, as nothing would
+        bring them back."""
         self.config = config
         self.journal: TableJournal = journal if journal is not None else MemoryJournal()
+        self._tables_outlive_it = journal is not None
+        """Stopping the lobby only stops its tables (they come back on the journal)."""
         self.clock: Clock = clock if clock is not None else LoopClock()
         """The tables' time (their turn timers, grace periods, pauses)."""
         self.store: RecordStore = store if store is not None else MemoryRecordStore()
@@ -173,9 +177,9 @@ class Lobby:
 
     async def __aexit__(self, exc_type: type[BaseException] | None,
                         exc: BaseException | None, tb: TracebackType | None) -> None:
-        """Stop every table (each keeps its game in the journal, to go on when the lobby
-        next starts), end every handle, and wait for every task. Cancelling this wait
-        cancels the lobby outright."""
+        """Stop every table (each keeps its game in the journal, to go on when a lobby
+        next starts on it; without a journal, each saves its unfinished game), end every
+        handle, and wait for every task. Cancelling this wait cancels the lobby outright."""
         main = self._main
         assert main is not None, "the lobby was never started"
         if not main.done():
@@ -343,7 +347,7 @@ class Lobby:
         elif isinstance(message, Shutdown):
             self._closing = True
             for table in self._tables.values():
-                table.post(CloseNow(SHUTDOWN, for_good=False))
+                table.post(CloseNow(SHUTDOWN, for_good=not self._tables_outlive_it))
 
     # -- players connecting and leaving ----------------------------------------------------
     def _connect(self, message: Connect) -> None:
