@@ -693,6 +693,8 @@ class Table:
         self.game_names = saved.game_names
         self.hand_seats = saved.hand_seats
         self.state = saved.state
+        if self.state is not None:
+            self._note_hand_seats()  # every hand dealt has its players, even if not kept
         self.recorder.saved = saved.status != "playing"  # a game on is saved when it ends
         self.publisher.connected.clear()
         self.publisher.chat.extend(saved.chat)

@@ -154,8 +154,10 @@ class TableWriter:
         del self._chat[:chat]
 
     def prime(self, table: Table) -> None:
-        """The table is as the journal has it (it was just rebuilt from it)."""
+        """The table's game is as the journal has it (it was just rebuilt from it); its
+        row is written again with the first pass, as the rebuilt table has it."""
         self._written(self._changes(table)[1])
+        self._row = None
 
     async def write(self, table: Table) -> None:
         """Write what changed since the last write; return once it is durable (or failed)."""
