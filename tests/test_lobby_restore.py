@@ -27,9 +27,11 @@ from moon_tui.lobby import (
     Act,
     AddBot,
     ChatPosted,
+    CloseTable,
     CreateTable,
     GameFinished,
     JoinByCode,
+    Lobby,
     LobbyConfig,
     MemoryRecordStore,
     Resync,
@@ -351,6 +353,34 @@ async def test_a_clean_shutdown_keeps_the_game_and_saves_it_once() -> None:
         lines = [c.line.text for c in ann.of_type(ChatPosted)]
         assert lines == ["gg"]
     assert store.finished == [True], "a finished game is saved once"
+
+
+async def test_a_table_an_operator_closes_is_forgotten_and_its_game_saved() -> None:
+    journal, store = MemoryJournal(), MemoryRecordStore()
+    async with running(journal=journal, store=store) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", holding(WHERE["play"], 1))
+        root = await join(lobby, tg, "root", operator=True)
+        table_id = await table_with_bots(ann, SHORT)
+        await ann.wait_type(TableUpdate, lambda u: u.view is not None
+                            and WHERE["play"](u.view) and u.view.my_turn, timeout=30)
+        assert table_id in journal.tables
+        root.handle.send(CloseTable(table_id, "maintenance"))
+        await ann.wait_type(TableLeft)
+        async with asyncio.timeout(10):
+            while lobby.tables():
+                await asyncio.sleep(0.01)
+    assert journal.tables == {} and journal.hands == {} and journal.chat == {}
+    assert store.finished == [False]
+
+
+async def test_a_journal_that_cannot_be_read_stops_the_start() -> None:
+    class Unreadable(MemoryJournal):
+        async def load(self) -> list[SavedTable]:
+            raise OSError("disk gone")
+
+    with pytest.raises(OSError, match="disk gone"):
+        async with Lobby(FAST, journal=Unreadable()):
+            pass
 
 
 # --- writing before telling ---------------------------------------------------------------

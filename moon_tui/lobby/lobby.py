@@ -11,7 +11,7 @@ them all after each table has stopped.
 The tables write themselves to a `TableJournal` (`journal.py`) as they go; entering
 `async with Lobby()` takes up every table the journal kept (`restoring.py`), so a table
 survives a restart, and a crash too, as it was at its last decision anyone was told of.
-Leaving it stops the tables without forgetting them (they come back with the server).
+Leaving it stops the tables without forgetting them, to come back with the next lobby.
 """
 
 from __future__ import annotations
@@ -163,7 +163,11 @@ class Lobby:
         """Start the lobby: one supervising task whose task group holds every other task.
 
         The supervisor does not depend on the caller's task, so `__aenter__` and
-        `__aexit__` may be awaited from different tasks (a server's start and stop)."""
+        `__aexit__` may be awaited from different tasks (a server's start and stop).
+
+        Every table the journal kept is taken up first, listed before anyone can connect.
+        A journal that cannot be read at all raises: better no lobby than one writing new
+        tables over those it could not read."""
         if self._main is not None:
             raise RuntimeError("a lobby runs once")
         saved = await self.journal.load()
