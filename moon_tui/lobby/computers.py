@@ -44,10 +44,6 @@ class Computers:
         played instead: a bug in a bot must not stop a game."""
         bot = self._bot(seat, level)
         rng = self._rng
-        # The table asked during a pass whose events go out at its end (after the journal
-        # write): let their readers run before a thread competes with them for the GIL
-        # (measured with bots that do not pause: a player's round trip, p99 2 -> 0.1 ms).
-        await asyncio.sleep(0)
         try:
             action = await asyncio.to_thread(bot.choose, view, rng)
             if action not in view.legal:
