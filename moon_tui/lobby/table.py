@@ -262,13 +262,6 @@ class Table:
         assert self._infos is not None
         return self._infos
 
-    def row_key(self) -> tuple[object, ...]:
-        """Changes whenever what the journal keeps of the table itself may have changed
-        (`writing.table_row`): not on a move, but on a seat, the status, a new hand."""
-        state = self.state
-        return (self.status, self.seating.key(), self.stand_in_level, len(self.hand_seats),
-                self.game_names, None if state is None else id(state))
-
     def _publish(self) -> None:
         """Every connected member gets their own TableUpdate. Called after every change."""
         public, players = self.infos()

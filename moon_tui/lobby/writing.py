@@ -73,6 +73,14 @@ def table_row(table: Table) -> dict[str, Any]:
     }
 
 
+def row_key(table: Table) -> tuple[object, ...]:
+    """Changes whenever `table_row` may have changed: not on a move, but on a seat, the
+    status, a new hand, a new game."""
+    state = table.state
+    return (table.status, table.seating.key(), table.stand_in_level, len(table.hand_seats),
+            table.game_names, None if state is None else id(state))
+
+
 def chat_row(line: ChatLine) -> dict[str, Any]:
     return {"sender": line.sender, "text": line.text, "at": line.at}
 
@@ -111,7 +119,7 @@ class TableWriter:
         """The entries that bring the journal up to date, and what is written once they are."""
         table_id = self.table_id
         entries: list[JournalEntry] = []
-        key = table.row_key()
+        key = row_key(table)
         if key != self._built_key:
             self._built_key, self._built = key, table_row(table)
         row = self._built
