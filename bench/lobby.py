@@ -3,7 +3,8 @@
 Prints
 - hands per second for the whole lobby (and games finished),
 - the fan-out delay: from a table's state change to the event being on every subscriber's
-  queue (p50/p99/max), timed around `Publisher.publish` by this script,
+  queue (p50/p99/max), timed from `Publisher.publish` to `Publisher.release` (after the
+  journal write) by this script,
 - the CPU time per hand (the figure that does not depend on what else the machine runs),
 - the command round trip for scripted humans: from `send(Act)` to reading the update that
   shows the move (the table's inbox, the engine, the fan-out and the reader's wake-up),
@@ -51,15 +52,24 @@ from server.store import Database
 
 
 def time_fanout(samples: list[float]) -> None:
-    """Time every table's `Publisher.publish` (each state change's fan-out) into `samples`."""
-    publish = Publisher.publish
+    """Time each state change's fan-out into `samples`: from a table's first
+    `Publisher.publish` of a pass to the `release` that lets the pass out once the journal
+    has it (the publisher holds what it sends until then)."""
+    publish, release = Publisher.publish, Publisher.release
+    started: dict[int, float] = {}
 
-    def timed(self: Publisher, *args: Any, **kwargs: Any) -> None:
-        started = time.perf_counter()
+    def timed_publish(self: Publisher, *args: Any, **kwargs: Any) -> None:
+        started.setdefault(id(self), time.perf_counter())
         publish(self, *args, **kwargs)
-        samples.append(time.perf_counter() - started)
 
-    Publisher.publish = timed  # type: ignore[method-assign]
+    def timed_release(self: Publisher) -> None:
+        release(self)
+        began = started.pop(id(self), None)
+        if began is not None:
+            samples.append(time.perf_counter() - began)
+
+    Publisher.publish = timed_publish  # type: ignore[method-assign]
+    Publisher.release = timed_release  # type: ignore[method-assign]
 
 
 def percentile(values: list[float], q: float) -> float:
