@@ -3,22 +3,32 @@
 Prints
 - hands per second for the whole lobby (and games finished),
 - the fan-out delay: from a table's state change to the event being on every subscriber's
-  queue (p50/p99/max), timed around `Publisher.publish` by this script,
+  queue (p50/p99/max), timed from `Publisher.publish` to `Publisher.release` (after the
+  journal write) by this script,
 - the CPU time per hand (the figure that does not depend on what else the machine runs),
 - the command round trip for scripted humans: from `send(Act)` to reading the update that
   shows the move (the table's inbox, the engine, the fan-out and the reader's wake-up),
 - whether any task is left once the lobby has shut down.
 
+With `--journal sqlite` every table writes each change to the server's SQLite journal
+(`server/journal.py`, a file in a temporary folder) before telling anyone, as
+`moon-server` does: each commit waits for the disk (fsync), unless `--synchronous normal`
+(then a process crash loses nothing, a power cut may lose the last commits).
+
     .venv/bin/python bench/lobby.py --tables 100 --seconds 10 --spectators 2
+    .venv/bin/python bench/lobby.py --tables 100 --seconds 10 --journal sqlite
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 from moon_tui.lobby import (
@@ -33,21 +43,33 @@ from moon_tui.lobby import (
     StartGame,
     TableUpdate,
 )
+from moon_tui.lobby.journal import MemoryJournal, TableJournal
 from moon_tui.lobby.messages import GameFinished
 from moon_tui.lobby.publishing import Publisher
 from moon_tui.rules import Rules, SeatView
+from server.journal import SqliteJournal
+from server.store import Database
 
 
 def time_fanout(samples: list[float]) -> None:
-    """Time every table's `Publisher.publish` (each state change's fan-out) into `samples`."""
-    publish = Publisher.publish
+    """Time each state change's fan-out into `samples`: from a table's first
+    `Publisher.publish` of a pass to the `release` that lets the pass out once the journal
+    has it (the publisher holds what it sends until then)."""
+    publish, release = Publisher.publish, Publisher.release
+    started: dict[int, float] = {}
 
-    def timed(self: Publisher, *args: Any, **kwargs: Any) -> None:
-        started = time.perf_counter()
+    def timed_publish(self: Publisher, *args: Any, **kwargs: Any) -> None:
+        started.setdefault(id(self), time.perf_counter())
         publish(self, *args, **kwargs)
-        samples.append(time.perf_counter() - started)
 
-    Publisher.publish = timed  # type: ignore[method-assign]
+    def timed_release(self: Publisher) -> None:
+        release(self)
+        began = started.pop(id(self), None)
+        if began is not None:
+            samples.append(time.perf_counter() - began)
+
+    Publisher.publish = timed_publish  # type: ignore[method-assign]
+    Publisher.release = timed_release  # type: ignore[method-assign]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -97,7 +119,27 @@ def progress(view: SeatView) -> tuple[int, int, int]:
             + (view.discard is not None), len(view.played_tiles()))
 
 
-async def run(tables: int, seconds: float, spectators: int, humans: int, level: str) -> None:
+@contextlib.asynccontextmanager
+async def journal_of(kind: str, synchronous: str) -> AsyncIterator[TableJournal]:
+    """The journal the tables write to: in memory, or the server's SQLite file."""
+    if kind == "memory":
+        yield MemoryJournal()
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        db = Database(Path(folder) / "moon.sqlite3")
+        await db.open()
+        await db.run(lambda: db.connection().execute(f"PRAGMA synchronous={synchronous}"))
+        journal = SqliteJournal(db)
+        try:
+            yield journal
+        finally:
+            print(f"journal: {journal.commits} commits of the SQLite file "
+                  f"(synchronous={synchronous})")
+            await db.close()
+
+
+async def run(tables: int, seconds: float, spectators: int, humans: int, level: str,
+              journal: TableJournal) -> None:
     config = LobbyConfig(bot_delay=0, trick_pause=0, hand_result_seconds=0, hand_pause=0,
                          bot_time_budget=0.05,
                          queue_size=max(256, 4 * tables))
@@ -107,7 +149,7 @@ async def run(tables: int, seconds: float, spectators: int, humans: int, level: 
     subscribers = 0
     stopping = False
     async with asyncio.TaskGroup() as tg:
-        lobby = Lobby(config, seed=1)
+        lobby = Lobby(config, seed=1, journal=journal)
         async with lobby:
             owners = []
             for i in range(tables):
@@ -171,8 +213,16 @@ def main() -> None:
                         help="tables where a scripted human plays seat 0")
     parser.add_argument("--level", default="random", choices=("random", "easy", "normal"))
     parser.add_argument("--uvloop", action="store_true", help="run on uvloop")
+    parser.add_argument("--journal", default="memory", choices=("memory", "sqlite"))
+    parser.add_argument("--synchronous", default="full", choices=("normal", "full"))
     args = parser.parse_args()
-    coro = run(args.tables, args.seconds, args.spectators, args.humans, args.level)
+
+    async def with_journal() -> None:
+        async with journal_of(args.journal, args.synchronous) as journal:
+            await run(args.tables, args.seconds, args.spectators, args.humans, args.level,
+                      journal)
+
+    coro = with_journal()
     if args.uvloop:
         import uvloop
         uvloop.run(coro)

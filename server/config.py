@@ -60,6 +60,9 @@ class Limits:
     reconnect_wait_seconds: float = _LOBBY.reconnect_wait_seconds
     """A dropped player's turn waits this long (from the drop) for them to come back before
     the computer plays it; the table's turn timer runs on meanwhile."""
+    restart_grace_seconds: float = _LOBBY.restart_grace_seconds
+    """After a restart, the players of the tables that came back keep their seats this long,
+    and their turns wait for them as long."""
     trick_pause_seconds: float = _LOBBY.trick_pause
     """A finished trick stays in view at least this long before a computer leads the next."""
     hand_result_seconds: float = _LOBBY.hand_result_seconds
@@ -134,6 +137,7 @@ class ServerConfig:
             _LOBBY,
             grace_seconds=self.limits.grace_seconds,
             reconnect_wait_seconds=self.limits.reconnect_wait_seconds,
+            restart_grace_seconds=self.limits.restart_grace_seconds,
             trick_pause=self.limits.trick_pause_seconds,
             hand_result_seconds=self.limits.hand_result_seconds,
             bot_delay=self.bot_delay,

@@ -4,10 +4,10 @@ An operator starts one from the game (`restart 60 new version`, through the lobb
 `Restart` command), and `moon-server` starts one on SIGTERM when
 `restart_countdown_seconds` is set. The server owns the countdown; the lobby only
 carries the news to everyone (`Lobby.announce_restart`, a `RestartNotice` each app
-words). At zero the server stops as on any stop (`MoonServer.stop`): unfinished games
-are saved as records, every player reads why. Who then starts it again is the system's
-business (systemd's `Restart=`; see `cli.py` for the exit status of an operator's
-restart).
+words). At zero the server stops as on any stop (`MoonServer.stop`): every player reads
+why, and the tables stay in the journal to come back when the server starts again. Who
+then starts it again is the system's business (systemd's `Restart=`; see `cli.py` for
+the exit status of an operator's restart).
 
 Time comes from an injectable `Clock` (the lobby's protocol): a test moves it on by
 hand, and no test waits for a countdown.

@@ -50,6 +50,7 @@ from .door import Door
 from .driver import SSHDriver
 from .game_session import AppFactory
 from .identity import AccountKeys, Player, fingerprint
+from .journal import SqliteJournal
 from .limits import Gate
 from .link_codes import LinkCodes
 from .memory import FreezePolicy
@@ -59,9 +60,10 @@ from .store import Database, SQLiteRecordStore
 
 log = logging.getLogger(__name__)
 
-SHUTDOWN_MESSAGE = "The server is shutting down. Unfinished games were saved. See you soon!"
-RESTART_MESSAGE = ("The server is restarting. Unfinished games were saved as records. "
-                   "Come back in a minute!")
+SHUTDOWN_MESSAGE = ("The server is shutting down. Your table and your game will be here "
+                    "when it is back: your seat waits for you. See you soon!")
+RESTART_MESSAGE = ("The server is restarting. Your table and your game will be here when it "
+                   "is back: your seat waits for you. Come back in a minute!")
 UI_MODULES = tuple(f"moon_tui.{name}" for name in (
     "app", "ui.create", "ui.dialogs", "ui.help", "ui.keys", "ui.operator",
 ))
@@ -211,7 +213,8 @@ class MoonServer:
         operators = _operator_fingerprints(self.config)
         await self.db.open()
         limits = self.config.limits
-        lobby = Lobby(self._lobby_config, self.records, on_ban=self.bans.ban,
+        lobby = Lobby(self._lobby_config, self.records, journal=SqliteJournal(self.db),
+                      on_ban=self.bans.ban,
                       on_restart=self._restart_asked, restart_news=self._restart_news)
         self._lobby = await lobby.__aenter__()
         bans = self.bans
@@ -361,7 +364,10 @@ class MoonServer:
             self._lobby.announce_restart(seconds, message, by)
 
     def _has_seat(self, name: str) -> bool:
-        return any(seat.name == name for info in self.lobby.tables() for seat in info.seats)
+        """`name` has a place at a table (a seat, or watching one that came back after a
+        restart): they go straight back to it, without the welcome banner."""
+        return any(name in info.spectators or any(seat.name == name for seat in info.seats)
+                   for info in self.lobby.tables())
 
     def _memory_session_ended(self) -> None:
         assert self.memory is not None

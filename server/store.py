@@ -1,11 +1,14 @@
-"""The server's SQLite database: accounts and their keys, bans, and game records.
+"""The server's SQLite database: accounts and their keys, bans, game records, and the
+open tables (`journal.py`).
 
 Writes go through one connection on one worker thread, so a slow disk never blocks the
-event loop (WAL mode, `synchronous=NORMAL`: a crash may lose the last moments, never
-corrupt). Reads of a few indexed rows, the checks of a login, run at once on the loop
-from a second, read-only connection (WAL lets it read while the thread writes): a trip to
-the thread and back costs two passes of the loop, and under load those passes were most
-of a login's wait (measured). Every method is a coroutine all the same.
+event loop (WAL mode, `synchronous=FULL`: a write is on the disk when it returns, even
+against a power cut, which a table's move waits for; each commit costs an fsync, ~2 ms
+here, so the journal commits the writes of a whole loop pass together). Reads of a few
+indexed rows, the checks of a login, run at once on the loop from a second, read-only
+connection (WAL lets it read while the thread writes): a trip to the thread and back
+costs two passes of the loop, and under load those passes were most of a login's wait
+(measured). Every method is a coroutine all the same.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from .datafolder import CannotStart
+from .journal import SCHEMA as JOURNAL_SCHEMA
 from .logtext import shown
 
 log = logging.getLogger(__name__)
@@ -119,7 +123,7 @@ class Database:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="moon-db")
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="moon-db")
         self._conn: sqlite3.Connection | None = None
         self._reader: sqlite3.Connection | None = None
         self._alarms: dict[str, str] = {}
@@ -130,7 +134,7 @@ class Database:
         """Open and check the file (`PRAGMA quick_check`); `DatabaseUnusable` says why not.
 
         A damaged file used to start a server that then dropped every login."""
-        await self._run(self._open)
+        await self.run(self._open)
 
     def _open(self) -> None:
         conn: sqlite3.Connection | None = None
@@ -142,8 +146,9 @@ class Database:
             if problems != ["ok"]:
                 found = " ".join(" ".join(problems).split())  # one paragraph
                 raise DatabaseUnusable.because(self.path, shown(found, 200))
-            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA synchronous=FULL")
             conn.executescript(_SCHEMA)
+            conn.executescript(JOURNAL_SCHEMA)
             columns = {row[1] for row in conn.execute("PRAGMA table_info(bans)")}
             if "expires" not in columns:  # a database from before bans could expire
                 conn.execute("ALTER TABLE bans ADD COLUMN expires REAL")
@@ -167,19 +172,21 @@ class Database:
             self._reader.close()
             self._reader = None
         if self._conn is not None:
-            await self._run(self._close)
-        self._executor.shutdown(wait=True)
+            await self.run(self._close)
+        self.executor.shutdown(wait=True)
 
     def _close(self) -> None:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
 
-    async def _run(self, func: Callable[[], T]) -> T:
+    async def run(self, func: Callable[[], T]) -> T:
+        """`func()` on the writer thread (every write goes there, in order)."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, func)
+        return await loop.run_in_executor(self.executor, func)
 
-    def _db(self) -> sqlite3.Connection:
+    def connection(self) -> sqlite3.Connection:
+        """The writer connection: use it only on the writer thread (`run`, `executor`)."""
         if self._conn is None:
             raise RuntimeError(f"database {self.path} is not open")
         return self._conn
@@ -227,7 +234,7 @@ class Database:
         """Create the account `name` owned by this key; False if someone was faster."""
 
         def claim() -> bool:
-            db = self._db()
+            db = self.connection()
             now = self.clock()
             try:
                 with db:
@@ -244,7 +251,7 @@ class Database:
                 return False
             return True
 
-        return await self._run(claim)
+        return await self.run(claim)
 
     async def add_key(self, name: str, fingerprint: str, public_key: str) -> str | None:
         """Add a key to `name`, for a login that proved it holds it (server/linking.py).
@@ -252,7 +259,7 @@ class Database:
         A key that belongs to a name already is never moved: returns that name instead."""
 
         def add() -> str | None:
-            db = self._db()
+            db = self.connection()
             row = db.execute(
                 "SELECT name FROM account_keys WHERE fingerprint = ?", (fingerprint,)
             ).fetchone()
@@ -266,14 +273,14 @@ class Database:
                 )
             return None
 
-        return await self._run(add)
+        return await self.run(add)
 
     async def open_account(self, name: str) -> None:
         """Make sure the account `name` exists, with no key of its own (an operator's:
         their keys are in the config, and one of them may belong to another name)."""
 
         def open_() -> None:
-            db = self._db()
+            db = self.connection()
             now = self.clock()
             with db:
                 db.execute(
@@ -281,14 +288,14 @@ class Database:
                     (name, now, now),
                 )
 
-        await self._run(open_)
+        await self.run(open_)
 
     def touch_soon(self, name: str) -> None:
         """Note that `name` was seen now, without waiting for the disk: a login need not
         wait for its last-seen time to be written. A failure is logged."""
 
         def touch() -> None:
-            db = self._db()
+            db = self.connection()
             with db:
                 db.execute("UPDATE accounts SET last_seen = ? WHERE name = ?", (self.clock(), name))
 
@@ -296,7 +303,7 @@ class Database:
             if not done.cancelled() and done.exception() is not None:
                 log.error("could not note when %s was last seen: %s", name, done.exception())
 
-        asyncio.get_running_loop().run_in_executor(self._executor, touch).add_done_callback(
+        asyncio.get_running_loop().run_in_executor(self.executor, touch).add_done_callback(
             report
         )
 
@@ -308,7 +315,7 @@ class Database:
         """Ban `value` (for good, or until the wall-clock time `until`)."""
 
         def ban() -> None:
-            db = self._db()
+            db = self.connection()
             with db:
                 db.execute(
                     "INSERT OR REPLACE INTO bans (kind, value, reason, banned_at, expires)"
@@ -316,7 +323,7 @@ class Database:
                     (kind, value, reason, self.clock(), until),
                 )
 
-        await self._run(ban)
+        await self.run(ban)
 
     async def ban_reason(
         self, kind: BanKind, value: str, *, now: float | None = None
@@ -334,7 +341,7 @@ class Database:
         name last used), without making the login wait for the disk."""
 
         def note() -> None:
-            db = self._db()
+            db = self.connection()
             with db:
                 db.execute(
                     "INSERT OR REPLACE INTO seen_addresses (name, address, seen)"
@@ -346,7 +353,7 @@ class Database:
             if not done.cancelled() and done.exception() is not None:
                 log.error("could not note %s's address: %s", name, done.exception())
 
-        asyncio.get_running_loop().run_in_executor(self._executor, note).add_done_callback(
+        asyncio.get_running_loop().run_in_executor(self.executor, note).add_done_callback(
             report
         )
 
@@ -354,14 +361,14 @@ class Database:
         """The addresses `name` logged in from since `since`, latest first."""
 
         def query() -> list[str]:
-            rows = self._db().execute(
+            rows = self.connection().execute(
                 "SELECT address FROM seen_addresses WHERE name = ? AND seen >= ?"
                 " ORDER BY seen DESC LIMIT ?",
                 (name, since, limit),
             ).fetchall()
             return [str(row[0]) for row in rows]
 
-        return await self._run(query)
+        return await self.run(query)
 
     # --- records --------------------------------------------------------------------
 
@@ -369,7 +376,7 @@ class Database:
         text = json.dumps(record, separators=(",", ":"), sort_keys=True)
 
         def save() -> int:
-            db = self._db()
+            db = self.connection()
             with db:
                 cursor = db.execute(
                     "INSERT INTO records (saved_at, finished, record) VALUES (?, ?, ?)",
@@ -377,16 +384,16 @@ class Database:
                 )
             return int(cursor.lastrowid or 0)
 
-        return await self._run(save)
+        return await self.run(save)
 
     async def records(self) -> list[StoredRecord]:
         def query() -> list[StoredRecord]:
-            rows = self._db().execute(
+            rows = self.connection().execute(
                 "SELECT id, saved_at, finished, record FROM records ORDER BY id"
             ).fetchall()
             return [StoredRecord(r[0], r[1], bool(r[2]), json.loads(r[3])) for r in rows]
 
-        return await self._run(query)
+        return await self.run(query)
 
 
 class SQLiteRecordStore:

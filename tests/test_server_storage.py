@@ -197,7 +197,7 @@ async def fill_the_disk(db: Database) -> None:
     its accounts, keys and records have no room left (`PRAGMA max_page_count`)."""
 
     def fill() -> None:
-        conn = db._db()
+        conn = db.connection()
         (pages,) = conn.execute("PRAGMA page_count").fetchone()
         conn.execute(f"PRAGMA max_page_count = {pages}")
         count = iter(range(1_000_000))
@@ -208,14 +208,14 @@ async def fill_the_disk(db: Database) -> None:
         _fill(conn, "INSERT INTO records (saved_at, finished, record) VALUES (0, 0, ?)",
               lambda size: (json.dumps({"filler": "x" * size}),))
 
-    await db._run(fill)
+    await db.run(fill)
 
 
 async def free_the_disk(db: Database) -> None:
     def free() -> None:
-        db._db().execute("PRAGMA max_page_count = 1073741823")
+        db.connection().execute("PRAGMA max_page_count = 1073741823")
 
-    await db._run(free)
+    await db.run(free)
 
 
 def games(stored: list[Any]) -> list[Any]:

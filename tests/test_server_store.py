@@ -78,7 +78,7 @@ async def test_a_logins_checks_do_not_wait_for_the_database_thread(db: Database)
     # Keep the writer thread busy: the reads a login makes still answer, and they see
     # every write committed before them.
     release = threading.Event()
-    busy = asyncio.get_running_loop().run_in_executor(db._executor, release.wait)
+    busy = asyncio.get_running_loop().run_in_executor(db.executor, release.wait)
     try:
         account = await db.account("ann")
         assert account is not None and account.fingerprints == (fingerprint(key),)

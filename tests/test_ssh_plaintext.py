@@ -19,7 +19,14 @@ from moon_tui.lobby import LobbyConfig
 from moon_tui.lobby.messages import Kick
 from server.game_session import CRASHED
 from server.service import MoonServer
-from tests.support.probe import ScreenClient, enter_lobby, eventually, new_key, running_server
+from tests.support.probe import (
+    ScreenClient,
+    cursor_on,
+    enter_lobby,
+    eventually,
+    new_key,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 
@@ -38,18 +45,6 @@ async def club(tmp_path: Path, olga_key: asyncssh.SSHKey, *,
     async with running_server(tmp_path, lobby_config=lobby, motd=motd,
                               operators={"olga": (olga_line,)}) as server:
         yield server
-
-
-def cursor_on(client: ScreenClient, placeholder: str) -> bool:
-    """The input showing `placeholder` has the focus: its cursor, a block of its own
-    colours, sits on the placeholder's first letter. Keys typed now go into it (typed
-    at once after the key that focuses it, they would reach the widget focused before)."""
-    for y, line in enumerate(client.text().splitlines()):
-        x = line.find(placeholder)
-        if x >= 0:
-            row = client.screen.buffer[y]
-            return bool(row[x].bg != row[x + 1].bg)
-    return False
 
 
 async def still_playing(server: MoonServer, *clients: ScreenClient) -> None:

@@ -74,10 +74,9 @@ def test_the_operator_line_and_the_notice_words() -> None:
     assert parse_operator("restart 5") == Restart(5)
     assert parse_operator("Restart cancel") == CancelRestart()
     text = restart_words(RestartNotice(60, "new version", "olga"))
-    assert text.startswith("The server restarts in 60 s.")
+    assert text.startswith("The server restarts in 60 s;")
     assert "olga: new version" in text
-    # Honest until tables come back after a restart (issue 14 item 2).
-    assert "will be here" not in text and "saved as records" in text
+    assert "your game will be here when you come back" in text
     assert "in 5 min" in restart_words(RestartNotice(300))
     assert "called off" in restart_words(RestartNotice(None, by="olga"))
 

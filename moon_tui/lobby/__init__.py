@@ -26,6 +26,13 @@ Rulings the interface can rely on:
   force a bid); elsewhere the stand-in computer chooses.
 - `JoinByCode` takes the first free seat, or watches when none is free (or the game is on).
 - Chat and table names lose control characters (they reach other people's terminals).
+- Tables outlive the server: each writes every change to the lobby's `TableJournal`
+  (`journal.py`) before it tells anyone, and a lobby started on the same journal takes
+  them all up as they were (a clean stop or a crash alike). Their players and spectators
+  keep their places for `restart_grace_seconds` (a turn of theirs waits as long, its timer
+  starting when they are back); computers play on at once. Stopping a lobby that has a
+  journal saves no unfinished record: the game goes on after the restart and is saved
+  when it ends (a lobby without one saves them, as nothing brings its tables back).
 - A planned restart is the server's: it counts down, and the lobby carries its news
   (`announce_restart`: a `RestartNotice` to everyone online, and to whoever connects while
   it runs). An operator's `Restart` / `CancelRestart` goes to the server's `on_restart`.

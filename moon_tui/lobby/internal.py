@@ -112,7 +112,12 @@ class Detach:
 
 @dataclass(frozen=True, slots=True)
 class CloseNow:
+    """Close the table, telling its members `reason`. Closed `for_good` (an operator, an
+    error), the journal forgets it and an unfinished game is saved as a record; otherwise
+    (the server stopping) it only stops, to come back as it was when the server does."""
+
     reason: str
+    for_good: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,12 @@ the table's inbox, and the table answers its members directly. The lobby handles
 not one table's business: connecting, creating tables, invite codes, chat limits, the
 list of tables everyone sees, operators. Every task (the lobby's loop, each table, each
 table's thinking computers) lives in a task group, so leaving `async with Lobby()` ends
-them all after each table has saved its game.
+them all after each table has stopped.
+
+The tables write themselves to a `TableJournal` (`journal.py`) as they go; entering
+`async with Lobby()` takes up every table the journal kept (`restoring.py`), so a table
+survives a restart, and a crash too, as it was at its last decision anyone was told of.
+Leaving it stops the tables without forgetting them, to come back with the next lobby.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from .internal import (
     TableChanged,
     TableClosed,
 )
+from .journal import MemoryJournal, SavedTable, TableGone, TableJournal
 from .listing import Listing
 from .messages import (
     OPERATOR_COMMANDS,
@@ -66,6 +72,7 @@ from .messages import (
     TableInfo,
 )
 from .refusals import Refusal, Refused
+from .restoring import SavedTableError, read_saved, unfinished_record
 from .stats import LobbyStats
 from .store import MemoryRecordStore, RecordStore
 from .table import Table
@@ -95,12 +102,19 @@ class Lobby:
                  on_restart: Callable[[Restart | CancelRestart, str], Refused | None]
                  | None = None,
                  restart_news: Callable[[], RestartNotice | None] | None = None,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None, journal: TableJournal | None = None) -> None:
         """`on_ban(name, reason)` makes an operator's ban last; `on_restart(command,
         operator)` hands an operator's restart (or its cancelling) to whoever owns the
         countdown (the server), and returns why not, if it will not; `restart_news()` is
-        the countdown as it stands now, told to whoever connects while it runs."""
+        the countdown as it stands now, told to whoever connects while it runs.
+        `journal` is where the tables write themselves down. Without one they write to a
+        `MemoryJournal` and last as long as the process: stopping the lobby then closes
+        them for good, each saving its unfinished game as a record, as nothing would
+        bring them back."""
         self.config = config
+        self.journal: TableJournal = journal if journal is not None else MemoryJournal()
+        self._tables_outlive_it = journal is not None
+        """Stopping the lobby only stops its tables (they come back on the journal)."""
         self.clock: Clock = clock if clock is not None else LoopClock()
         """The tables' time (their turn timers, grace periods, pauses)."""
         self.store: RecordStore = store if store is not None else MemoryRecordStore()
@@ -153,19 +167,27 @@ class Lobby:
         """Start the lobby: one supervising task whose task group holds every other task.
 
         The supervisor does not depend on the caller's task, so `__aenter__` and
-        `__aexit__` may be awaited from different tasks (a server's start and stop)."""
+        `__aexit__` may be awaited from different tasks (a server's start and stop).
+
+        Every table the journal kept is taken up first, listed before anyone can connect.
+        A journal that cannot be read at all raises: better no lobby than one writing new
+        tables over those it could not read."""
         if self._main is not None:
             raise RuntimeError("a lobby runs once")
+        saved = await self.journal.load()
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._main = asyncio.create_task(self._supervise(ready), name="lobby")
         await ready
+        for table in saved:
+            await self._restore(table)
         self._running = True
         return self
 
     async def __aexit__(self, exc_type: type[BaseException] | None,
                         exc: BaseException | None, tb: TracebackType | None) -> None:
-        """Close every table (each saves its unfinished game), end every handle, and wait
-        for every task. Cancelling this wait cancels the lobby outright."""
+        """Stop every table (each keeps its game in the journal, to go on when a lobby
+        next starts on it; without a journal, each saves its unfinished game), end every
+        handle, and wait for every task. Cancelling this wait cancels the lobby outright."""
         main = self._main
         assert main is not None, "the lobby was never started"
         if not main.done():
@@ -336,7 +358,7 @@ class Lobby:
         elif isinstance(message, Shutdown):
             self._closing = True
             for table in self._tables.values():
-                table.post(CloseNow(SHUTDOWN))
+                table.post(CloseNow(SHUTDOWN, for_good=not self._tables_outlive_it))
 
     # -- players connecting and leaving ----------------------------------------------------
     def _connect(self, message: Connect) -> None:
@@ -494,20 +516,62 @@ class Lobby:
         name = clean_text(command.name)[:TABLE_NAME_MAX] or f"{handle.name}'s table"
         table_id = f"t{self._next_table}"
         self._next_table += 1
-        code = self._new_code()
-        table = Table(table_id, handle.name,
-                      CreateTable(name, command.rules, seconds, bool(command.private),
-                                  bool(command.spectators_allowed)),
-                      invite_code=code, config=self.config, store=self.store,
-                      seed=self._seeds.getrandbits(64), mailboxes=self._directory,
-                      lobby_post=self._post, clock=self.clock, stats=self.stats,
-                      bots=self.bots)
-        self._tables[table_id] = table
-        self._directory.tables[table_id] = table
-        self._codes[code] = table_id
+        table = self._new_table(table_id, handle.name,
+                                CreateTable(name, command.rules, seconds, bool(command.private),
+                                            bool(command.spectators_allowed)), self._new_code())
         log.info("table %s created by %s: %r, %s%s", table_id, handle.name, name,
                  command.rules.summary(), ", private" if command.private else "")
+        self._open(table)
+
+    def _new_table(self, table_id: str, owner: str, create: CreateTable, code: str) -> Table:
+        return Table(table_id, owner, create, invite_code=code, config=self.config,
+                     store=self.store, seed=self._seeds.getrandbits(64),
+                     mailboxes=self._directory, lobby_post=self._post, clock=self.clock,
+                     stats=self.stats, journal=self.journal, bots=self.bots)
+
+    def _open(self, table: Table) -> None:
+        table_id = table.table_id
+        self._tables[table_id] = table
+        self._directory.tables[table_id] = table
+        self._codes[table.invite_code] = table_id
         self._spawn(table.run(), name=f"table {table_id}")
+
+    async def _restore(self, saved: SavedTable) -> None:
+        """Take up a table the journal kept: listed at once, its places held for their
+        people. One that cannot be rebuilt is logged, its game saved as an unfinished
+        record if it can be, and forgotten; the lobby starts anyway."""
+        table_id = saved.table_id
+        if table_id.startswith("t") and table_id[1:].isdecimal():
+            self._next_table = max(self._next_table, int(table_id[1:]) + 1)
+        try:
+            restored = read_saved(saved)
+            if table_id in self._tables:
+                raise SavedTableError(table_id, "a table of that id was already taken up")
+            code = restored.invite_code
+            if code in self._codes:
+                code = self._new_code()
+            table = self._new_table(table_id, restored.owner, restored.create, code)
+            table.restore(restored)
+        except Exception as exc:
+            reason = exc if isinstance(exc, SavedTableError) else repr(exc)
+            log.error("table %s could not be taken up after the restart and is dropped: %s",
+                      table_id, reason)
+            await self._drop(saved)
+            return
+        self._listing.update(table.infos()[1])
+        log.info("table %s taken up after the restart: %r, %s, %s", table_id, table.name,
+                 table.rules.summary(), table.status)
+        self._open(table)
+
+    async def _drop(self, saved: SavedTable) -> None:
+        """A saved table that cannot be rebuilt: its game as a record, then forgotten."""
+        try:
+            record = unfinished_record(saved)
+            if record is not None:
+                await self.store.save(record, finished=False)
+            await self.journal.write([TableGone(saved.table_id)])
+        except Exception:
+            log.exception("table %s: could not save or forget it", saved.table_id)
 
     def _new_code(self) -> str:
         while True:

@@ -5,6 +5,10 @@ change the table publishes: its state number `seq` goes up by one and each membe
 `TableUpdate` with the view *for them* (`GameState.view(seat)`, or the spectator's), so
 nothing hidden ever leaves the table. Events reach members by name through `Mailboxes`,
 which is all a table needs to know about where its players are.
+
+While the table handles a pass of messages the publisher holds what it sends in an
+outbox (`hold`); the table lets it out (`release`) once the journal has the change, so
+nobody is told of a decision a crash could still lose.
 """
 
 from __future__ import annotations
@@ -34,12 +38,34 @@ class Publisher:
         self._reported: TableInfo | None = None
         self.chat: deque[ChatPosted] = deque(maxlen=CHAT_KEPT)
         """The table chat's recent lines."""
+        self._outbox: list[tuple[str, Event] | TableChanged] | None = None
+        """What is held until `release` (for a member, or the lobby), None: not holding."""
+
+    def hold(self) -> None:
+        """Keep what is sent from now on until `release`."""
+        if self._outbox is None:
+            self._outbox = []
+
+    def release(self) -> None:
+        """Send what was held, in order, and stop holding."""
+        outbox, self._outbox = self._outbox, None
+        for item in outbox or ():
+            if isinstance(item, TableChanged):
+                self._lobby_post(item)
+            else:
+                self._mail.deliver(*item)
+
+    def _send(self, name: str, event: Event) -> None:
+        if self._outbox is not None:
+            self._outbox.append((name, event))
+        else:
+            self._mail.deliver(name, event)
 
     def connect(self, name: str) -> None:
         """`name`'s handle is connected (a member arrives, or comes back on a new
         session): it is first told the table chat's recent lines."""
         for line in self.chat:
-            self._mail.deliver(name, line)
+            self._send(name, line)
         self.connected[name] = None
 
     def say(self, line: ChatPosted) -> None:
@@ -63,19 +89,22 @@ class Publisher:
         self.seq += 1
         views: dict[int | None, SeatView | None] = {}
         for name in list(self.connected):
-            self._mail.deliver(name, self._update(name, public, players, state, seat_of, views,
-                                                  waits, hand_seats))
+            self._send(name, self._update(name, public, players, state, seat_of, views,
+                                          waits, hand_seats))
         if public != self._reported:
             self._reported = public
-            self._lobby_post(TableChanged(players))
+            if self._outbox is not None:
+                self._outbox.append(TableChanged(players))
+            else:
+                self._lobby_post(TableChanged(players))
 
     def resend(self, name: str, public: TableInfo, players: TableInfo,
                state: GameState | None, seat_of: Callable[[str], int | None],
                waits: Waits = (None, None), hand_seats: HandSeats = ()) -> None:
         """The current state again, to `name` only (a member catching up)."""
         if name in self.connected:
-            self._mail.deliver(name, self._update(name, public, players, state, seat_of, {},
-                                                  waits, hand_seats))
+            self._send(name, self._update(name, public, players, state, seat_of, {},
+                                          waits, hand_seats))
 
     def _update(self, name: str, public: TableInfo, players: TableInfo,
                 state: GameState | None, seat_of: Callable[[str], int | None],
@@ -90,14 +119,14 @@ class Publisher:
 
     def answer(self, name: str, event: Event) -> None:
         """An event for `name`, member or not (a refusal, being told they left)."""
-        self._mail.deliver(name, event)
+        self._send(name, event)
 
     def tell(self, name: str, event: Event) -> None:
         """An event for `name` if they are a connected member."""
         if name in self.connected:
-            self._mail.deliver(name, event)
+            self._send(name, event)
 
     def tell_all(self, event: Event, *, but: str | None = None) -> None:
         for name in list(self.connected):
             if name != but:
-                self._mail.deliver(name, event)
+                self._send(name, event)

@@ -21,6 +21,9 @@ class Seat:
     bot_level: BotLevel | None = None
     away_since: float | None = None
     """Set while the player is disconnected (the stand-in computer plays)."""
+    back_by: float | None = None
+    """While away: until when a turn of theirs waits for them before the stand-in plays
+    it (`reconnect_wait_seconds` after a drop, `restart_grace_seconds` after a restart)."""
 
     @property
     def free(self) -> bool:
@@ -44,6 +47,8 @@ class Seating:
         self.owner = owner
         self.spectators: list[str] = []
         self.rematch_votes: list[str] = []
+        self.away_watchers: dict[str, float] = {}
+        """Spectators of a restored table not back yet: since when (their grace's start)."""
 
     def seat_of(self, name: str) -> int | None:
         for i, seat in enumerate(self.seats):
@@ -138,6 +143,7 @@ class Seating:
             self.seats[seat] = Seat(bot_level=stand_in)
         if name in self.spectators:
             self.spectators.remove(name)
+        self.away_watchers.pop(name, None)
         if name in self.rematch_votes:
             self.rematch_votes.remove(name)
         return seat

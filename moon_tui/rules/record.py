@@ -21,7 +21,7 @@ from typing import Any, Final
 from .actions import BIDS, PASS, Action
 from .illegal import IllegalActionError
 from .options import Rules, RulesError
-from .state import GameState
+from .state import GameState, HandLog
 from .tiles import TILES, TRUMP_NAMES, Tile, TileError, parse_trump, tiles_of
 from .view import Phase
 
@@ -123,18 +123,22 @@ def record_of(state: GameState, seats: Sequence[str]) -> dict[str, Any]:
     if len(seats) != state.players:
         raise ValueError(f"a {state.players}-player record needs {state.players} seat names, "
                          f"not {len(seats)}")
-    hands = []
-    for log in state.logs:
-        hands.append(RecordHand(
-            deal=tuple(tiles_of(m) for m in log.deal_masks),
-            widow=log.widow,
-            bids=tuple(log.bids),
-            discard=log.discard,
-            trump=log.trump,
-            plays=tuple(TILES[i] for i in log.plays),
-            has_plays=log.trump is not None,
-        ))
-    return Record(state.rules, tuple(seats), state.game_first_bidder, tuple(hands)).to_dict()
+    hands = tuple(record_hand(log) for log in state.logs)
+    return Record(state.rules, tuple(seats), state.game_first_bidder, hands).to_dict()
+
+
+def record_hand(log: HandLog, *, deal: bool = True) -> RecordHand:
+    """One hand of a game as its record holds it (`.to_dict()` is the hand in `moon/1`);
+    without the deal if told (`deal=()`: a caller that keeps it already)."""
+    return RecordHand(
+        deal=tuple(tiles_of(m) for m in log.deal_masks) if deal else (),
+        widow=log.widow,
+        bids=tuple(log.bids),
+        discard=log.discard,
+        trump=log.trump,
+        plays=tuple(TILES[i] for i in log.plays),
+        has_plays=log.trump is not None,
+    )
 
 
 def dumps_record(record: Mapping[str, Any] | Record) -> str:
@@ -448,4 +452,4 @@ def _auction_over(state: GameState, bids: int) -> str:
 
 __all__ = ["FORMAT", "IllegalRecordError", "Record", "RecordFormatError", "RecordHand",
            "as_record", "dumps_record", "game_from_record", "parse_record", "record_from_dict",
-           "record_of"]
+           "record_hand", "record_of"]

@@ -132,12 +132,6 @@ def points_words(points: Sequence[int], rules: Rules, table: TableInfo) -> str:
     return ", ".join(f"{side_name(rules, table, s)} {p:+d}" for s, p in enumerate(points))
 
 
-RESTART_PROMISE = "The server restarts in {when}; your game will be here when you come back."
-"""What a restart notice is meant to say. Not true yet: until tables are restored after a
-restart (issue 14 item 2), a game still going at the restart is saved as a record and
-its table closes. Item 2 makes it true; then `restart_words` uses it."""
-
-
 def restart_words(notice: RestartNotice) -> str:
     """`The server restarts in 60 s. ...`: what really happens, and the operator's message."""
     who = notice.by or "the server's system"
@@ -146,8 +140,8 @@ def restart_words(notice: RestartNotice) -> str:
     seconds = notice.seconds
     when = "now" if seconds <= 0 else (
         f"in {seconds} s" if seconds < 120 else f"in {round(seconds / 60)} min")
-    text = (f"The server restarts {when}. Games still going then are saved as records "
-            "and their tables close: they do not come back after the restart.")
+    text = (f"The server restarts {when}; your game will be here when you come back "
+            "(the tables come back as they were, and your seat waits for you).")
     if notice.message:
         text += f" {who}: {notice.message}"
     return text

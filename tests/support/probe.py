@@ -233,6 +233,18 @@ KEYS: dict[str, str] = {
 }
 
 
+def cursor_on(client: ScreenClient, placeholder: str) -> bool:
+    """The input showing `placeholder` has the focus: its cursor, a block of its own
+    colours, sits on the placeholder's first letter. Keys typed now go into it (typed
+    at once after the key that focuses it, they would reach the widget focused before)."""
+    for y, line in enumerate(client.text().splitlines()):
+        x = line.find(placeholder)
+        if x >= 0:
+            row = client.screen.buffer[y]
+            return bool(row[x].bg != row[x + 1].bg)
+    return False
+
+
 async def eventually(condition: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
     """Poll until `condition()` holds; fail with `what` after `timeout` seconds.
 

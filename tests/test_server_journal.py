@@ -1,0 +1,159 @@
+"""The tables' journal in SQLite: it keeps what the memory journal keeps, commits the
+writes of one loop pass together, is on disk when `write` returns, and survives a full
+disk without losing the moves written meanwhile."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from moon_tui.lobby.chat import CHAT_KEPT
+from moon_tui.lobby.journal import (
+    ChatRow,
+    HandRow,
+    JournalEntry,
+    MemoryJournal,
+    NewGame,
+    TableGone,
+    TableRow,
+)
+from server.journal import SqliteJournal
+from server.store import Database
+
+TABLE_IDS = st.sampled_from(["1", "2", "3"])
+DATA = st.fixed_dictionaries({"n": st.integers(0, 9), "text": st.text(max_size=8)})
+ENTRIES: st.SearchStrategy[JournalEntry] = st.one_of(
+    st.builds(TableRow, TABLE_IDS, DATA),
+    st.builds(HandRow, TABLE_IDS, st.integers(0, 4), DATA),
+    st.builds(NewGame, TABLE_IDS),
+    st.builds(ChatRow, TABLE_IDS, DATA),
+    st.builds(TableGone, TABLE_IDS),
+)
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = Database(tmp_path / "moon.sqlite3")
+    await database.open()
+    try:
+        yield database
+    finally:
+        await database.close()
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batches=st.lists(st.lists(ENTRIES, max_size=6), max_size=8))
+def test_sqlite_keeps_what_the_memory_journal_keeps(
+        tmp_path_factory: pytest.TempPathFactory, batches: list[list[JournalEntry]]) -> None:
+    async def both() -> None:
+        memory = MemoryJournal()
+        database = Database(tmp_path_factory.mktemp("j") / "moon.sqlite3")
+        await database.open()
+        try:
+            journal = SqliteJournal(database)
+            for batch in batches:
+                await memory.write(batch)
+                await journal.write(batch)
+            assert await journal.load() == await memory.load()
+        finally:
+            await database.close()
+
+    asyncio.run(both())
+
+
+async def test_the_chat_keeps_its_last_lines(db: Database) -> None:
+    journal = SqliteJournal(db)
+    await journal.write([TableRow("1", {"name": "t"})])
+    for n in range(CHAT_KEPT + 7):
+        await journal.write([ChatRow("1", {"n": n})])
+    (saved,) = await journal.load()
+    assert [line["n"] for line in saved.chat] == list(range(7, CHAT_KEPT + 7))
+
+
+async def test_writes_of_one_pass_are_one_commit_and_on_disk_when_write_returns(
+        db: Database) -> None:
+    journal = SqliteJournal(db)
+    await asyncio.gather(*(journal.write([TableRow(str(n), {"n": n})]) for n in range(50)))
+    assert journal.commits == 1
+    # Another connection (another process, after a crash) sees every row.
+    with sqlite3.connect(db.path) as other:
+        assert other.execute("SELECT count(*) FROM saved_tables").fetchone() == (50,)
+
+
+async def test_writes_while_a_commit_is_on_its_way_go_in_the_next_one(db: Database) -> None:
+    journal = SqliteJournal(db)
+    first = asyncio.ensure_future(journal.write([TableRow("1", {"n": 1})]))
+    await asyncio.sleep(0)  # the first batch is on its way to the writer thread
+    later = [journal.write([HandRow("1", n, {"n": n})]) for n in range(5)]
+    await asyncio.gather(first, *later)
+    assert journal.commits == 2
+    (saved,) = await journal.load()
+    assert [hand["n"] for hand in saved.hands] == [0, 1, 2, 3, 4]
+
+
+async def test_a_row_that_is_not_json_loses_only_its_table(
+        db: Database, caplog: pytest.LogCaptureFixture) -> None:
+    journal = SqliteJournal(db)
+    await journal.write([TableRow("1", {"n": 1}), TableRow("2", {"n": 2}),
+                         HandRow("2", 0, {"deal": []})])
+
+    def damage() -> None:
+        with db.connection() as conn:
+            conn.execute("UPDATE saved_hands SET data = '{not json' WHERE table_id = '2'")
+
+    await db.run(damage)
+    with caplog.at_level(logging.ERROR):
+        saved = await journal.load()
+    assert [t.table_id for t in saved] == ["1"]
+    assert "table 2 cannot come back" in caplog.text
+
+
+async def _fill(db: Database) -> None:
+    """A real full disk: the file may not grow by a page (`PRAGMA max_page_count`)."""
+
+    def fill() -> None:
+        conn = db.connection()
+        (pages,) = conn.execute("PRAGMA page_count").fetchone()
+        conn.execute(f"PRAGMA max_page_count = {pages}")
+        for size in (2000, 200, 20, 0):
+            while True:
+                try:
+                    with conn:
+                        conn.execute("INSERT INTO saved_chat (table_id, data) VALUES "
+                                     "('~filler', ?)", ("x" * size,))
+                except sqlite3.OperationalError as error:
+                    assert "full" in str(error)
+                    break
+
+    await db.run(fill)
+
+
+async def test_a_full_disk_keeps_the_moves_and_writes_them_when_it_has_room(
+        db: Database, caplog: pytest.LogCaptureFixture) -> None:
+    journal = SqliteJournal(db)
+    await journal.write([TableRow("1", {"n": 0})])
+    await _fill(db)
+    with caplog.at_level(logging.ERROR):
+        for n in range(3):
+            with pytest.raises(sqlite3.OperationalError, match="full"):
+                await journal.write([HandRow("1", n, {"n": n, "pad": "x" * 10_000})])
+    assert caplog.text.count("cannot write the tables' journal") == 1  # said once
+    assert any("cannot be written" in alarm for alarm in db.alarms())
+
+    def free() -> None:
+        db.connection().execute("PRAGMA max_page_count = 1073741823")
+
+    await db.run(free)
+    await journal.write([TableRow("1", {"n": 3})])
+    (saved,) = await journal.load()
+    assert saved.data == {"n": 3}
+    assert [hand["n"] for hand in saved.hands] == [0, 1, 2]
+    assert db.alarms() == ()
