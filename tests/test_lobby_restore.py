@@ -34,6 +34,7 @@ from moon_tui.lobby import (
     Lobby,
     LobbyConfig,
     MemoryRecordStore,
+    Rematch,
     Resync,
     SendChat,
     Spectate,
@@ -71,15 +72,15 @@ def crashed(journal: MemoryJournal) -> MemoryJournal:
                          copy.deepcopy(journal.chat))
 
 
-def same_table(before: TableInfo, after: TableInfo) -> None:
-    """The restored entry is the one before, its players away until they come back."""
+def same_table(before: TableInfo, after: TableInfo, stand_in: str = "easy") -> None:
+    """The restored entry is the one before, its players away until they come back (the
+    `stand_in` computer plays for them meanwhile)."""
     assert dataclasses.replace(after, seats=before.seats) == before
     for old, new in zip(before.seats, after.seats, strict=True):
         if old.name is None:
             assert new == old
         else:
-            assert (new.name, new.away, new.bot_level) == (old.name, True, "easy"), \
-                "away: the stand-in (the level of the table's computers) plays meanwhile"
+            assert (new.name, new.away, new.bot_level) == (old.name, True, stand_in)
 
 
 def a_prefix_of(kept: Sequence[dict[str, Any]], played: Sequence[dict[str, Any]]) -> None:
@@ -353,6 +354,38 @@ async def test_a_clean_shutdown_keeps_the_game_and_saves_it_once() -> None:
         lines = [c.line.text for c in ann.of_type(ChatPosted)]
         assert lines == ["gg"]
     assert store.finished == [True], "a finished game is saved once"
+
+
+async def test_a_finished_table_comes_back_with_its_rematch_votes_and_a_waiting_one_too(
+) -> None:
+    journal = MemoryJournal()
+    async with running(journal=journal) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", playing_like("easy", 1))
+        bob = await join(lobby, tg, "bob", playing_like("easy", 2))
+        cy = await join(lobby, tg, "cy")
+        played = await table_with_bots(ann, SHORT, humans=(bob,))
+        await ann.wait_type(GameFinished, timeout=60)
+        ann.handle.send(Rematch(played))
+        await bob.wait_type(TableUpdate, lambda u: u.table.rematch_votes == ("ann",))
+        waiting = await table_with_bots(cy, SHORT, start=False)
+        await cy.wait_type(TableUpdate, lambda u: u.table.seats[2].is_bot)
+        listed = {t.table_id: t for t in lobby.tables()}
+        disk = crashed(journal)
+
+    store = MemoryRecordStore()
+    async with running(journal=disk, store=store) as (lobby, tg):
+        tables = {t.table_id: t for t in lobby.tables()}
+        same_table(listed[played], tables[played])
+        same_table(listed[waiting], tables[waiting], stand_in=FAST.stand_in_level)
+        cy = await join(lobby, tg, "cy")
+        room = await cy.wait_type(TableUpdate)
+        assert room.table.table_id == waiting and room.view is None and room.seat == 0
+        bob = await join(lobby, tg, "bob", playing_like("easy", 3))
+        over = await bob.wait_type(TableUpdate)
+        assert over.view is not None and over.view.outcome is not None
+        bob.handle.send(Rematch(played))  # ann's vote was kept: the rematch starts
+        await bob.wait_type(TableUpdate, lambda u: u.table.status == "playing"
+                            and u.view is not None and u.view.outcome is None)
 
 
 async def test_a_table_an_operator_closes_is_forgotten_and_its_game_saved() -> None:
