@@ -34,6 +34,7 @@ from moon_tui.lobby import (
     Lobby,
     LobbyConfig,
     MemoryRecordStore,
+    PlayerHandle,
     Rematch,
     Resync,
     SendChat,
@@ -517,6 +518,50 @@ async def test_every_update_a_member_reads_is_already_in_the_journal() -> None:
         await table_with_bots(ann, SHORT, humans=(bob,))
         await ann.wait_type(GameFinished, timeout=60)
     assert ann.checked > 20 and bob.checked > 20
+
+
+class Snapshots(Client):
+    """A spectator who copies the journal at each update it reads (a crash at any moment)."""
+
+    def __init__(self, handle: PlayerHandle, journal: MemoryJournal) -> None:
+        super().__init__(handle)
+        self.journal = journal
+        self.copies: list[tuple[TableUpdate, list[dict[str, Any]]]] = []
+
+    async def run(self) -> None:
+        async for event in self.handle:
+            if isinstance(event, TableUpdate) and event.view is not None:
+                hands = self.journal.hands.get(event.table.table_id, {})
+                self.copies.append((event, copy.deepcopy([dict(h) for h in hands.values()])))
+            self.events.append(event)
+            self._arrived.set()
+
+
+async def test_the_journal_at_any_moment_replays_to_the_game_so_far() -> None:
+    journal, store = MemoryJournal(), MemoryRecordStore()
+    async with running(journal=journal, store=store) as (lobby, tg):
+        watcher = Snapshots(await lobby.connect("ann"), journal)
+        tg.create_task(watcher.run())
+        table_id = await new_table(watcher, CreateTable("bots", SHORT))
+        watcher.handle.send(Spectate(table_id))
+        for seat in range(3):
+            watcher.handle.send(AddBot(table_id, seat, "easy"))
+        watcher.handle.send(StartGame(table_id))
+        await watcher.wait_type(GameFinished, timeout=60)
+        rules, names = journal.tables[table_id]["rules"], journal.tables[table_id]["game_names"]
+        first = journal.tables[table_id]["first_bidder"]
+    (record,) = store.records
+    assert len(watcher.copies) > 50
+    for update, hands in watcher.copies:
+        a_prefix_of(hands, record["hands"])
+        state = game_from_record({"format": "moon/1", "rules": rules, "seats": names,
+                                  "first_bidder": first, "hands": hands})
+        view = update.view
+        assert view is not None and state.hand_number >= view.hand_number
+        if state.hand_number == view.hand_number:
+            seen = state.spectator_view()
+            assert len(seen.bids) >= len(view.bids)
+            assert seen.played_tiles()[:len(view.played_tiles())] == view.played_tiles()
 
 
 async def test_a_journal_that_fails_does_not_stop_the_game(
