@@ -45,6 +45,7 @@ from moon_tui.lobby import (
     TableUpdate,
 )
 from moon_tui.lobby.client import Client, Policy, first_legal
+from moon_tui.lobby.lobby import OPERATOR_TEXT_MAX
 from moon_tui.rules import Action, Phase, RuleBroken, Rules, SeatView, Tile
 from moon_tui.rules.replay import replay
 
@@ -556,6 +557,18 @@ async def test_operator_commands_need_an_operator() -> None:
         assert (await ann.wait_type(Disconnected)).reason == "server says bye"
         await lobby.broadcast("going down")
         await root.wait_type(Notice, lambda n: n.text == "going down")
+
+
+async def test_an_operators_text_is_bounded_where_the_lobby_takes_it() -> None:
+    async with running() as (lobby, tg):
+        root = await join(lobby, tg, "root", operator=True)
+        bob = await join(lobby, tg, "bob")
+        root.handle.send(Broadcast("tea\x1b[2J " + "x" * 100_000))
+        notice = await bob.wait_type(Notice, lambda n: n.text.startswith("tea"))
+        assert len(notice.text) == OPERATOR_TEXT_MAX and "\x1b" not in notice.text
+        root.handle.send(Kick("bob", "y" * 100_000))
+        reason = (await bob.wait_type(Disconnected)).reason
+        assert reason == "kicked by root: " + "y" * OPERATOR_TEXT_MAX
 
 
 async def test_a_second_connection_takes_the_seat_over() -> None:

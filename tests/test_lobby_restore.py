@@ -35,6 +35,8 @@ from moon_tui.lobby import (
     Lobby,
     LobbyConfig,
     MemoryRecordStore,
+    PlayerHandle,
+    Rematch,
     Resync,
     SendChat,
     Spectate,
@@ -72,15 +74,15 @@ def crashed(journal: MemoryJournal) -> MemoryJournal:
                          copy.deepcopy(journal.chat))
 
 
-def same_table(before: TableInfo, after: TableInfo) -> None:
-    """The restored entry is the one before, its players away until they come back."""
+def same_table(before: TableInfo, after: TableInfo, stand_in: str = "easy") -> None:
+    """The restored entry is the one before, its players away until they come back (the
+    `stand_in` computer plays for them meanwhile)."""
     assert dataclasses.replace(after, seats=before.seats) == before
     for old, new in zip(before.seats, after.seats, strict=True):
         if old.name is None:
             assert new == old
         else:
-            assert (new.name, new.away, new.bot_level) == (old.name, True, "easy"), \
-                "away: the stand-in (the level of the table's computers) plays meanwhile"
+            assert (new.name, new.away, new.bot_level) == (old.name, True, stand_in)
 
 
 def a_prefix_of(kept: Sequence[dict[str, Any]], played: Sequence[dict[str, Any]]) -> None:
@@ -356,6 +358,38 @@ async def test_a_clean_shutdown_keeps_the_game_and_saves_it_once() -> None:
     assert store.finished == [True], "a finished game is saved once"
 
 
+async def test_a_finished_table_comes_back_with_its_rematch_votes_and_a_waiting_one_too(
+) -> None:
+    journal = MemoryJournal()
+    async with running(journal=journal) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", playing_like("easy", 1))
+        bob = await join(lobby, tg, "bob", playing_like("easy", 2))
+        cy = await join(lobby, tg, "cy")
+        played = await table_with_bots(ann, SHORT, humans=(bob,))
+        await ann.wait_type(GameFinished, timeout=60)
+        ann.handle.send(Rematch(played))
+        await bob.wait_type(TableUpdate, lambda u: u.table.rematch_votes == ("ann",))
+        waiting = await table_with_bots(cy, SHORT, start=False)
+        await cy.wait_type(TableUpdate, lambda u: u.table.seats[2].is_bot)
+        listed = {t.table_id: t for t in lobby.tables()}
+        disk = crashed(journal)
+
+    store = MemoryRecordStore()
+    async with running(journal=disk, store=store) as (lobby, tg):
+        tables = {t.table_id: t for t in lobby.tables()}
+        same_table(listed[played], tables[played])
+        same_table(listed[waiting], tables[waiting], stand_in=FAST.stand_in_level)
+        cy = await join(lobby, tg, "cy")
+        room = await cy.wait_type(TableUpdate)
+        assert room.table.table_id == waiting and room.view is None and room.seat == 0
+        bob = await join(lobby, tg, "bob", playing_like("easy", 3))
+        over = await bob.wait_type(TableUpdate)
+        assert over.view is not None and over.view.outcome is not None
+        bob.handle.send(Rematch(played))  # ann's vote was kept: the rematch starts
+        await bob.wait_type(TableUpdate, lambda u: u.table.status == "playing"
+                            and u.view is not None and u.view.outcome is None)
+
+
 async def test_a_table_an_operator_closes_is_forgotten_and_its_game_saved() -> None:
     journal, store = MemoryJournal(), MemoryRecordStore()
     async with running(journal=journal, store=store) as (lobby, tg):
@@ -485,6 +519,50 @@ async def test_every_update_a_member_reads_is_already_in_the_journal() -> None:
         await table_with_bots(ann, SHORT, humans=(bob,))
         await ann.wait_type(GameFinished, timeout=60)
     assert ann.checked > 20 and bob.checked > 20
+
+
+class Snapshots(Client):
+    """A spectator who copies the journal at each update it reads (a crash at any moment)."""
+
+    def __init__(self, handle: PlayerHandle, journal: MemoryJournal) -> None:
+        super().__init__(handle)
+        self.journal = journal
+        self.copies: list[tuple[TableUpdate, list[dict[str, Any]]]] = []
+
+    async def run(self) -> None:
+        async for event in self.handle:
+            if isinstance(event, TableUpdate) and event.view is not None:
+                hands = self.journal.hands.get(event.table.table_id, {})
+                self.copies.append((event, copy.deepcopy([dict(h) for h in hands.values()])))
+            self.events.append(event)
+            self._arrived.set()
+
+
+async def test_the_journal_at_any_moment_replays_to_the_game_so_far() -> None:
+    journal, store = MemoryJournal(), MemoryRecordStore()
+    async with running(journal=journal, store=store) as (lobby, tg):
+        watcher = Snapshots(await lobby.connect("ann"), journal)
+        tg.create_task(watcher.run())
+        table_id = await new_table(watcher, CreateTable("bots", SHORT))
+        watcher.handle.send(Spectate(table_id))
+        for seat in range(3):
+            watcher.handle.send(AddBot(table_id, seat, "easy"))
+        watcher.handle.send(StartGame(table_id))
+        await watcher.wait_type(GameFinished, timeout=60)
+        rules, names = journal.tables[table_id]["rules"], journal.tables[table_id]["game_names"]
+        first = journal.tables[table_id]["first_bidder"]
+    (record,) = store.records
+    assert len(watcher.copies) > 50
+    for update, hands in watcher.copies:
+        a_prefix_of(hands, record["hands"])
+        state = game_from_record({"format": "moon/1", "rules": rules, "seats": names,
+                                  "first_bidder": first, "hands": hands})
+        view = update.view
+        assert view is not None and state.hand_number >= view.hand_number
+        if state.hand_number == view.hand_number:
+            seen = state.spectator_view()
+            assert len(seen.bids) >= len(view.bids)
+            assert seen.played_tiles()[:len(view.played_tiles())] == view.played_tiles()
 
 
 async def test_a_journal_that_fails_does_not_stop_the_game(

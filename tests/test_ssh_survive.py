@@ -144,12 +144,12 @@ def bids_made(screen: str) -> int:
 
 def move(screen: str) -> str | None:
     """The key a player presses on this screen (None: not their turn); in the auction the
-    lowest bid offered, so that a table of people does not pass every hand away."""
-    if "Your bid:" in screen:
-        for row in screen.splitlines():
-            if "p pass" in row and "Your bid" not in row:
-                bids = [int(word) for word in row.split() if word.isdigit()]
-                return str(min(bids)) if bids else "p"
+    lowest bid offered, so that a table of people does not pass every hand away. Read
+    from the row of bids, which stays when a message takes the prompt's place."""
+    for row in screen.splitlines():
+        if row.strip().lstrip("▸").startswith("p pass") and "m moon" in row:
+            bids = [int(word.strip("▸")) for word in row.split() if word.strip("▸").isdigit()]
+            return str(min(bids)) if bids else "p"
     return next_move(screen)
 
 

@@ -22,6 +22,7 @@ import random
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
@@ -57,6 +58,7 @@ from .messages import (
     CancelRestart,
     ChatLine,
     ChatPosted,
+    CloseTable,
     Command,
     CreateTable,
     JoinByCode,
@@ -87,6 +89,9 @@ CODE_GUESSES = 10
 UPDATE_SLICE = 0.025
 """About this many seconds between two slices of lobby updates (see `Lobby._to_tell`)."""
 DEFAULT_CONFIG = LobbyConfig()
+OPERATOR_TEXT_MAX = 500
+"""The longest broadcast, or reason for a kick, ban or closed table, an operator may give
+(it reaches other players' screens; the operator dialog stops typing there too)."""
 RESTART_MAX_SECONDS = 3600
 """The longest restart countdown an operator may give."""
 SHUTDOWN = "the server is shutting down"
@@ -581,6 +586,8 @@ class Lobby:
 
     def _operator(self, handle: PlayerHandle, command: OperatorCommand,
                   reject: Callable[[Refused], None]) -> None:
+        if isinstance(command, OperatorText):
+            command = _bounded(command)
         if isinstance(command, Restart | CancelRestart):
             self._restart(handle, command, reject)
         elif isinstance(command, Broadcast):
@@ -631,3 +638,15 @@ class Lobby:
             log.exception("the ban hook failed for %s", name)
 
 
+OperatorText = Broadcast | Kick | Ban | CloseTable
+
+
+def _bounded(command: OperatorText) -> OperatorText:
+    """The operator's text as plain words, at most `OPERATOR_TEXT_MAX` characters."""
+
+    def cut(text: object) -> str:
+        return clean_text(str(text))[:OPERATOR_TEXT_MAX]
+
+    if isinstance(command, Broadcast):
+        return replace(command, text=cut(command.text))
+    return replace(command, reason=cut(command.reason))

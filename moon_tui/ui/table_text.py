@@ -121,18 +121,21 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
 
 
 def team_lines(view: SeatView, table: TableInfo, width: int, names: int) -> Text:
-    """Each team's partners and score, in the first form that fits `width`."""
+    """Each team's partners and score, both in the first form where both fit `width` with a
+    space to spare (a line that touched the panel's border read as cut off)."""
     rules = view.rules
-    text = Text()
+    forms: list[tuple[str, ...]] = []
     for side in range(2):
         letter, score = "AB"[side], view.scores[side]
         partners = side_name(rules, table, side, names)
-        forms = [f"  team {letter} ({partners}): {score_words(score, rules)}",
-                 f"  {letter} ({partners}): {score_words(score, rules)}",
-                 f"  {letter} ({partners}): {score}"]
-        text.append("\n" + next((line for line in forms if len(line) <= width),
-                                f"  team {letter}: {score_words(score, rules)}"))
-    return text
+        words = score_words(score, rules)
+        forms.append((f"  team {letter} ({partners}): {words}",
+                      f"  {letter} ({partners}): {words}",
+                      f"  {letter} ({partners}): {score}",
+                      f"  team {letter}: {words}"))
+    chosen = next((form for form in range(3)
+                   if all(len(lines[form]) < width for lines in forms)), 3)
+    return Text("".join("\n" + lines[chosen] for lines in forms))
 
 
 def fit_words(parts: list[str], width: int) -> str:

@@ -269,7 +269,8 @@ def lines(screen: str) -> Sequence[str]:
 # --- driving the Moon interface by what the screen says ---------------------------------
 
 _BID_LINE = re.compile(r"(Pass \(p\)|Moon \(m\)|p pass|m moon)")
-_KEY_IN_PARENS = re.compile(r"\((\w)\)")
+_TRUMP_CHOICE = re.compile(r"(\d) \((\d)\)")
+"""A suit on the trump line and how many of it the player holds: `3 (4)`."""
 _LEGAL_TILE = re.compile(r"[╭┏][─━]{2}(\d)")
 
 
@@ -309,13 +310,9 @@ def next_move(screen: str) -> str | None:
                 bids = [int(t) for t in line.split() if t.isdigit()]
                 return str(min(bids)) if bids else "p"
         return "p"
-    if "Name trump:" in screen:
-        for line in screen.splitlines():
-            if "(" in line and ":" in line and "Name trump" not in line:
-                found = _KEY_IN_PARENS.search(line)
-                if found:
-                    return found.group(1)
-        return "n"
+    choices = [(int(count), suit) for suit, count in _TRUMP_CHOICE.findall(screen)]
+    if choices:  # the trump row, `▸0 (0)  1 (0)  2 (3) ...`: the suit held most
+        return max(choices)[1]
     if "choose tile" in screen or "Your turn: play" in screen or "Discard one tile" in screen:
         found = _LEGAL_TILE.search(screen)
         return found.group(1) if found else "enter"
