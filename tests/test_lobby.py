@@ -565,7 +565,7 @@ async def test_an_operators_text_is_bounded_where_the_lobby_takes_it() -> None:
         bob = await join(lobby, tg, "bob")
         root.handle.send(Broadcast("tea\x1b[2J " + "x" * 100_000))
         notice = await bob.wait_type(Notice, lambda n: n.text.startswith("tea"))
-        assert len(notice.text) == OPERATOR_TEXT_MAX and "\x1b" not in notice.text
+        assert len(notice.text) <= OPERATOR_TEXT_MAX and "\x1b" not in notice.text
         root.handle.send(Kick("bob", "y" * 100_000))
         reason = (await bob.wait_type(Disconnected)).reason
         assert reason == "kicked by root: " + "y" * OPERATOR_TEXT_MAX

@@ -642,10 +642,11 @@ OperatorText = Broadcast | Kick | Ban | CloseTable
 
 
 def _bounded(command: OperatorText) -> OperatorText:
-    """The operator's text as plain words, at most `OPERATOR_TEXT_MAX` characters."""
+    """The operator's text cut to `OPERATOR_TEXT_MAX` characters (screens show it as plain
+    text, control characters dropped: `ui/plain.py`)."""
 
     def cut(text: object) -> str:
-        return clean_text(str(text))[:OPERATOR_TEXT_MAX]
+        return str(text)[:OPERATOR_TEXT_MAX]
 
     if isinstance(command, Broadcast):
         return replace(command, text=cut(command.text))
