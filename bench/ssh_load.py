@@ -142,6 +142,12 @@ async def _serve(data: Path) -> None:
                     return int(line.split()[1])
         return 0
 
+    from server.memory import FreezePolicy
+
+    # Variants of the memory tick, to compare (see server/memory.py).
+    FreezePolicy.INTERVAL = float(os.environ.get("MOON_TICK_INTERVAL", FreezePolicy.INTERVAL))
+    FreezePolicy.GENERATION = int(os.environ.get("MOON_TICK_GENERATION",
+                                                 FreezePolicy.GENERATION))
     async with MoonServer(config, freeze_memory=not os.environ.get("MOON_NO_FREEZE")) as server:
         watcher = asyncio.create_task(watch_stalls())
         print(json.dumps({"port": server.port}), flush=True)
@@ -195,6 +201,7 @@ async def _serve(data: Path) -> None:
                 reply["reclaims"] = server.memory.reclaims
                 reply["longest_reclaim"] = server.memory.longest_reclaim
                 reply["longest_tick"] = server.memory.longest_tick
+                reply["tick_cpu"] = server.memory.tick_cpu
             print(json.dumps(reply), flush=True)
         watcher.cancel()
 
@@ -701,6 +708,10 @@ async def _run_club(sessions: int, typing_seconds: float) -> dict[str, Any]:
         "long_stalls": after["long_stalls"],
         "worst_gc_ms_by_generation": steady["gc_ms"],
         "longest_gc_tick_ms": steady.get("longest_tick", 0.0) * ms,
+        "gc_tick_cpu_percent":
+            100 * (steady.get("tick_cpu", 0.0) - steady_from.get("tick_cpu", 0.0)) / wall,
+        "server_cpu_ms_per_hand": ms * (steady["cpu"] - steady_from["cpu"])
+            / max(steady["hands"] - steady_from["hands"], 1),
         "server_cpu_ms_per_session_start":
             ms * (connected_at["cpu"] - base["cpu"]) / connected,
         "load_average_1_5_15": [round(x, 2) for x in load],
@@ -722,8 +733,10 @@ def print_club(result: dict[str, Any]) -> None:
         f"{result['worst_stall_whole_run_ms']:.0f}), server CPU "
         f"{result['server_cpu_percent']:.0f}% + workers {result['workers_cpu_percent']:.0f}% "
         f"(the server's loop waited for a CPU "
-        f"{result['server_waiting_for_a_cpu_percent']:.0f}% of the time), "
-        f"RSS/session {result['rss_per_session_mb']:.2f} MB, hands {result['hands_finished']} "
+        f"{result['server_waiting_for_a_cpu_percent']:.0f}% of the time; "
+        f"{result['server_cpu_ms_per_hand']:.0f} ms per hand; memory ticks "
+        f"{result['gc_tick_cpu_percent']:.1f}%), RSS/session "
+        f"{result['rss_per_session_mb']:.2f} MB, hands {result['hands_finished']} "
         f"({result['hands_per_minute']:.0f}/min), expert decisions "
         f"{result['bot_decisions_in_workers']} (longest wait for a worker "
         f"{result['longest_wait_for_a_worker_ms']:.0f} ms, fallbacks "

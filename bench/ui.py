@@ -202,7 +202,13 @@ async def measure(plays: int, size: tuple[int, int], *, trace: bool,
     return latencies, memory, cpu
 
 
-async def run(plays: int, size: tuple[int, int], bot_delay: float) -> None:
+async def run(plays: int, size: tuple[int, int], bot_delay: float, patched: bool) -> None:
+    if patched:
+        # Textual as the server runs it (server/patches.py, teardown.py).
+        from server import patches, teardown
+
+        patches.install()
+        teardown.install()
     latencies, _, cpu = await measure(plays, size, trace=False, bot_delay=bot_delay)
     _, memory, _ = await measure(20, size, trace=True)
     latencies.sort()
@@ -228,9 +234,11 @@ def main() -> None:
     parser.add_argument("--size", default="80x24")
     parser.add_argument("--bot-delay", type=float, default=0.02,
                         help="seconds the computers think (0: their moves share frames)")
+    parser.add_argument("--no-patches", action="store_true",
+                        help="plain Textual, without the server's adjustments")
     args = parser.parse_args()
     width, height = (int(x) for x in args.size.split("x"))
-    asyncio.run(run(args.plays, (width, height), args.bot_delay))
+    asyncio.run(run(args.plays, (width, height), args.bot_delay, not args.no_patches))
 
 
 if __name__ == "__main__":

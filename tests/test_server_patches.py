@@ -205,3 +205,64 @@ async def test_a_timer_waits_a_pass_once_the_pass_has_run_its_budget() -> None:
                 assert order == (["next pass", "timer"] if spent else ["timer", "next pass"])
         finally:
             active_app.reset(token)
+
+
+async def test_a_frame_renders_only_the_changed_rows_and_sends_the_same_bytes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual._compositor import Compositor
+    from textual.app import App, ComposeResult
+    from textual.containers import Horizontal
+    from textual.widgets import Static
+
+    class Rows(App[None]):
+        CSS = "#top, #bottom { height: 1; } #middle { height: 1fr; } Static { width: 1fr; }"
+
+        def compose(self) -> ComposeResult:
+            yield Static("top", id="top")
+            with Horizontal(id="middle"):
+                yield Static("left\n" * 8, id="left")
+                yield Static("right\n" * 8, id="right")
+            yield Static("bottom", id="bottom")
+
+    patch = next(p for p in patches.PATCHES.patches if p.internal.name == "render_partial_update")
+    original, patched = patches.PATCHES.original(patch), patch.replacement
+    rendered: list[str] = []
+    frames: list[tuple[str, str]] = []
+    render_widget = StylesCache.render_widget
+
+    recording = [False]
+
+    def spy(self: StylesCache, widget: Static, crop: object) -> list[Strip]:
+        if recording[0]:
+            rendered.append(str(widget.id))
+        return render_widget(self, widget, crop)  # type: ignore[arg-type]
+
+    def both(self: Compositor) -> object:
+        # The patched frame, then Textual's own from the same changes: the same bytes.
+        dirty = set(self._dirty_regions)
+        recording[0] = True
+        update = patched(self)
+        recording[0] = False
+        self._dirty_regions.update(dirty)
+        expected = original(self)
+        assert update is not None and expected is not None
+        frames.append((update.render_segments(app.console),
+                       expected.render_segments(app.console)))
+        return update
+
+    app = Rows()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        monkeypatch.setattr(Compositor, "render_partial_update", both)
+        for changed in (("top", "bottom"), ("left",), ("top", "right", "bottom")):
+            rendered.clear()
+            monkeypatch.setattr(StylesCache, "render_widget", spy)
+            for name in changed:
+                app.query_one(f"#{name}", Static).update(f"{name} changed {len(frames)}")
+            await pilot.pause()
+            monkeypatch.setattr(StylesCache, "render_widget", render_widget)
+            if changed == ("top", "bottom"):
+                # The middle row's widgets cover none of the changed lines.
+                assert rendered and not {"left", "right", "middle"} & set(rendered)
+    assert len(frames) >= 3
+    assert all(mine == theirs for mine, theirs in frames)
