@@ -60,13 +60,6 @@ Textual assumes one app per process. Measured over SSH:
     a trip there and back, two passes of the loop, for nothing when no such file is
     loaded (moon-server loads none). Here that trip is skipped when there is no file.
 
-11. A frame rendered every widget in the rectangle around all that changed, and each of
-    them whole, though only the changed rows are sent: when the table's header and its
-    key bar at the bottom both changed, all thirteen widgets of the screen were rendered
-    again (from their caches, mostly) for a few rows. Here a frame renders each widget
-    only between the first and the last changed row it covers, and not at all when it
-    covers none; what is sent is the same, byte for byte.
-
 `install()` checks that textual and asyncssh are the versions these were written for
 (`internals.py`) and refuses otherwise; `uninstall()` undoes it. The server installs them
 while it runs (`MoonServer.start` to `stop`); tests that need them use the
@@ -78,22 +71,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from bisect import bisect_left
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any
 
 import textual.app as textual_app
 from asyncssh.connection import SSHServerConnection
 from rich.color import ColorSystem
 from rich.console import Console
 from rich.style import Style
-from textual._compositor import ChopsUpdate, Compositor
 from textual._styles_cache import StylesCache
 from textual.color import Color
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.screen import Screen
@@ -295,53 +286,6 @@ async def _tick(self: Timer, *, next_timer: float, count: int) -> None:
     await _original_tick(self, next_timer=next_timer, count=count)
 
 
-def _render_partial_update(self: Compositor) -> ChopsUpdate | None:
-    update_regions = self._dirty_regions.copy()
-    self._dirty_regions.clear()
-    if not update_regions:
-        return None
-    crop = Region.from_union(update_regions).intersection(self.size.region)
-    spans = list(self._regions_to_spans(update_regions))
-    rows = sorted({y for y, _, _ in spans})
-    return ChopsUpdate(_render_rows(self, crop, rows), spans,
-                       [cut_set[1:] for cut_set in self.cuts])
-
-
-def _render_rows(self: Compositor, crop: Region,
-                 rows: list[int]) -> Sequence[Mapping[int, Strip]]:
-    """`Compositor._render_chops` for the screen rows `rows` (sorted) only: each widget
-    in `crop` is rendered from its first to its last row in `rows`, or not at all."""
-    cuts = self.cuts
-    chops: list[dict[int, Strip | None]] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
-    rendered = set(rows)
-    crop_overlaps = crop.overlaps
-    for widget, (region, clip) in self.visible_widgets.items():
-        if not crop_overlaps(clip):
-            continue
-        x, y, width, height = region.intersection(clip)
-        if not (width and height):
-            continue
-        first = bisect_left(rows, y)
-        if first == len(rows) or rows[first] >= y + height:
-            continue  # none of its rows changed
-        last = rows[bisect_left(rows, y + height) - 1]
-        top = rows[first]
-        strips = widget.render_lines(
-            Region(x - region.x, top - region.y, width, last - top + 1))
-        first_cut, last_cut = x, x + width
-        for line_y, strip in zip(range(top, last + 1), strips, strict=False):
-            if line_y not in rendered:
-                continue
-            chops_line = chops[line_y]
-            final_cuts = [cut for cut in cuts[line_y] if last_cut >= cut >= first_cut]
-            # Painted front to back: the first strip for a cut wins.
-            for cut, piece in zip(final_cuts, strip.divide([c - x for c in final_cuts[1:]]),
-                                  strict=False):
-                if chops_line.get(cut) is None:
-                    chops_line[cut] = piece
-    return cast("Sequence[Mapping[int, Strip]]", chops)
-
-
 _original_reload_config = SSHServerConnection.reload_config
 
 
@@ -377,10 +321,6 @@ PATCHES = Patches("server/patches.py", [
              _screen_resized),
     _textual(MessagePump, "_get_message", "9. app work yields to the loop", _get_message),
     _textual(Timer, "_tick", "9. app work yields to the loop", _tick),
-    _textual(Compositor, "render_partial_update", "11. a frame renders the changed rows",
-             _render_partial_update, watched=lambda: [
-                 Compositor.render_partial_update, Compositor._render_chops,
-                 Compositor._get_renders]),
     Patch(Internal("asyncssh", SSHServerConnection, "reload_config",
                    "10. no config re-read per login"), _reload_config),
 ])

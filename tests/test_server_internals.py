@@ -34,7 +34,6 @@ ORIGINALS = {
     "textual: Screen._screen_resized": "9ac8cd9df5630782",
     "textual: MessagePump._get_message": "5c8f2e35f9c74837",
     "textual: Timer._tick": "131880e700f4ae71",
-    "textual: Compositor.render_partial_update": "835867e342df1416",
     "asyncssh: SSHServerConnection.reload_config": "d78b0be8399d5491",
     "textual: App._register": "8b2138af0f6bb490",
     "textual: Worker._run": "f6d25246c9cd2663",
