@@ -69,11 +69,13 @@ SETTLE_Z = 3.0
 class Choice:
     """One legal action as the expert sees it: `value` is the expected gain of the seat's
     side in points (the scale of `utility`), `tricks` the tricks the declarer's side is
-    expected to end the hand with (for a bid: this seat's, as declarer)."""
+    expected to end the hand with (for a bid: this seat's, as declarer); `samples` the
+    sampled deals behind the figures."""
 
     action: Action
     value: float
     tricks: float
+    samples: int = 0
 
 
 def hand_points(rules: Rules, bid: int, tricks: float) -> tuple[float, float]:
@@ -264,7 +266,7 @@ class ExpertBot:
         if samples == 0:
             return []
         ranked = sorted(legal, key=lambda t: (-sum(scores[t]), -sign * tricks[t], t))
-        return [Choice(PLAYS[t], sum(scores[t]) / samples, taken + tricks[t] / samples)
+        return [Choice(PLAYS[t], sum(scores[t]) / samples, taken + tricks[t] / samples, samples)
                 for t in ranked]
 
     # -- the declarer's choices, by simulation -------------------------------------------
@@ -301,34 +303,42 @@ class ExpertBot:
         return results, samples
 
     def _bid(self, view: SeatView, rng: random.Random, deadline: float) -> list[Choice]:
-        tricks = self._declarer_tricks(view, rng, deadline)
+        rules = view.rules
+        optimism = DD_OPTIMISM if rules.players == 3 else DD_OPTIMISM_4
+        passing = pass_value(view)
+        bids = [a.bid for a in view.legal]
+        scores: dict[int, list[float]] = {i: [] for i in range(len(bids))}
+
+        def enough(t: int) -> bool:
+            # Each bid's worth on this deal, for the early stop (passing is a constant).
+            for i, bid in enumerate(bids):
+                scores[i].append(passing if bid is None else
+                                 utility(rules, bid, t - optimism, view.scores, view.seat))
+            return settled(scores, len(scores[0]))
+
+        tricks = self._declarer_tricks(view, rng, deadline, enough)
         if len(tricks) < MIN_BID_SAMPLES:
             return []
-        rules = view.rules
         mean = sum(tricks) / len(tricks)
-        optimism = DD_OPTIMISM if rules.players == 3 else DD_OPTIMISM_4
         all_seven = sum(1 for t in tricks if t >= 7) / len(tricks)
         ranked: list[tuple[bool, float, Choice]] = []
-        for action in view.legal:
-            if action.bid is None:
-                ranked.append((True, pass_value(view), Choice(action, pass_value(view), mean)))
-                continue
-            value = sum(utility(rules, action.bid, t - optimism, view.scores, view.seat)
-                        for t in tricks) / len(tricks)
+        for i, action in enumerate(view.legal):
+            value = sum(scores[i]) / len(scores[i])
             # A team moon the samples do not all but guarantee is never advised.
             advised = not (action.bid == MOON and rules.players == 4
                            and all_seven < TEAM_MOON_SHARE)
-            ranked.append((advised, value, Choice(action, value, mean)))
+            ranked.append((advised, value, Choice(action, value, mean, len(tricks))))
         ranked.sort(key=lambda r: (not r[0], -r[1], r[2].action.code))
         return [c for _, _, c in ranked]
 
-    def _declarer_tricks(self, view: SeatView, rng: random.Random,
-                         deadline: float) -> list[int]:
+    def _declarer_tricks(self, view: SeatView, rng: random.Random, deadline: float,
+                         enough: Callable[[int], bool] | None = None) -> list[int]:
         """Tricks this seat would take as declarer on sampled deals, one solve per deal.
 
         On each deal the seat takes the sampled widow, then discards and names trump as
         the heuristic would from its own eight tiles (it cannot see the others' hands when
         it chooses), so the trick counts are those of a choice it could really make.
+        `enough` hears each count and stops the sampling when it says the choice is clear.
         """
         assert view.seat is not None
         rules = view.rules
@@ -353,8 +363,11 @@ class ExpertBot:
                 trump = plain_trump
             hands[view.seat] = mine
             try:
-                tricks.append(self._solver(trump, side, deadline).solve(hands, view.seat))
+                t = self._solver(trump, side, deadline).solve(hands, view.seat)
             except SearchTimeout:
+                break
+            tricks.append(t)
+            if enough is not None and enough(t):
                 break
         return tricks
 
@@ -404,7 +417,7 @@ def _ranked(actions: Sequence[Action], results: Sequence[Sequence[float]],
     for action, r in zip(actions, results, strict=True):
         value = sum(utility(view.rules, view.bid, t, view.scores, view.declarer)
                     for t in r) / len(r)
-        choices.append(Choice(action, value, sum(r) / len(r)))
+        choices.append(Choice(action, value, sum(r) / len(r), len(r)))
     order = sorted(range(len(choices)), key=lambda i: (-choices[i].value, i))
     return [choices[i] for i in order]
 
