@@ -10,7 +10,7 @@ import pytest
 
 from moon_tui.bots import LEVELS, make_bot
 from moon_tui.bots.base import Bot
-from moon_tui.bots.expert import MIN_BID_SAMPLES, ExpertBot
+from moon_tui.bots.expert import MIN_BID_SAMPLES, ExpertBot, expected_bid
 from moon_tui.bots.knowledge import Knowledge
 from moon_tui.rules import Action, GameState, Phase, Rules, SeatView, Tile, tile_set
 from moon_tui.rules.tiles import mask_of, tiles_of
@@ -276,3 +276,13 @@ def test_expert_bid_respects_its_budget() -> None:
     # budget, not the sample limit, ends the search.
     assert ranked and ranked[0].samples >= MIN_BID_SAMPLES
     assert next(ticks) < 400
+
+
+def test_expert_expects_later_seats_to_bid_on_their_strength() -> None:
+    rules = Rules.make()
+    everything = mask_of(tile_set(rules.set))
+    trumps = list(range(9))
+    strong = mask_of(Tile.parse(t) for t in "6-6 6-5 6-4 6-3 6-2 5-5 4-4".split())
+    weak = mask_of(Tile.parse(t) for t in "5-1 4-2 3-1 2-1 4-3 5-2 3-2".split())
+    assert expected_bid(strong, everything, trumps, rules) >= 6
+    assert expected_bid(weak, everything, trumps, rules) < rules.min_bid
