@@ -358,7 +358,9 @@ class ExpertBot:
             over = max((expected_bid(hands[s], everything, trumps, rules) for s in later),
                        default=0)
             if over < rules.min_bid:
-                over = 0
+                over = rules.min_bid if high == 0 and rules.all_pass == "force_last" else 0
+            # What another seat's contract costs, as in `pass_value`.
+            lost = -PASS_COST_3 * (1.0 if rules.scoring == "marks" else over)
             for i, bid in enumerate(bids):
                 if bid is None:
                     if not later:
@@ -368,9 +370,9 @@ class ExpertBot:
                         # is dealt again when nobody bid).
                         value = passing if high else 0.0
                     else:
-                        value = -PASS_COST_3 * over
+                        value = lost
                 elif bid != MOON and over > bid:
-                    value = -PASS_COST_3 * over  # a later seat takes the contract
+                    value = lost  # a later seat takes the contract
                 else:
                     value = utility(rules, bid, t - optimism, view.scores, view.seat)
                 scores[i].append(value)
