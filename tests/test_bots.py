@@ -10,9 +10,9 @@ import pytest
 
 from moon_tui.bots import LEVELS, make_bot
 from moon_tui.bots.base import Bot
-from moon_tui.bots.expert import MIN_BID_SAMPLES, ExpertBot
+from moon_tui.bots.expert import MIN_BID_SAMPLES, ExpertBot, expected_bid
 from moon_tui.bots.knowledge import Knowledge
-from moon_tui.rules import Action, GameState, Phase, Rules, SeatView, Tile
+from moon_tui.rules import Action, GameState, Phase, Rules, SeatView, Tile, tile_set
 from moon_tui.rules.tiles import mask_of, tiles_of
 
 
@@ -233,3 +233,56 @@ def test_bots_decide_the_same_whatever_the_hidden_tiles() -> None:
             assert a == b, f"{bot.name} changed its mind with other hidden tiles"
         checked += 1
     assert checked == 80
+
+
+# -- the expert's bidding simulation -----------------------------------------------------------
+
+def bid_view(hand: str, players: int = 3) -> SeatView:
+    """The first bidder's view of a fresh hand in which seat 0 holds `hand`."""
+    rules = Rules.make(players=players)
+    mine = [Tile.parse(t) for t in hand.split()]
+    state = GameState(rules, 0)
+    rest = [t for t in tile_set(rules.set) if t not in mine]
+    hands = [mine] + [rest[7 * i:7 * i + 7] for i in range(players - 1)]
+    widow = rest[7 * (players - 1)] if rules.has_widow else None
+    state.deal_tiles(hands, widow)
+    return state.view(0)
+
+
+def test_expert_bid_is_legal_and_deterministic_with_fixed_samples() -> None:
+    view = bid_view("6-6 6-5 6-4 6-3 5-5 4-4 2-1")
+    bot = ExpertBot(max_samples=16, fixed_samples=True)
+    first = bot.evaluate(view, random.Random(7))
+    again = ExpertBot(max_samples=16, fixed_samples=True).evaluate(view, random.Random(7))
+    assert first == again
+    assert {c.action for c in first} == set(view.legal)
+    assert first[0].action.bid is not None, "a hand with four top trumps bids"
+
+
+def test_expert_bid_stops_early_when_the_choice_is_clear() -> None:
+    """Seven top trumps: the moon on every deal, no need for all the samples."""
+    view = bid_view("6-6 6-5 6-4 6-3 6-2 6-1 5-5")
+    ranked = ExpertBot(max_samples=200, fixed_samples=True).evaluate(view, random.Random(1))
+    assert ranked[0].action.bid == 21
+    assert ranked[0].samples < 200
+
+
+def test_expert_bid_respects_its_budget() -> None:
+    view = bid_view("6-5 5-3 4-2 3-1 2-2 4-1 6-1")
+    ticks = iter(range(10**6))
+    bot = ExpertBot(time_budget=400.0, max_samples=10**6, clock=lambda: float(next(ticks)))
+    ranked = bot.evaluate(view, random.Random(2))
+    # The fake clock moves a second a reading (the solver reads it every 1024 nodes): the
+    # budget, not the sample limit, ends the search.
+    assert ranked and ranked[0].samples >= MIN_BID_SAMPLES
+    assert next(ticks) < 400
+
+
+def test_expert_expects_later_seats_to_bid_on_their_strength() -> None:
+    rules = Rules.make()
+    everything = mask_of(tile_set(rules.set))
+    trumps = list(range(9))
+    strong = mask_of(Tile.parse(t) for t in "6-6 6-5 6-4 6-3 6-2 5-5 4-4".split())
+    weak = mask_of(Tile.parse(t) for t in "5-1 4-2 3-1 2-1 4-3 5-2 3-2".split())
+    assert expected_bid(strong, everything, trumps, rules) >= 6
+    assert expected_bid(weak, everything, trumps, rules) < rules.min_bid
