@@ -439,11 +439,12 @@ async def play_hands(client: Any, index: int, stop: asyncio.Event, tally: Tally)
     while not stop.is_set():
         screen = client.text()
         key: str | None = None
-        over = next((line for line in screen.splitlines()
-                     if "Game over" in line or " is over" in line), "")
-        if over and over != answered:
+        lines = screen.splitlines()
+        over = next((line for line in lines if "Game over" in line or " is over" in line
+                     or "Enter: on to the next hand" in line), "")
+        if over and lines[0] + over != answered:  # the heading tells one hand from the next
             key = "r" if "Game over" in over else "enter"
-            answered = over
+            answered = lines[0] + over
         elif not over:
             key = club_move(screen, pace)
         if key is None:

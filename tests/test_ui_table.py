@@ -3,6 +3,7 @@ for a dropped player, the turn timer's warning."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
 from contextlib import AsyncExitStack
@@ -15,6 +16,7 @@ from textual.pilot import Pilot
 import moon_tui.app
 from moon_tui.app import MoonApp
 from moon_tui.lobby import (
+    Act,
     AddBot,
     BotLevel,
     CreateTable,
@@ -22,8 +24,9 @@ from moon_tui.lobby import (
     LeaveTable,
     Lobby,
     StartGame,
+    TableUpdate,
 )
-from moon_tui.rules import Phase, Rules
+from moon_tui.rules import Action, Phase, Rules
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.lobby_screen import LobbyScreen, online_text
 from moon_tui.ui.rows import RowList
@@ -296,3 +299,39 @@ async def test_a_table_with_the_discard_face_up_shows_it_to_everyone() -> None:
             assert view is not None and view.discard is not None
             await wait_for(pilot, lambda: "Discard (face up): " in screen_text(app),
                            "the discard on screen")
+
+
+async def test_when_everybody_passes_the_table_says_so_while_it_waits() -> None:
+    """After an all-pass the tiles stay in hand, so no result is drawn where they lie: the
+    prompt says what happened (it said only "The hand is over")."""
+    config = dataclasses.replace(FAST, hand_result_seconds=30)
+    async with Lobby(config, seed=3) as lobby, asyncio.TaskGroup() as tg:
+        ann = MoonApp(lobby, "ann")
+        async with ann.run_test(size=(80, 24)) as pilot:
+            ann.send(CreateTable("t", Rules.make()))
+            await wait_for(pilot, lambda: ann.current_table is not None, "ann's table")
+            table_id = ann.current_table
+            assert table_id is not None
+
+            async def always_pass(name: str, seat: int) -> None:
+                handle = await lobby.connect(name)
+                handle.send(JoinSeat(table_id, seat))
+                async for event in handle:
+                    if isinstance(event, TableUpdate) and event.view is not None \
+                            and event.view.my_turn:
+                        handle.send(Act(table_id, Action.make_pass()))
+
+            passers = [tg.create_task(always_pass(name, seat))
+                       for name, seat in (("bob", 1), ("carl", 2))]
+            await wait_for(pilot, lambda: ann.model.tables[table_id].table.seats[2].name
+                           == "carl", "bob and carl")
+            ann.send(StartGame(table_id))
+            while (view := current_view(ann)) is None or view.phase is not Phase.DEAL:
+                await wait_for(pilot, lambda: (v := current_view(ann)) is not None and (
+                    v.my_turn or v.phase is Phase.DEAL), "ann's turn or the hand's end")
+                if (view := current_view(ann)) is not None and view.my_turn:
+                    await take_turn(pilot, ann, bid=None)
+            await wait_for(pilot, lambda: "Everybody passed. Enter: on to the next hand."
+                           in screen_text(ann), "the all-pass said")
+            for passer in passers:
+                passer.cancel()

@@ -367,9 +367,12 @@ class GameScreen(MoonScreen):
         if view.seat is None:
             return "You are watching. q: back to the lobby."
         if view.phase is Phase.DEAL:
+            # Everybody passed: the tiles are still in hand, so no result is drawn there.
+            over = ("Everybody passed" if view.results and view.results[-1].redeal
+                    else "The hand is over")
             if self._may_see(view):
-                return "The hand is over. Enter: on to the next hand."
-            return "The hand is over; the next one is dealt when everyone has read it."
+                return f"{over}. Enter: on to the next hand."
+            return f"{over}; the next one is dealt when everyone has read it."
         if not view.my_turn:
             if view.to_move is None:
                 return ""
