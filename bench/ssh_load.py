@@ -235,8 +235,37 @@ def serve_main(data: str) -> None:
 
 
 class ServerProcess:
+    """The server under test, in a process of its own, answering this script's questions."""
+
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
+        self.port = 0
+
+    @classmethod
+    async def start(cls) -> ServerProcess:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, "--serve", tempfile.mkdtemp(prefix="moon-bench-"),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        )
+        server = cls(process)
+        assert process.stdout is not None
+        server.port = json.loads(await process.stdout.readline())["port"]
+        return server
+
+    async def finish(self) -> dict[str, Any]:
+        """Wait for every session to end (under load this takes a while), then stop the
+        server; returns its count of apps still alive."""
+        for _ in range(120):
+            if (await self.ask("status"))["sessions"] == 0:
+                break
+            await asyncio.sleep(0.5)
+        await asyncio.sleep(1)
+        after = await self.ask("apps")
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"quit\n")
+        await self.process.stdin.drain()
+        await asyncio.wait_for(self.process.wait(), 60)
+        return after
 
     async def ask(self, command: str) -> dict[str, Any]:
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -519,14 +548,8 @@ async def run(sessions: int, typing_seconds: float, openers: str,
 
 
 async def _run(sessions: int, typing_seconds: float, openers: str) -> dict[str, Any]:
-    data = tempfile.mkdtemp(prefix="moon-bench-")
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--serve", data,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-    )
-    server = ServerProcess(process)
-    assert process.stdout is not None
-    port = json.loads(await process.stdout.readline())["port"]
+    server = await ServerProcess.start()
+    port = server.port
     base = await server.ask("begin")
     stop = asyncio.Event()
     first: dict[int, float] = {}
@@ -554,16 +577,7 @@ async def _run(sessions: int, typing_seconds: float, openers: str) -> dict[str, 
     wall = time.perf_counter() - wall
     stop.set()
     await asyncio.gather(*tasks)
-    for _ in range(120):  # let every session finish ending (under load this takes a while)
-        if (await server.ask("status"))["sessions"] == 0:
-            break
-        await asyncio.sleep(0.5)
-    await asyncio.sleep(1)
-    after = await server.ask("apps")
-    assert process.stdin is not None
-    process.stdin.write(b"quit\n")
-    await process.stdin.drain()
-    await asyncio.wait_for(process.wait(), 60)
+    after = await server.finish()
     connected = max(steady["sessions"], 1)
     firsts = list(first.values())
     return {
@@ -605,14 +619,8 @@ async def _run(sessions: int, typing_seconds: float, openers: str) -> dict[str, 
 
 
 async def _run_club(sessions: int, typing_seconds: float) -> dict[str, Any]:
-    data = tempfile.mkdtemp(prefix="moon-bench-")
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--serve", data,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-    )
-    server = ServerProcess(process)
-    assert process.stdout is not None
-    port = json.loads(await process.stdout.readline())["port"]
+    server = await ServerProcess.start()
+    port = server.port
     base = await server.ask("begin")
     roles = club_roles(sessions)
     loop = asyncio.get_running_loop()
@@ -649,16 +657,7 @@ async def _run_club(sessions: int, typing_seconds: float) -> dict[str, Any]:
         if not future.done():
             future.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    for _ in range(120):
-        if (await server.ask("status"))["sessions"] == 0:
-            break
-        await asyncio.sleep(0.5)
-    await asyncio.sleep(1)
-    after = await server.ask("apps")
-    assert process.stdin is not None
-    process.stdin.write(b"quit\n")
-    await process.stdin.drain()
-    await asyncio.wait_for(process.wait(), 60)
+    after = await server.finish()
     connected = max(steady["sessions"], 1)
     keys = tally.lobby_keys + tally.table_keys
     worker_cpu_from = {w["pid"]: w["cpu"] for w in steady_from["workers"]}
