@@ -16,6 +16,7 @@ from moon_tui.bots.expert import ExpertBot
 from moon_tui.bots.heuristic import HeuristicBot
 from moon_tui.bots.pool import BotPool, Request, decide
 from moon_tui.rules import Action, GameState, Rules, SeatView
+from tests.support.processes import gone
 
 pytestmark = pytest.mark.slow
 
@@ -54,16 +55,6 @@ def chatty(request: Request) -> Action:
     logging.getLogger("moon_tui.bots.expert").warning("no consistent deal for seat %s",
                                                       request.view.seat)
     return decide(request)
-
-
-def gone(pids: list[int]) -> bool:
-    for pid in pids:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            continue
-        return False
-    return True
 
 
 async def until(condition: object, limit: float = 20.0) -> None:

@@ -14,22 +14,12 @@ from test_lobby import FAST, join, playing_like, running, table_with_bots
 from moon_tui.lobby import GameFinished, MemoryRecordStore
 from moon_tui.rules import Rules
 from moon_tui.rules.replay import replay
+from tests.support.processes import gone
 
 pytestmark = pytest.mark.slow
 
 SHORT_GAME = Rules.make(target=7)
 EXPERTS = dataclasses.replace(FAST, bot_workers=1)
-
-
-def gone(pids: list[int]) -> bool:
-    """No process of `pids` is left (nor a zombie: the pool waited for each)."""
-    for pid in pids:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            continue
-        return False
-    return True
 
 
 async def test_a_game_with_experts_plays_through_the_workers_and_none_is_left() -> None:
