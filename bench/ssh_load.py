@@ -446,15 +446,11 @@ def club_move(screen: str, rng: random.Random) -> str | None:
     """The key a simple player presses now (None: not our turn): in the auction, the
     lowest bid half the time, else pass (passing always, a table of three humans would
     only ever deal again); otherwise as `tests.support.probe.next_move`."""
-    from tests.support.probe import next_move
+    from tests.support.probe import next_move, offered_bids
 
-    if "Your bid:" in screen:
-        for line in screen.splitlines():
-            if "m moon" in line and "pass" in line:
-                bids = [int(t) for t in line.replace("▸", " ").split() if t.isdigit()]
-                if bids and rng.random() < 0.5:
-                    return str(min(bids))
-        return "p"
+    bids = offered_bids(screen)
+    if bids is not None:
+        return str(min(bids)) if bids and rng.random() < 0.5 else "p"
     return next_move(screen)
 
 

@@ -29,6 +29,7 @@ from tests.support.probe import (
     moon_server_process,
     new_key,
     next_move,
+    offered_bids,
 )
 
 pytestmark = pytest.mark.ssh
@@ -144,12 +145,10 @@ def bids_made(screen: str) -> int:
 
 def move(screen: str) -> str | None:
     """The key a player presses on this screen (None: not their turn); in the auction the
-    lowest bid offered, so that a table of people does not pass every hand away. Read
-    from the row of bids, which stays when a message takes the prompt's place."""
-    for row in screen.splitlines():
-        if row.strip().lstrip("▸").startswith("p pass") and "m moon" in row:
-            bids = [int(word.strip("▸")) for word in row.split() if word.strip("▸").isdigit()]
-            return str(min(bids)) if bids else "p"
+    lowest bid offered, so that a table of people does not pass every hand away."""
+    bids = offered_bids(screen)
+    if bids is not None:
+        return str(min(bids)) if bids else "p"
     return next_move(screen)
 
 

@@ -268,7 +268,6 @@ def lines(screen: str) -> Sequence[str]:
 
 # --- driving the Moon interface by what the screen says ---------------------------------
 
-_BID_LINE = re.compile(r"(Pass \(p\)|Moon \(m\)|p pass|m moon)")
 _TRUMP_CHOICE = re.compile(r"(\d) \((\d)\)")
 """A suit on the trump line and how many of it the player holds: `3 (4)`."""
 _LEGAL_TILE = re.compile(r"[╭┏][─━]{2}(\d)")
@@ -302,13 +301,20 @@ async def open_bot_table(client: ScreenClient, timeout: float = 15.0) -> str:
     return await client.wait_for("hand 1", timeout)
 
 
+def offered_bids(screen: str) -> list[int] | None:
+    """The bids on the row of bids (`▸p pass  4  5  6  7  m moon`), or None when the screen
+    has no such row (not this player's bid). The row stays when a message takes the
+    prompt's place."""
+    for row in screen.splitlines():
+        if row.strip().lstrip("▸").startswith("p pass") and "m moon" in row:
+            return [int(word.strip("▸")) for word in row.split() if word.strip("▸").isdigit()]
+    return None
+
+
 def next_move(screen: str) -> str | None:
-    """The key a simple player presses on this screen, or None when it is not our turn."""
-    if "Your bid:" in screen:
-        for line in screen.splitlines():
-            if _BID_LINE.search(line):
-                bids = [int(t) for t in line.split() if t.isdigit()]
-                return str(min(bids)) if bids else "p"
+    """The key a simple player presses on this screen, or None when it is not our turn. It
+    passes in the auction (the computers at the table make the contracts)."""
+    if offered_bids(screen) is not None:
         return "p"
     choices = [(int(count), suit) for suit, count in _TRUMP_CHOICE.findall(screen)]
     if choices:  # the trump row, `▸0 (0)  1 (0)  2 (3) ...`: the suit held most
