@@ -318,16 +318,9 @@ async def player(
             await asyncio.sleep(pace.uniform(*KEY_INTERVAL))
             if stop.is_set():
                 break
-            seen = client.updates
-            sent = time.perf_counter()
-            await client.press("down" if presses % 2 == 0 else "up")
-            deadline = sent + 10
-            while client.updates == seen and time.perf_counter() < deadline:
-                client._changed.clear()
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(client._changed.wait(), 1)
-            if client.updates != seen:
-                keys.append(client.last_update - sent)
+            took = await press_and_wait(client, "down" if presses % 2 == 0 else "up")
+            if took is not None:
+                keys.append(took)
             presses += 1
             if presses % 10 == 1:  # now and then, check the screen really is what we think
                 await client.wait_for(f"{TABLES} tables", timeout=30)
@@ -389,8 +382,8 @@ class Tally:
     """Players who sat down and saw their first hand."""
 
 
-async def timed_press(client: Any, key: str, into: list[float], tally: Tally) -> None:
-    """Press `key`; record the time to the next screen update (10 s at most)."""
+async def press_and_wait(client: Any, key: str) -> float | None:
+    """Press `key`; the seconds until the next screen update (None: none within 10 s)."""
     seen = client.updates
     sent = time.perf_counter()
     await client.press(key)
@@ -399,10 +392,16 @@ async def timed_press(client: Any, key: str, into: list[float], tally: Tally) ->
         client._changed.clear()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(client._changed.wait(), 1)
-    if client.updates != seen:
-        into.append(client.last_update - sent)
-        if client.last_update - sent > 0.2:
-            tally.slow.append((round((client.last_update - sent) * 1000), key,
+    return client.last_update - sent if client.updates != seen else None
+
+
+async def timed_press(client: Any, key: str, into: list[float], tally: Tally) -> None:
+    """Press `key`; record the time to the next screen update (10 s at most)."""
+    took = await press_and_wait(client, key)
+    if took is not None:
+        into.append(took)
+        if took > 0.2:
+            tally.slow.append((round(took * 1000), key,
                                client.text()))
     else:
         tally.unanswered += 1
