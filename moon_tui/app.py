@@ -107,9 +107,9 @@ class MoonApp(App[None]):
         self.motd = motd
         self.operator = operator
         self.guest = guest
+        """Logged in without a key, under a `guest-NNNN` name given for this visit."""
         self.solo = False
         """A game played alone (`moon`, set by LocalMoonApp): no lobby, no chat."""
-        """Logged in without a key, under a `guest-NNNN` name given for this visit."""
         self.keys = keys
         self.health = health
         """The server's alarms, for an operator's screen (None: nothing to report)."""
