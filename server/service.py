@@ -136,7 +136,7 @@ class MoonServer:
         self.door = Door(
             config, db=self.db, gate=self.gate, link_codes=self.link_codes,
             sessions=self.sessions, bans=self.bans, make_app=self.make_app,
-            has_seat=self._has_seat, banner_first=app_factory is None,
+            has_seat=self._has_place, banner_first=app_factory is None,
         )
         self._lobby: Lobby | None = None
         self._listener: asyncssh.SSHAcceptor | None = None
@@ -363,11 +363,9 @@ class MoonServer:
         if self._lobby is not None:
             self._lobby.announce_restart(seconds, message, by)
 
-    def _has_seat(self, name: str) -> bool:
-        """`name` has a place at a table (a seat, or watching one that came back after a
-        restart): they go straight back to it, without the welcome banner."""
-        return any(name in info.spectators or any(seat.name == name for seat in info.seats)
-                   for info in self.lobby.tables())
+    def _has_place(self, name: str) -> bool:
+        """`name` goes straight back to their table, without the welcome banner."""
+        return self.lobby.has_place(name)
 
     def _memory_session_ended(self) -> None:
         assert self.memory is not None

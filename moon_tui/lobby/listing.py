@@ -63,6 +63,10 @@ class Listing:
         """Everyone a table holds a place for: seated (away or not), owning or watching."""
         return frozenset(self._by_name)
 
+    def holds(self, name: str) -> bool:
+        """A table holds a place for `name` (see `names`)."""
+        return name in self._by_name
+
     def place_of(self, name: str) -> Place:
         """Where `name` is: seated at a table (a game they play first), watching one, or
         idle; a private table's id is not told."""

@@ -257,6 +257,11 @@ class Lobby:
         """Every table's latest lobby entry (for the server's status and for tests)."""
         return self._listing.tables()
 
+    def has_place(self, name: str) -> bool:
+        """A table holds a place for `name`: seated (away or not), owning or watching one
+        (a table that came back after a restart included)."""
+        return self._listing.holds(name)
+
     def held_names(self) -> frozenset[str]:
         """Names the lobby holds: a session, or a place at a table (a seat kept during the
         reconnect grace included). Whoever logs in under one of them lands in it."""
