@@ -1,16 +1,41 @@
-"""The double-dummy solver against plain minimax over every legal order of play."""
+"""The double-dummy solvers (pure Python and compiled) against plain minimax over every
+legal order of play, and against each other on whole deals."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import hatch_build
+from moon_tui.bots import solver as solver_module
 from moon_tui.bots.inference import plausibility
 from moon_tui.bots.knowledge import Knowledge
-from moon_tui.bots.solver import Solver, describe
+from moon_tui.bots.solver import COMPILED, PySolver, SearchTimeout, describe
 from moon_tui.rules import Action, GameState, Phase, Rules, Tile
 from moon_tui.rules.tiles import FOLLOW, LEAD_SUIT, WIN_RANK, mask_of, tile_set
+
+
+def compiled_solver() -> Any:
+    """The compiled solver class. Missing, the test is skipped only on a machine with no C
+    compiler; with one, the build failed (or was never run): a failure, not a skip."""
+    if COMPILED is not None:
+        return COMPILED
+    if hatch_build.c_compiler() is None:
+        pytest.skip("no C compiler here: only the pure-Python solver exists")
+    pytest.fail("a C compiler exists but moon_tui/bots/_dds was not built: "
+                "run `pip install -e .` again (or `python hatch_build.py`) and read its output")
+
+
+@pytest.fixture(params=["pure", "compiled"])
+def solver_class(request: pytest.FixtureRequest) -> Any:
+    return PySolver if request.param == "pure" else compiled_solver()
 
 
 def minimax(hands: list[int], leader: int, trick: list[int], trump: int,
@@ -67,9 +92,9 @@ def endgames(players: int, count: int, seed: int):  # type: ignore[no-untyped-de
 
 
 @pytest.mark.parametrize("players", [3, 4])
-def test_solver_agrees_with_minimax_on_endgames(players: int) -> None:
+def test_solver_agrees_with_minimax_on_endgames(players: int, solver_class: Any) -> None:
     for hands, leader, trick, trump, side in endgames(players, 150, seed=players):
-        solver = Solver(trump, players, side)
+        solver = solver_class(trump, players, side)
         expected = minimax(hands, leader, trick, trump, side)
         assert solver.solve(hands, leader, trick) == expected, describe(hands)
         mover = (leader + len(trick)) % players
@@ -79,13 +104,17 @@ def test_solver_agrees_with_minimax_on_endgames(players: int) -> None:
             assert value == minimax(rest, leader, trick + [tile], trump, side)
 
 
-def test_solver_table_is_reused_across_positions() -> None:
-    """One solver answers many deals correctly with its transposition table kept."""
-    solver = Solver(3, 3, [True, False, False])
-    for hands, leader, trick, _, _ in endgames(3, 60, seed=9):
-        assert solver.solve(hands, leader, trick) == minimax(hands, leader, trick, 3,
-                                                             [True, False, False])
-    assert solver.tt
+def test_solver_table_is_reused_across_positions(solver_class: Any) -> None:
+    """One solver answers many deals correctly with its transposition table kept, and
+    the second time round the table spares it part of the search."""
+    solver = solver_class(3, 3, [True, False, False])
+    for _ in range(2):
+        before = solver.nodes
+        for hands, leader, trick, _, _ in endgames(3, 60, seed=9):
+            assert solver.solve(hands, leader, trick) == minimax(hands, leader, trick, 3,
+                                                                 [True, False, False])
+        searched = solver.nodes - before
+    assert 0 < searched < before
 
 
 def test_samples_fit_what_the_seat_has_seen() -> None:
@@ -130,3 +159,93 @@ def test_the_auction_makes_hands_more_or_less_plausible() -> None:
     swapped = [mask_of(strong), mask_of(weak), mask_of(rest[:7])]
     assert weight(true_hands) == 1.0
     assert weight(swapped) < 0.1
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> tuple[int, int, list[bool], list[int], int, list[int]]:
+    """A random deal of 3 or 4 hands, any trump and declarer, played at random (legally)
+    to any point of the hand, often in the middle of a trick."""
+    players = draw(st.sampled_from((3, 4)))
+    trump = draw(st.integers(0, 8))
+    declarer = draw(st.integers(0, players - 1))
+    rules = Rules.make(players=players)
+    tiles = draw(st.permutations([t.index for t in tile_set(rules.set)]))
+    hands = [mask_of(()) for _ in range(players)]
+    for s in range(players):
+        for t in tiles[s * 7:(s + 1) * 7]:
+            hands[s] |= 1 << t
+    side = [rules.side_of(s) == rules.side_of(declarer) for s in range(players)]
+    leader = declarer
+    trick: list[int] = []
+    for _ in range(draw(st.integers(0, 6 * players + players - 1))):
+        seat = (leader + len(trick)) % players
+        hand = hands[seat]
+        if trick:
+            hand = hand & FOLLOW[trump][LEAD_SUIT[trump][trick[0]]] or hand
+        tile = draw(st.sampled_from([t for t in range(28) if hand >> t & 1]))
+        hands[seat] ^= 1 << tile
+        trick.append(tile)
+        if len(trick) == players:
+            ranks = WIN_RANK[trump][LEAD_SUIT[trump][trick[0]]]
+            leader = (leader + max(range(players), key=lambda i: ranks[trick[i]])) % players
+            trick = []
+    return players, trump, side, hands, leader, trick
+
+
+@settings(max_examples=60)
+@given(positions(), st.integers(-2, 9))
+def test_compiled_solver_agrees_with_the_pure_one(
+        position: tuple[int, int, list[bool], list[int], int, list[int]], guess: int) -> None:
+    """Exact values are unique: both solvers give the same for every position and move."""
+    compiled = compiled_solver()
+    players, trump, side, hands, leader, trick = position
+    pure, fast = PySolver(trump, players, side), compiled(trump, players, side)
+    assert fast.solve(hands, leader, trick, guess) == pure.solve(hands, leader, trick, guess), \
+        describe(hands)
+    assert fast.move_values(hands, leader, trick) == pure.move_values(hands, leader, trick)
+
+
+def test_a_passed_deadline_stops_the_search(solver_class: Any) -> None:
+    """The clock is read every 1024 nodes and only with a deadline; past it the search
+    raises `SearchTimeout`, and the solver still answers right afterwards."""
+    reads: list[int] = []
+
+    def clock() -> float:
+        reads.append(1)
+        return float(len(reads))
+
+    rng = random.Random(5)
+    rules = Rules.make(players=4)
+    hands = list(GameState.new_game(rules, rng).logs[-1].deal_masks)
+    side = [True, False, True, False]
+    solver = solver_class(4, 4, side)
+    solver.clock = clock
+    assert solver.deadline is None
+    value = solver_class(4, 4, side).solve(hands, 0)
+    assert solver.solve(hands, 0) == value and not reads
+    fresh = solver_class(4, 4, side)
+    fresh.clock, fresh.deadline = clock, 2.5
+    with pytest.raises(SearchTimeout):
+        fresh.move_values(hands, 0)
+    assert len(reads) == 3 and fresh.nodes == 3 * 1024
+    fresh.deadline = None
+    assert fresh.solve(hands, 0) == value
+
+
+def test_the_compiled_solver_is_the_default_unless_the_pure_one_is_asked_for() -> None:
+    compiled = compiled_solver()
+    check = "from moon_tui.bots.solver import Solver; print(Solver.__module__)"
+    for env, module in (("", compiled.__module__), ("1", solver_module.__name__)):
+        done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True,
+                              check=True, env={**os.environ, solver_module.PURE_ENV: env})
+        assert done.stdout.strip() == module
+
+
+def test_the_compiled_solver_refuses_malformed_positions() -> None:
+    solver = compiled_solver()(0, 3, [True, False, False])
+    with pytest.raises(ValueError):
+        solver.solve([1, 2], 0)
+    with pytest.raises(ValueError):
+        solver.solve([1, 2, 1 << 28], 0)
+    with pytest.raises(ValueError):
+        solver.move_values([1, 2, 4], 0, [3, 4, 5])

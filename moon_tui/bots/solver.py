@@ -16,11 +16,15 @@ so this trick count is enough to rank actions for either side (see `expert.utili
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ..rules.tiles import FOLLOW, IS_TRUMP, LEAD_SUIT, TILES, WIN_RANK
+
+if TYPE_CHECKING:
+    from . import _dds
 
 _TT_LIMIT: Final = 300_000
 
@@ -57,6 +61,20 @@ def _places(order: Sequence[int]) -> list[int]:
     return places
 
 
+def _move_orders(trump: int) -> tuple[tuple[int, ...], tuple[int, ...],
+                                      tuple[tuple[int, ...], ...]]:
+    """The orders moves are tried in: leads strongest first, discards cheapest first, and
+    for each suit led the tiles from the lowest winner up."""
+    strength = LEAD_STRENGTH[trump]
+    return (tuple(sorted(range(28), key=lambda t: (-strength[t], t))),
+            tuple(sorted(range(28), key=lambda t: (strength[t], t))),
+            tuple(tuple(_by_rank(WIN_RANK[trump][led])) for led in range(8)))
+
+
+#: For each trump: (lead order, cheap order, follow order for each suit led).
+MOVE_ORDERS: Final = tuple(_move_orders(tr) for tr in range(9))
+
+
 def bits(mask: int) -> list[int]:
     """The tile indexes of a bitmask, lowest first."""
     out = []
@@ -67,8 +85,11 @@ def bits(mask: int) -> list[int]:
     return out
 
 
-class Solver:
+class PySolver:
     """Double-dummy solver for one trump and one declaring side, reusable across positions.
+
+    The pure-Python solver: the reference, and the fallback where the compiled one
+    (`_dds.c`, the same search step for step) was not built. Use `Solver`.
 
     `side[s]` is true for the seats of the declarer's side. Values are tricks taken by that
     side from the current trick (included) to the end of the hand.
@@ -83,13 +104,12 @@ class Solver:
         self.win_rank = WIN_RANK[trump]
         self.trump_mask = IS_TRUMP[trump]
         self.trump_order = TRUMP_ORDER[trump]
-        self.lead_strength = strength = LEAD_STRENGTH[trump]
         # Sort keys: a tile's place in each move order (strongest lead first, cheapest
         # discard first, lowest winner first).
-        self.lead_key = _places(sorted(range(28), key=lambda t: (-strength[t], t))).__getitem__
-        self.cheap_key = _places(sorted(range(28), key=lambda t: (strength[t], t))).__getitem__
-        self.follow_key = [_places(_by_rank(WIN_RANK[trump][led])).__getitem__
-                           for led in range(8)]
+        lead, cheap, follow = MOVE_ORDERS[trump]
+        self.lead_key = _places(lead).__getitem__
+        self.cheap_key = _places(cheap).__getitem__
+        self.follow_key = [_places(order).__getitem__ for order in follow]
         self.tt: dict[int, tuple[int, int]] = {}
         self.nodes = 0
         self.deadline: float | None = None
@@ -315,3 +335,29 @@ class Solver:
 def describe(hands: Sequence[int]) -> str:
     """Hands as text, for logs and failing tests."""
     return " | ".join(" ".join(str(TILES[t]) for t in reversed(bits(h))) for h in hands)
+
+
+def _compiled() -> type[_dds.Solver] | None:
+    """The compiled solver, given the rule tables, or None where it was not built."""
+    try:
+        from . import _dds
+    except ImportError:
+        return None
+    _dds.configure([(FOLLOW[tr], LEAD_SUIT[tr], WIN_RANK[tr], IS_TRUMP[tr], TRUMP_ORDER[tr],
+                     *MOVE_ORDERS[tr]) for tr in range(9)], SearchTimeout)
+    return _dds.Solver
+
+
+#: The compiled solver, or None where no C compiler built it at install time.
+COMPILED: Final = _compiled()
+#: Set (to anything but "0") to use the pure-Python solver even where the compiled one exists.
+PURE_ENV: Final = "MOON_PURE_SOLVER"
+
+if TYPE_CHECKING:
+    # Both classes have one interface (`_dds.pyi` states the compiled one's).
+    Solver = PySolver
+elif COMPILED is None or os.environ.get(PURE_ENV, "0") not in ("", "0"):
+    Solver = PySolver
+else:
+    Solver = COMPILED
+"""The double-dummy solver to use: the compiled one when it was built, else `PySolver`."""
