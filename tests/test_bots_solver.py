@@ -192,6 +192,7 @@ def positions(draw: st.DrawFn) -> tuple[int, int, list[bool], list[int], int, li
     return players, trump, side, hands, leader, trick
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(positions(), st.integers(-2, 9))
 def test_compiled_solver_agrees_with_the_pure_one(

@@ -19,8 +19,6 @@
 #define TRUMPS 9
 #define MAX_SEATS 4
 #define FULL_HAND ((1u << TILES) - 1)
-/* `PySolver` clears its table at the start of a search when it holds more than this. */
-#define TT_LIMIT 300000
 #define TT_FIRST_BITS 12
 /* The table doubles up to this size, then is cleared when 3/4 full (bounded memory). */
 #define TT_MAX_BITS 20
@@ -40,6 +38,8 @@ typedef struct {
 static Tables tables[TRUMPS];
 static int configured = 0;
 static PyObject *search_timeout = NULL;
+/* A search starts by clearing a table that holds more entries than this (`_TT_LIMIT`). */
+static Py_ssize_t table_limit = 0;
 
 typedef struct {
     uint32_t hands[MAX_SEATS];
@@ -419,7 +419,7 @@ static int remaining_tricks(const Solver *s, const uint32_t *hands, int k) {
 }
 
 static void begin_search(Solver *s) {
-    if (s->count > TT_LIMIT) clear_table(s);
+    if (s->count > table_limit) clear_table(s);
     s->failed = 0;
 }
 
@@ -738,7 +738,8 @@ static int read_tables(PyObject *row, Tables *t) {
 
 static PyObject *dds_configure(PyObject *module, PyObject *args) {
     PyObject *rows, *timeout;
-    if (!PyArg_ParseTuple(args, "OO:configure", &rows, &timeout)) return NULL;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "OOn:configure", &rows, &timeout, &limit)) return NULL;
     if (!PyExceptionClass_Check(timeout)) {
         PyErr_SetString(PyExc_TypeError, "configure: the timeout must be an exception class");
         return NULL;
@@ -760,14 +761,16 @@ static PyObject *dds_configure(PyObject *module, PyObject *args) {
     Py_DECREF(seq);
     memcpy(tables, fresh, sizeof tables);
     Py_XSETREF(search_timeout, Py_NewRef(timeout));
+    table_limit = limit;
     configured = 1;
     Py_RETURN_NONE;
 }
 
 static PyMethodDef dds_methods[] = {
     {"configure", dds_configure, METH_VARARGS,
-     "configure(tables, timeout): the rule tables for each trump, and the exception a "
-     "search raises when its deadline passes"},
+     "configure(tables, timeout, table_limit): the rule tables for each trump, the "
+     "exception a search raises when its deadline passes, and the table size that a new "
+     "search starts by clearing"},
     {NULL},
 };
 

@@ -2,7 +2,8 @@
 
 from collections.abc import Callable, Sequence
 
-def configure(tables: Sequence[tuple[object, ...]], timeout: type[Exception]) -> None: ...
+def configure(tables: Sequence[tuple[object, ...]], timeout: type[Exception],
+              table_limit: int) -> None: ...
 
 class Solver:
     trump: int

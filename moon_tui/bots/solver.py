@@ -16,6 +16,7 @@ so this trick count is enough to rank actions for either side (see `expert.utili
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -25,6 +26,8 @@ from ..rules.tiles import FOLLOW, IS_TRUMP, LEAD_SUIT, TILES, WIN_RANK
 
 if TYPE_CHECKING:
     from . import _dds
+
+log = logging.getLogger(__name__)
 
 _TT_LIMIT: Final = 300_000
 
@@ -343,8 +346,15 @@ def _compiled() -> type[_dds.Solver] | None:
         from . import _dds
     except ImportError:
         return None
-    _dds.configure([(FOLLOW[tr], LEAD_SUIT[tr], WIN_RANK[tr], IS_TRUMP[tr], TRUMP_ORDER[tr],
-                     *MOVE_ORDERS[tr]) for tr in range(9)], SearchTimeout)
+    tables = [(FOLLOW[tr], LEAD_SUIT[tr], WIN_RANK[tr], IS_TRUMP[tr], TRUMP_ORDER[tr],
+               *MOVE_ORDERS[tr]) for tr in range(9)]
+    try:
+        _dds.configure(tables, SearchTimeout, _TT_LIMIT)
+    except (TypeError, ValueError) as error:
+        # A build older than _dds.c (an in-place build not redone after an update).
+        log.warning("the compiled solver does not fit this code (%s): rebuild it with "
+                    "`python hatch_build.py`; using the pure-Python solver", error)
+        return None
     return _dds.Solver
 
 
