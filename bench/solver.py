@@ -1,9 +1,12 @@
-"""Double-dummy solve time of whole hands from the opening lead, and expert decision time.
+"""Double-dummy solve time of whole hands from the opening lead (the pure-Python and the
+compiled solver on the same deals), and expert decision time and samples.
 
     .venv/bin/python bench/solver.py [--deals 200] [--players 3] [--decisions 60]
+    MOON_PURE_SOLVER=1 .venv/bin/python bench/solver.py   # the expert on the pure solver
 
 Times are CPU seconds of this process (`time.process_time`), so other load on a shared
-machine distorts them less; the wall-clock decision times are printed too.
+machine distorts them less: the expert measures its budget on that clock too. The
+wall-clock decision times are printed as well.
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ import random
 import statistics
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from moon_tui.bots.expert import ExpertBot
 from moon_tui.bots.heuristic import HeuristicBot
-from moon_tui.bots.solver import Solver
+from moon_tui.bots.solver import COMPILED, PySolver, Solver
 from moon_tui.rules import GameState, Phase, Rules
 
 
@@ -25,7 +29,8 @@ def pct(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
 
 
-def solve_times(players: int, deals: int, seed: int) -> tuple[list[float], list[int]]:
+def solve_times(solver_class: Any, players: int, deals: int,
+                seed: int) -> tuple[list[float], list[int]]:
     rng = random.Random(seed)
     rules = Rules.make(players=players)
     times, nodes = [], []
@@ -34,7 +39,8 @@ def solve_times(players: int, deals: int, seed: int) -> tuple[list[float], list[
         hands = list(state.logs[-1].deal_masks)
         declarer = rng.randrange(players)
         side = [rules.side_of(s) == rules.side_of(declarer) for s in range(players)]
-        solver = Solver(i % 9, players, side)  # a fresh table: no help from earlier deals
+        # A fresh table: no help from earlier deals.
+        solver = solver_class(i % 9, players, side)
         start = time.process_time()
         solver.solve(hands, declarer)
         times.append(time.process_time() - start)
@@ -43,13 +49,15 @@ def solve_times(players: int, deals: int, seed: int) -> tuple[list[float], list[
 
 
 def decision_times(players: int, decisions: int, seed: int,
-                   budget: float) -> tuple[list[float], list[float]]:
-    """Expert decisions at one seat of games otherwise played by the heuristic."""
+                   budget: float) -> tuple[list[float], list[float], list[int]]:
+    """Expert decisions at one seat of games otherwise played by the heuristic: CPU and
+    wall seconds, and the deals sampled for each."""
     rng = random.Random(seed)
     rules = Rules.make(players=players)
-    expert, other = ExpertBot(time_budget=budget), HeuristicBot()
+    expert, other = ExpertBot(time_budget=budget, clock=time.process_time), HeuristicBot()
     cpu: list[float] = []
     wall: list[float] = []
+    samples: list[int] = []
     while len(cpu) < decisions:
         state = GameState.new_game(rules, rng)
         while not state.is_terminal() and len(cpu) < decisions:
@@ -60,13 +68,15 @@ def decision_times(players: int, decisions: int, seed: int,
             view = state.view(seat)
             if seat == 0 and len(view.legal) > 1:
                 c0, w0 = time.process_time(), time.perf_counter()
-                action = expert.choose(view, rng)
+                ranked = expert.evaluate(view, rng)
                 cpu.append(time.process_time() - c0)
                 wall.append(time.perf_counter() - w0)
+                samples.append(ranked[0].samples if ranked else 0)
+                action = ranked[0].action if ranked else other.choose(view, rng)
             else:
                 action = other.choose(view, rng)
             state.apply_action(action)
-    return cpu, wall
+    return cpu, wall, samples
 
 
 def main() -> None:
@@ -77,19 +87,28 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    times, nodes = solve_times(args.players, args.deals, args.seed)
-    ms = [t * 1000 for t in times]
-    print(f"solver, {args.players} players, whole hand from the opening lead, "
-          f"{args.deals} deals: median {statistics.median(ms):.1f} ms, "
-          f"p99 {pct(ms, 0.99):.1f} ms, max {max(ms):.1f} ms; "
-          f"nodes median {statistics.median(nodes):.0f}, p99 {pct(nodes, 0.99):.0f}")
+    classes: list[Any] = [PySolver] if COMPILED is None else [PySolver, COMPILED]
+    medians = []
+    for solver_class in classes:
+        times, nodes = solve_times(solver_class, args.players, args.deals, args.seed)
+        ms = [t * 1000 for t in times]
+        medians.append(statistics.median(ms))
+        print(f"{solver_class.__module__}.{solver_class.__name__}, {args.players} players, "
+              f"whole hand from the opening lead, {args.deals} deals: "
+              f"median {statistics.median(ms):.2f} ms, p99 {pct(ms, 0.99):.2f} ms, "
+              f"max {max(ms):.2f} ms; nodes median {statistics.median(nodes):.0f}, "
+              f"p99 {pct(nodes, 0.99):.0f}")
+    if len(medians) == 2:
+        print(f"compiled speed-up (median): {medians[0] / medians[1]:.1f}x")
     if args.decisions:
-        cpu, wall = decision_times(args.players, args.decisions, args.seed, args.budget)
-        print(f"expert decisions (budget {args.budget} s), {len(cpu)} decisions: "
-              f"CPU p50 {pct(cpu, 0.5) * 1000:.0f} ms, p99 {pct(cpu, 0.99) * 1000:.0f} ms, "
-              f"max {max(cpu) * 1000:.0f} ms; wall p50 {pct(wall, 0.5) * 1000:.0f} ms, "
-              f"p99 {pct(wall, 0.99) * 1000:.0f} ms, max {max(wall) * 1000:.0f} ms")
-
+        cpu, wall, samples = decision_times(args.players, args.decisions, args.seed,
+                                            args.budget)
+        print(f"expert on {Solver.__module__}.{Solver.__name__} (budget {args.budget} s CPU), "
+              f"{len(cpu)} decisions: CPU p50 {pct(cpu, 0.5) * 1000:.0f} ms, "
+              f"p99 {pct(cpu, 0.99) * 1000:.0f} ms, max {max(cpu) * 1000:.0f} ms; "
+              f"wall p50 {pct(wall, 0.5) * 1000:.0f} ms, p99 {pct(wall, 0.99) * 1000:.0f} ms; "
+              f"deals sampled: mean {statistics.mean(samples):.1f}, "
+              f"p50 {pct(samples, 0.5)}, min {min(samples)}")
 
 if __name__ == "__main__":
     main()
