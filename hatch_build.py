@@ -45,7 +45,7 @@ def compile_solver(root: Path, into: Path) -> Path:
 
     with tempfile.TemporaryDirectory() as work:
         dist = Distribution({"name": "moon-dds", "ext_modules": [
-            Extension(MODULE, [str(root / SOURCE)], extra_compile_args=["-O2"])]})
+            Extension(MODULE, [str(root / SOURCE)])]})
         command = build_ext(dist)
         command.build_lib = os.path.join(work, "lib")
         command.build_temp = os.path.join(work, "temp")

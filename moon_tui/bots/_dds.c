@@ -20,7 +20,8 @@
 #define MAX_SEATS 4
 #define FULL_HAND ((1u << TILES) - 1)
 #define TT_FIRST_BITS 12
-/* The table doubles up to this size, then is cleared when 3/4 full (bounded memory). */
+/* The table doubles up to this size, then is cleared when half full (bounded memory; at
+ * most half full, linear probing stays short). */
 #define TT_MAX_BITS 20
 
 typedef struct {
@@ -33,6 +34,8 @@ typedef struct {
     uint8_t lead_order[TILES];         /* leads, strongest first */
     uint8_t cheap_order[TILES];        /* discards, cheapest first */
     uint8_t follow_order[SUITS][TILES];/* for each suit led, the lowest winner first */
+    /* Each tile's place in those orders (the sort keys). */
+    uint8_t lead_place[TILES], cheap_place[TILES], follow_place[SUITS][TILES];
 } Tables;
 
 static Tables tables[TRUMPS];
@@ -65,13 +68,25 @@ typedef struct {
     int failed;  /* a Python error is set: unwind */
 } Solver;
 
+/* Portable: without -mpopcnt, __builtin_popcount is a library call, slower than this. */
 static inline int popcount(uint32_t x) {
+    x = x - (x >> 1 & 0x55555555u);
+    x = (x & 0x33333333u) + (x >> 2 & 0x33333333u);
+    return (int)(((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u >> 24);
+}
+
+/* More than one tile in the mask. */
+static inline int several(uint32_t x) {
+    return (x & (x - 1)) != 0;
+}
+
+static inline int low_tile(uint32_t x) {
 #if defined(__GNUC__) || defined(__clang__)
-    return __builtin_popcount(x);
+    return __builtin_ctz(x);
 #else
-    int c = 0;
-    while (x) { x &= x - 1; c++; }
-    return c;
+    int i = 0;
+    while (!(x >> i & 1)) i++;
+    return i;
 #endif
 }
 
@@ -138,7 +153,7 @@ static int grow(Solver *s) {
 static void store(Solver *s, const uint32_t *hands, int leader, int lo, int hi) {
     Entry *e = find(s, hands, leader);
     if (!e) {
-        if (!s->table || (s->count + 1) * 4 > (Py_ssize_t)3 << s->table_bits) {
+        if (!s->table || (s->count + 1) * 2 > (Py_ssize_t)1 << s->table_bits) {
             if (s->table && s->table_bits >= TT_MAX_BITS) clear_table(s);
             else if (grow(s) < 0) { PyErr_Clear(); return; }
         }
@@ -204,7 +219,7 @@ static int start(Solver *s, uint32_t *hands, int leader, int alpha, int beta) {
 static uint32_t prune_trumps(const Solver *s, uint32_t cands, const uint32_t *hands,
                              const int *trick, int k) {
     const Tables *t = s->t;
-    if (popcount(cands & t->trump_mask) < 2) return cands;
+    if (!several(cands & t->trump_mask)) return cands;
     uint32_t live = 0;
     for (int i = 0; i < s->n; i++) live |= hands[i];
     for (int i = 0; i < k; i++) live |= 1u << trick[i];
@@ -236,11 +251,32 @@ static int out_of_time(Solver *s) {
     return 0;
 }
 
+/* Append the tiles of `cands` to `moves` in the order given by `place`; the new count. */
+static inline int add_ordered(uint32_t cands, const uint8_t *place, uint8_t *moves,
+                              int count) {
+    int first = count;
+    while (cands) {
+        int tile = low_tile(cands);
+        cands &= cands - 1;
+        int j = count++;
+        while (j > first && place[moves[j - 1]] > place[tile]) {
+            moves[j] = moves[j - 1];
+            j--;
+        }
+        moves[j] = (uint8_t)tile;
+    }
+    return count;
+}
+
 /* Inside a trick: the seat to move tries its ordered, pruned candidates. */
 static int within(Solver *s, uint32_t *hands, int leader, int *trick, int k,
                   int alpha, int beta) {
     const Tables *t = s->t;
     const int n = s->n;
+#if defined(__GNUC__) || defined(__clang__)
+    /* Known by construction; told to the compiler, which inlines this recursion. */
+    if (n > MAX_SEATS || k > n) __builtin_unreachable();
+#endif
     s->nodes++;
     if (!(s->nodes & 1023) && s->has_deadline && out_of_time(s)) {
         s->failed = 1;
@@ -265,9 +301,8 @@ static int within(Solver *s, uint32_t *hands, int leader, int *trick, int k,
     int best_rank, holder;
     if (k == 0) {
         uint32_t cands = hand;
-        if (popcount(cands & t->trump_mask) > 1) cands = prune_trumps(s, cands, hands, trick, k);
-        for (int i = 0; i < TILES; i++)
-            if (cands >> t->lead_order[i] & 1) moves[count++] = t->lead_order[i];
+        if (several(cands & t->trump_mask)) cands = prune_trumps(s, cands, hands, trick, k);
+        count = add_ordered(cands, t->lead_place, moves, 0);
         best_rank = -1;
         holder = -1;
         ranks = t->win_rank[0];
@@ -275,7 +310,7 @@ static int within(Solver *s, uint32_t *hands, int leader, int *trick, int k,
         int led = t->lead_suit[trick[0]];
         uint32_t f = hand & t->follow[led];
         uint32_t cands = f ? f : hand;
-        if (popcount(cands & t->trump_mask) > 1) cands = prune_trumps(s, cands, hands, trick, k);
+        if (several(cands & t->trump_mask)) cands = prune_trumps(s, cands, hands, trick, k);
         ranks = t->win_rank[led];
         int best_i = 0;
         best_rank = ranks[trick[0]];
@@ -284,16 +319,16 @@ static int within(Solver *s, uint32_t *hands, int leader, int *trick, int k,
         holder = (leader + best_i) % n;
         if (s->side[holder] == maximise) {
             /* The trick is already ours: cheapest tiles first. */
-            for (int i = 0; i < TILES; i++)
-                if (cands >> t->cheap_order[i] & 1) moves[count++] = t->cheap_order[i];
+            count = add_ordered(cands, t->cheap_place, moves, 0);
         } else {
-            const uint8_t *order = t->follow_order[led];
-            for (int i = 0; i < TILES; i++)
-                if (cands >> order[i] & 1 && ranks[order[i]] > best_rank) moves[count++] = order[i];
-            for (int i = 0; i < TILES; i++) {
-                int tile = t->cheap_order[i];
-                if (cands >> tile & 1 && ranks[tile] <= best_rank) moves[count++] = (uint8_t)tile;
+            /* The lowest winner first, then the cheapest losers. */
+            uint32_t winners = 0;
+            for (uint32_t rest = cands; rest; rest &= rest - 1) {
+                int tile = low_tile(rest);
+                if (ranks[tile] > best_rank) winners |= 1u << tile;
             }
+            count = add_ordered(winners, t->follow_place[led], moves, 0);
+            count = add_ordered(cands & ~winners, t->cheap_place, moves, count);
         }
     }
     int best = maximise ? -1 : 99;
@@ -733,6 +768,23 @@ static int read_tables(PyObject *row, Tables *t) {
     if (read_rows(follow_order, SUITS, TILES, 0, TILES - 1, buf, "follow_order") < 0) return -1;
     for (int r = 0; r < SUITS; r++)
         for (int i = 0; i < TILES; i++) t->follow_order[r][i] = (uint8_t)buf[r][i];
+    /* The orders must each hold every tile once for their places to be right. */
+    memset(t->lead_place, 0xFF, sizeof t->lead_place);
+    memset(t->cheap_place, 0xFF, sizeof t->cheap_place);
+    memset(t->follow_place, 0xFF, sizeof t->follow_place);
+    for (int i = 0; i < TILES; i++) {
+        t->lead_place[t->lead_order[i]] = (uint8_t)i;
+        t->cheap_place[t->cheap_order[i]] = (uint8_t)i;
+        for (int r = 0; r < SUITS; r++) t->follow_place[r][t->follow_order[r][i]] = (uint8_t)i;
+    }
+    for (int i = 0; i < TILES; i++) {
+        int missing = t->lead_place[i] == 0xFF || t->cheap_place[i] == 0xFF;
+        for (int r = 0; r < SUITS; r++) missing |= t->follow_place[r][i] == 0xFF;
+        if (missing) {
+            PyErr_SetString(PyExc_ValueError, "a move order misses a tile");
+            return -1;
+        }
+    }
     return 0;
 }
 
