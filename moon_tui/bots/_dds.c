@@ -22,7 +22,9 @@
 #define TT_FIRST_BITS 12
 /* The table doubles up to this size, then is cleared when half full (bounded memory; at
  * most half full, linear probing stays short). */
+#ifndef TT_MAX_BITS  /* a debug build may set it lower, to exercise the clearing */
 #define TT_MAX_BITS 20
+#endif
 
 typedef struct {
     uint32_t follow[SUITS];            /* FOLLOW[trump][suit] */
