@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import hashlib
 import json
 import logging
 import sqlite3
@@ -67,7 +68,8 @@ CREATE TABLE IF NOT EXISTS records (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     saved_at REAL NOT NULL,
     finished INTEGER NOT NULL,
-    record TEXT NOT NULL
+    record TEXT NOT NULL,
+    digest TEXT
 );
 """
 
@@ -152,6 +154,10 @@ class Database:
             columns = {row[1] for row in conn.execute("PRAGMA table_info(bans)")}
             if "expires" not in columns:  # a database from before bans could expire
                 conn.execute("ALTER TABLE bans ADD COLUMN expires REAL")
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(records)")}
+            if "digest" not in columns:  # a database from before records were kept once
+                conn.execute("ALTER TABLE records ADD COLUMN digest TEXT")
+            conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS records_once ON records(digest)")
             conn.commit()
         except (sqlite3.Error, OSError) as error:
             if conn is not None:
@@ -373,16 +379,21 @@ class Database:
     # --- records --------------------------------------------------------------------
 
     async def save_record(self, record: dict[str, Any], *, finished: bool) -> int:
+        """Keep `record`; its id, or 0 when this very record was kept already (a table
+        restored after a crash saves its finished game again: it cannot know whether the
+        first save reached the disk)."""
         text = json.dumps(record, separators=(",", ":"), sort_keys=True)
+        digest = hashlib.sha256(f"{int(finished)}{text}".encode()).hexdigest()
 
         def save() -> int:
             db = self.connection()
             with db:
                 cursor = db.execute(
-                    "INSERT INTO records (saved_at, finished, record) VALUES (?, ?, ?)",
-                    (self.clock(), int(finished), text),
+                    "INSERT OR IGNORE INTO records (saved_at, finished, record, digest)"
+                    " VALUES (?, ?, ?, ?)",
+                    (self.clock(), int(finished), text, digest),
                 )
-            return int(cursor.lastrowid or 0)
+            return int(cursor.lastrowid or 0) if cursor.rowcount else 0
 
         return await self.run(save)
 
@@ -428,6 +439,9 @@ class SQLiteRecordStore:
 
     async def _write(self, record: dict[str, Any], finished: bool) -> None:
         record_id = await self._db.save_record(record, finished=finished)
+        if not record_id:
+            log.info("game record of %s already kept", _players(record))
+            return
         log.info(
             "%s: %s, %d hands (record %d)",
             "game finished" if finished else "unfinished game saved",

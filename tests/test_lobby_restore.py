@@ -358,6 +358,78 @@ async def test_a_clean_shutdown_keeps_the_game_and_saves_it_once() -> None:
     assert store.finished == [True], "a finished game is saved once"
 
 
+class DiskLikeJournal(MemoryJournal):
+    """A journal whose writes take a while, as the server's do (they wait for its
+    database thread): other tasks run meanwhile."""
+
+    async def write(self, entries: Sequence[JournalEntry]) -> None:
+        await asyncio.sleep(0.005)
+        await super().write(entries)
+
+
+class LateStore(MemoryRecordStore):
+    """A record store that notes what the journal held when each record came, and can
+    be made to never finish a save (the server killed before the record reached it)."""
+
+    def __init__(self, journal: MemoryJournal, *, hangs: bool = False) -> None:
+        super().__init__()
+        self.journal = journal
+        self.killed: asyncio.Event | None = asyncio.Event() if hangs else None
+        """Set: the hanging saves give up, their records lost with the server."""
+        self.journal_then: list[dict[str, Any]] = []
+
+    async def save(self, record: dict[str, Any], *, finished: bool) -> None:
+        self.journal_then.append({t: row["status"] for t, row in self.journal.tables.items()})
+        if self.killed is not None:
+            await self.killed.wait()
+            return
+        await super().save(record, finished=finished)
+
+
+async def test_a_finished_game_is_saved_after_the_journal_has_its_end() -> None:
+    """Saved before, a crash in between would bring the game back unfinished, to be
+    finished (perhaps otherwise) and saved a second time."""
+    journal = DiskLikeJournal()
+    store = LateStore(journal)
+    async with running(journal=journal, store=store) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", playing_like("easy", 1))
+        table_id = await table_with_bots(ann, SHORT)
+        await ann.wait_type(GameFinished, timeout=60)
+        async with asyncio.timeout(10):
+            while not store.records:
+                await asyncio.sleep(0.01)
+    assert store.journal_then == [{table_id: "finished"}]
+    assert store.finished == [True]
+
+
+async def test_a_crash_before_the_record_is_saved_saves_it_after_the_restart() -> None:
+    journal = MemoryJournal()
+    hanging = LateStore(journal, hangs=True)
+    async with running(journal=journal, store=hanging) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", playing_like("easy", 1))
+        table_id = await table_with_bots(ann, SHORT)
+        over = await ann.wait_type(GameFinished, timeout=60)
+        async with asyncio.timeout(10):
+            while not hanging.journal_then:  # the save began, and never ends
+                await asyncio.sleep(0.01)
+        disk = crashed(journal)
+        assert hanging.killed is not None
+        hanging.killed.set()
+    assert hanging.records == []
+
+    store = MemoryRecordStore()
+    async with running(journal=disk, store=store) as (lobby, tg):
+        assert [t.status for t in lobby.tables()] == ["finished"]
+        async with asyncio.timeout(10):
+            while not store.records:
+                await asyncio.sleep(0.01)
+    (record,) = store.records
+    assert store.finished == [True]
+    game = game_from_record(record)
+    assert game.scores == over.scores and game.outcome() == over.outcome
+    assert table_id in disk.tables, "the table is still there for its rematch"
+
+
 async def test_a_finished_table_comes_back_with_its_rematch_votes_and_a_waiting_one_too(
 ) -> None:
     journal = MemoryJournal()

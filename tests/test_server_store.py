@@ -135,3 +135,37 @@ async def test_a_database_from_before_bans_could_expire_opens(tmp_path: Path) ->
         assert await db.ban_reason("address", "192.0.2.7") == "new"
     finally:
         await db.close()
+
+
+async def test_a_record_saved_again_is_kept_once(db: Database) -> None:
+    """A table restored after a crash saves its finished game again: one row stays."""
+    game = {"format": "moon/1", "seats": ["ann", "bob", "cy"], "hands": []}
+    first = await db.save_record(game, finished=True)
+    assert first > 0
+    assert await db.save_record(dict(game), finished=True) == 0
+    other = await db.save_record({**game, "seats": ["ann", "bob", "dee"]}, finished=True)
+    assert other > first
+    assert [(r.id, r.record["seats"][2]) for r in await db.records()] == \
+        [(first, "cy"), (other, "dee")]
+
+
+async def test_a_database_from_before_records_were_kept_once_opens(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "moon.sqlite3"
+    with sqlite3.connect(path) as old:
+        old.execute("CREATE TABLE records (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                    " saved_at REAL NOT NULL, finished INTEGER NOT NULL, record TEXT NOT NULL)")
+        for _ in range(2):  # the old store could keep a record twice
+            old.execute("INSERT INTO records (saved_at, finished, record)"
+                        " VALUES (0, 1, '{\"seats\": [\"ann\"]}')")
+    old.close()
+    db = Database(path)
+    await db.open()
+    try:
+        assert len(await db.records()) == 2
+        assert await db.save_record({"seats": ["ann"]}, finished=True) > 0
+        assert await db.save_record({"seats": ["ann"]}, finished=True) == 0
+        assert len(await db.records()) == 3
+    finally:
+        await db.close()

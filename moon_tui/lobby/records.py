@@ -1,8 +1,10 @@
 """A table's game records: each game saved once, as a `moon/1` record.
 
-A finished game is saved when it ends; a game cut short (the table closing, the server
-stopping) is saved unfinished on the way out. A record that cannot be written or stored
-is logged and the table carries on.
+A finished game is saved when its end is in the table's journal: saved earlier, a crash
+in between would bring the game back unfinished and save it twice; a table restored
+finished saves it again, and the store keeps a record once. A game cut short (the table
+closing, the server stopping) is saved unfinished on the way out. A record that cannot be
+written or stored is logged and the table carries on.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class Recorder:
         self._store = store
         self.saved = True
         """The current game is saved (or there is none)."""
+        self._due: dict[str, Any] | None = None
 
     def new_game(self) -> None:
         self.saved = False
@@ -37,6 +40,15 @@ class Recorder:
         except Exception:
             log.exception("table %s: could not write the game record", self._table_id)
             return None
+
+    def finished(self, state: GameState, names: tuple[str, ...]) -> None:
+        """The game ended: its record is due, to be stored once the journal has the end."""
+        self._due = self.take(state, names)
+
+    def due(self) -> dict[str, Any] | None:
+        """The finished game's record, if one is due (once)."""
+        record, self._due = self._due, None
+        return record
 
     async def store(self, record: dict[str, Any], *, finished: bool) -> None:
         try:

@@ -206,6 +206,9 @@ class Table:
         else:
             await self.writer.write(self)
         self.publisher.release()
+        record = self.recorder.due()
+        if record is not None and self._tg is not None:
+            self._tg.create_task(self.recorder.store(record, finished=True))
         self._start_thinking()
 
     def _handle_safely(self, message: TableMessage) -> None:
@@ -658,9 +661,7 @@ class Table:
                         if self.rules.side_of(i) == outcome.winner)
         self.publisher.tell_all(GameFinished(self.table_id, outcome, winners, state.scores,
                                              self.publisher.seq))
-        record = self.recorder.take(state, self.game_names)
-        if record is not None and self._tg is not None:
-            self._tg.create_task(self.recorder.store(record, finished=True))
+        self.recorder.finished(state, self.game_names)  # stored after this pass's write
         self._publish()
 
     def _rematch(self, name: str, agree: bool) -> None:
@@ -711,6 +712,11 @@ class Table:
         if self.state is not None:
             self._note_hand_seats()  # every hand dealt has its players, even if not kept
         self.recorder.saved = saved.status != "playing"  # a game on is saved when it ends
+        if saved.status == "finished" and self.state is not None:
+            # The crash may have come between the journal's write of the end and the
+            # record's: it is saved again (the store keeps a record once).
+            self.recorder.new_game()
+            self.recorder.finished(self.state, self.game_names)
         self.publisher.connected.clear()
         self.publisher.chat.extend(saved.chat)
         grace = self.config.restart_grace_seconds
