@@ -60,8 +60,10 @@ TEAM_MOON_SHARE = 0.9
 #: three players an opponent's contract costs; with four a partner's gains, an opponent's
 #: costs. Measured, 3 players, expert vs two heuristic, 30 games on the same seeds
 #: (--samples 16): 0.3 won 10 (1.79 points a hand), 0.6 won 13 (2.01): a bolder bidder;
-#: 0.9 won 12 (another 30 games), no better.
-PASS_COST_3 = 0.6
+#: 0.9 won 12 (another 30 games), no better. With the compiled solver and the seats yet to
+#: speak modelled (`FOLLOWERS_3`), on the CPU budget of 1 s, 150 games on each of seeds 131
+#: and 151: 0.6 won 88 + 84 = 172 of 300, 0.9 won 94 + 89 = 183 (the same way on both).
+PASS_COST_3 = 0.9
 #: With four players a contract is a gamble for the side that holds it: set, it loses the
 #: bid and the other side scores its tricks (break-even near 73% made), and the heuristic
 #: team makes about 63% against the expert. So passing is worth about nothing either way,
