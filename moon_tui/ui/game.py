@@ -32,6 +32,7 @@ from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .dominoes import HandTile, Mark
 from .hand import HandView
+from .panel import LinePanel
 from .plain import plain
 from .refusals import refusal_words
 from .table_text import centre_panel, header, played_panel, seats_panel, summary
@@ -111,8 +112,8 @@ class GameScreen(MoonScreen):
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
         with Horizontal(id="middle"):
-            yield Static(id="seats")
-            yield Static(id="centre")
+            yield LinePanel(id="seats")
+            yield LinePanel(id="centre")
             yield ChatPanel(placeholder="c: chat at this table", id="chat")
         yield Static(id="prompt")
         yield ClickBar(id="actions")
