@@ -146,8 +146,8 @@ async def _serve(data: Path) -> None:
 
     # Variants of the memory tick, to compare (see server/memory.py).
     FreezePolicy.INTERVAL = float(os.environ.get("MOON_TICK_INTERVAL", FreezePolicy.INTERVAL))
-    FreezePolicy.GENERATION = int(os.environ.get("MOON_TICK_GENERATION",
-                                                 FreezePolicy.GENERATION))
+    FreezePolicy.STEADY_GENERATION = int(os.environ.get("MOON_TICK_GENERATION",
+                                                        FreezePolicy.STEADY_GENERATION))
     async with MoonServer(config, freeze_memory=not os.environ.get("MOON_NO_FREEZE")) as server:
         watcher = asyncio.create_task(watch_stalls())
         print(json.dumps({"port": server.port}), flush=True)
@@ -180,6 +180,16 @@ async def _serve(data: Path) -> None:
                 "gc_ms": {g: round(p * 1000, 1) for g, p in gc_pauses.items()},
                 "long_stalls": long_stalls[:20],
             }
+            if command == "garbage":
+                # What the memory ticks left frozen that is garbage: the reclaim's count,
+                # taken while everyone is still connected (it is a reclaim, so it resets).
+                frozen = gc.get_freeze_count()
+                started = time.perf_counter()
+                gc.unfreeze()
+                reply["garbage"] = gc.collect()
+                gc.freeze()
+                reply["garbage_pause"] = time.perf_counter() - started
+                reply["frozen"] = frozen
             if command == "apps":
                 gc.unfreeze()
                 gc.collect()
@@ -202,6 +212,8 @@ async def _serve(data: Path) -> None:
                 reply["longest_reclaim"] = server.memory.longest_reclaim
                 reply["longest_tick"] = server.memory.longest_tick
                 reply["tick_cpu"] = server.memory.tick_cpu
+                reply["full_ticks"] = server.memory.full_ticks
+                reply["young_ticks"] = server.memory.young_ticks
             print(json.dumps(reply), flush=True)
         watcher.cancel()
 
@@ -613,6 +625,26 @@ async def _run(sessions: int, typing_seconds: float, openers: str) -> dict[str, 
     }
 
 
+async def _garbage_probes(server: ServerProcess, seconds: float) -> list[dict[str, float]]:
+    """Sleep `seconds`; with MOON_GARBAGE_EVERY=s, every s seconds count the garbage
+    the memory ticks froze since the last count (objects, the frozen total, RSS, the
+    pause): does a tick policy let garbage pile up while sessions stay connected?"""
+    every = float(os.environ.get("MOON_GARBAGE_EVERY", 0) or 0)
+    if not every:
+        await asyncio.sleep(seconds)
+        return []
+    probes = []
+    ends = time.monotonic() + seconds
+    while (left := ends - time.monotonic()) > 0:
+        await asyncio.sleep(min(every, left))
+        reply = await server.ask("garbage")
+        probes.append({"garbage": reply["garbage"], "frozen": reply["frozen"],
+                       "rss_mb": round(reply["rss_kb"] / 1024, 1),
+                       "pause_ms": round(reply["garbage_pause"] * 1000)})
+        print(json.dumps(probes[-1]), flush=True)
+    return probes
+
+
 async def _run_club(sessions: int, typing_seconds: float) -> dict[str, Any]:
     server = await ServerProcess.start()
     port = server.port
@@ -642,7 +674,7 @@ async def _run_club(sessions: int, typing_seconds: float) -> dict[str, Any]:
     steady_from = await server.ask("reset")
     wall = time.perf_counter()
     client_cpu = sum(os.times()[:2])
-    await asyncio.sleep(typing_seconds)
+    garbage = await _garbage_probes(server, typing_seconds)
     client_cpu = sum(os.times()[:2]) - client_cpu
     steady = await server.ask("status")
     wall = time.perf_counter() - wall
@@ -712,6 +744,9 @@ async def _run_club(sessions: int, typing_seconds: float) -> dict[str, Any]:
         "load_average_1_5_15": [round(x, 2) for x in load],
         "live_apps_after": after["apps"],
         "slow_keys": sorted(tally.slow, reverse=True)[:5],
+        "garbage_probes": garbage,
+        "full_and_young_ticks_while_typing": [
+            steady.get(k, 0) - steady_from.get(k, 0) for k in ("full_ticks", "young_ticks")],
     }
 
 

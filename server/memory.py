@@ -4,9 +4,17 @@ A full collection walks every tracked object: ~10,000 per live session, so at 10
 sessions one pass froze the whole server for over a second (measured). Objects in
 `gc.freeze()`'s permanent generation are skipped by every pass, so the policy is:
 
-- every half second, a full collection of what is *not* frozen (only what was made since
+- every half second, a collection of what is *not* frozen (only what was made since
   the previous tick: cheap) and then `gc.freeze()`: what survives that long stops
-  costing scan time;
+  costing scan time. The collection is a full one while sessions come and go (for
+  `FRESH` seconds after a connection, a session start or end); in a steady spell, only
+  the young generations (`STEADY_GENERATION`). A young collection leaves the cyclic
+  garbage that Python's own collections had already moved to the old generation, and
+  the freeze then keeps it. Measured with 100 club players (bench/ssh_load.py --mix
+  club, MOON_GARBAGE_EVERY=60; notes/cap.md): the steady play left 0-66 such objects a
+  minute with young ticks and 49 with full ones; the arrivals left ~550,000 with either
+  (things alive at a tick that die later: a full tick does not help there, a reclaim
+  does). Full ticks took ~10% of the server's CPU, young ones ~1-2%;
 - when a session ends, its app is dismantled (`teardown.py`) so reference counting
   frees most of it, frozen or not;
 - what cyclic garbage stays frozen (~140 objects per ended session, measured, with the
@@ -32,8 +40,11 @@ class FreezePolicy:
     """Call `tick()` every `INTERVAL` seconds and `session_ended()` at each session's end."""
 
     INTERVAL = 0.5
-    GENERATION = 2
-    """The generation each tick collects up to (2: everything not frozen)."""
+    FRESH = 10.0
+    """Seconds after the connections or sessions changed during which ticks are full."""
+    STEADY_GENERATION = 1
+    """The generation a tick collects up to in a steady spell (2: everything not frozen,
+    as while sessions come and go)."""
     SLOW_TICK = 0.05
     """A tick slower than this (seconds) is logged."""
 
@@ -41,11 +52,18 @@ class FreezePolicy:
         self.min_dead = min_dead
         self.dead = 0
         """Sessions ended since the last reclaim."""
+        self.ended = 0
+        """Sessions ended in all."""
         self.reclaims = 0
         self.longest_reclaim = 0.0
         self.longest_tick = 0.0
         self.tick_cpu = 0.0
         """CPU seconds (of the loop's thread) spent in ticks so far."""
+        self.full_ticks = 0
+        self.young_ticks = 0
+        self._seen: tuple[int, int, int] = (-1, -1, -1)
+        """(live, connections, ended) at the last tick: a change restarts `FRESH`."""
+        self._changed = 0.0
 
     def start(self) -> None:
         """Freeze what the server built at start (imports, lobby, caches)."""
@@ -56,7 +74,8 @@ class FreezePolicy:
         """`live`: sessions playing; `connections`: every open connection, those still
         logging in or at the banner included."""
         started, cpu = time.perf_counter(), time.thread_time()
-        gc.collect(self.GENERATION)
+        generation = self._generation(live, connections, started)
+        gc.collect(generation)
         gc.freeze()
         took = time.perf_counter() - started
         self.tick_cpu += time.thread_time() - cpu
@@ -68,8 +87,21 @@ class FreezePolicy:
                           or self.dead >= max(self.min_dead, 2 * live)):
             self.reclaim(live)
 
+    def _generation(self, live: int, connections: int, now: float) -> int:
+        """2 while sessions come and go (their garbage must not be frozen), else the
+        cheaper `STEADY_GENERATION`."""
+        seen = (live, connections, self.ended)
+        if seen != self._seen:
+            self._seen, self._changed = seen, now
+        if now - self._changed < self.FRESH:
+            self.full_ticks += 1
+            return 2
+        self.young_ticks += 1
+        return self.STEADY_GENERATION
+
     def session_ended(self) -> None:
         self.dead += 1
+        self.ended += 1
 
     def reclaim(self, live: int) -> None:
         started = time.perf_counter()

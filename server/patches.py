@@ -60,6 +60,12 @@ Textual assumes one app per process. Measured over SSH:
     a trip there and back, two passes of the loop, for nothing when no such file is
     loaded (moon-server loads none). Here that trip is skipped when there is no file.
 
+11. Each `Strip` (a line of a widget, made by the thousand per frame) made seven empty
+    caches when it was built (`FIFOCache`s, each with its dict): 16 objects per line for
+    the garbage collector to track, most of them never used. About 5% of a club server's
+    CPU went to building them (py-spy), and more to collecting them. Here each cache is
+    made the first time it is used.
+
 `install()` checks that textual and asyncssh are the versions these were written for
 (`internals.py`) and refuses otherwise; `uninstall()` undoes it. The server installs them
 while it runs (`MoonServer.start` to `stop`); tests that need them use the
@@ -79,8 +85,10 @@ import textual.app as textual_app
 from asyncssh.connection import SSHServerConnection
 from rich.color import ColorSystem
 from rich.console import Console
+from rich.segment import Segment
 from rich.style import Style
 from textual._styles_cache import StylesCache
+from textual.cache import FIFOCache
 from textual.color import Color
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
@@ -224,6 +232,44 @@ def _divide(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
     return result
 
 
+_original_strip_init: Any = Strip.__init__
+_STRIP_CACHES = {"_divide_cache": 4, "_crop_cache": 16, "_style_cache": 16,
+                 "_filter_cache": 4, "_line_length_cache": 4, "_crop_extend_cache": 4,
+                 "_offsets_cache": 4}
+"""The caches `Strip.__init__` makes, and their sizes there."""
+
+
+def _strip_init(self: Strip, segments: Iterable[Segment], cell_length: int | None = None
+                ) -> None:
+    self._segments = list(segments)
+    self._cell_length = cell_length
+    self._render_cache = None
+    self._link_ids = None
+    self._cell_count = None
+
+
+class _CacheOnFirstUse:
+    """A `Strip` cache slot that makes its `FIFOCache` when first read."""
+
+    def __init__(self, slot: Any, size: int) -> None:
+        self.slot = slot
+        """The slot's own descriptor (where the cache is kept)."""
+        self.size = size
+
+    def __get__(self, strip: Strip | None, owner: type | None = None) -> Any:
+        if strip is None:
+            return self
+        try:
+            return self.slot.__get__(strip, owner)
+        except AttributeError:
+            cache: FIFOCache[Any, Any] = FIFOCache(self.size)
+            self.slot.__set__(strip, cache)
+            return cache
+
+    def __set__(self, strip: Strip, value: Any) -> None:
+        self.slot.__set__(strip, value)
+
+
 _original_update_node_styles = DOMNode.update_node_styles
 
 
@@ -321,6 +367,11 @@ PATCHES = Patches("server/patches.py", [
              _screen_resized),
     _textual(MessagePump, "_get_message", "9. app work yields to the loop", _get_message),
     _textual(Timer, "_tick", "9. app work yields to the loop", _tick),
+    _textual(Strip, "__init__", "11. a strip's caches made on first use", _strip_init),
+    *(_textual(Strip, name, "11. a strip's caches made on first use",
+               _CacheOnFirstUse(vars(Strip)[name], size),
+               watched=lambda: [_original_strip_init])
+      for name, size in _STRIP_CACHES.items()),
     Patch(Internal("asyncssh", SSHServerConnection, "reload_config",
                    "10. no config re-read per login"), _reload_config),
 ])

@@ -203,3 +203,46 @@ def test_the_freeze_policy_reclaims_when_quiet_or_when_the_ended_outnumber_the_l
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_memory_ticks_are_full_while_sessions_come_and_go_and_young_in_a_steady_spell(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A young collection would freeze the garbage of arriving and leaving sessions (Python's
+    own collections had moved it to the old generation): full ticks for `FRESH` seconds
+    after any change, young ones after that."""
+    import gc
+    import time as real_time
+
+    from server import memory
+    from server.memory import FreezePolicy
+
+    class Clock:
+        now = 1000.0
+
+        def perf_counter(self) -> float:
+            return self.now
+
+        def thread_time(self) -> float:
+            return real_time.thread_time()
+
+    clock = Clock()
+    monkeypatch.setattr(memory, "time", clock)
+    policy = FreezePolicy()
+    try:
+        policy.tick(live=3, connections=3)
+        clock.now += FreezePolicy.FRESH / 2
+        policy.tick(live=3, connections=3)
+        assert (policy.full_ticks, policy.young_ticks) == (2, 0)  # the arrivals' spell
+        clock.now += FreezePolicy.FRESH
+        policy.tick(live=3, connections=3)
+        assert (policy.full_ticks, policy.young_ticks) == (2, 1)  # steady
+        policy.tick(live=3, connections=4)  # someone at the banner
+        policy.session_ended()
+        clock.now += FreezePolicy.FRESH - 0.5
+        policy.tick(live=3, connections=4)  # ended, another started: same counts
+        assert (policy.full_ticks, policy.young_ticks) == (4, 1)
+        clock.now += FreezePolicy.FRESH
+        policy.tick(live=3, connections=4)
+        assert (policy.full_ticks, policy.young_ticks) == (4, 2)
+    finally:
+        gc.unfreeze()

@@ -205,3 +205,31 @@ async def test_a_timer_waits_a_pass_once_the_pass_has_run_its_budget() -> None:
                 assert order == (["next pass", "timer"] if spent else ["timer", "next pass"])
         finally:
             active_app.reset(token)
+
+
+def test_a_strip_makes_each_cache_when_first_used_and_keeps_it(server_patches: None) -> None:
+    from rich.segment import Segment
+    from textual.strip import Strip
+
+    strip = Strip([Segment("domino")])
+    assert not any(_slot_set(strip, name)
+                   for name in ("_crop_cache", "_style_cache", "_filter_cache"))
+    first = strip.crop(1, 4)
+    assert strip.crop(1, 4) is first  # cached, as Textual's own
+    assert _slot_set(strip, "_crop_cache") and not _slot_set(strip, "_style_cache")
+    assert first.text == "omi"
+
+
+def _slot_set(strip: object, name: str) -> bool:
+    """Whether the slot holds a value, read past the patch's make-on-read descriptor."""
+    from textual.strip import Strip
+
+    from server.patches import PATCHES
+
+    patch = next(p for p in PATCHES.patches if p.internal.owner is Strip
+                 and p.internal.name == name)
+    try:
+        patch.replacement.slot.__get__(strip, Strip)
+    except AttributeError:
+        return False
+    return True

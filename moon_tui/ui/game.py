@@ -8,7 +8,7 @@ from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Horizontal
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
@@ -32,6 +32,8 @@ from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .dominoes import HandTile, Mark
 from .hand import HandView
+from .panel import LinePanel
+from .plain import plain
 from .refusals import refusal_words
 from .table_text import centre_panel, header, played_panel, seats_panel, summary
 from .words import name_width, seat_name, trump_counts
@@ -110,14 +112,12 @@ class GameScreen(MoonScreen):
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
         with Horizontal(id="middle"):
-            yield Static(id="seats")
-            yield Static(id="centre")
+            yield LinePanel(id="seats")
+            yield LinePanel(id="centre")
             yield ChatPanel(placeholder="c: chat at this table", id="chat")
         yield Static(id="prompt")
         yield ClickBar(id="actions")
-        with Center(id="hand-row"):
-            yield HandView(id="hand")
-            yield Static(id="no-hand")
+        yield HandView(id="hand")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -253,21 +253,15 @@ class GameScreen(MoonScreen):
 
     def _draw_hand(self, view: SeatView, finished: GameFinished | None) -> None:
         hand = self.query_one(HandView)
-        no_hand = self.query_one("#no-hand", Static)
         if view.seat is None:
-            hand.display = False
-            no_hand.display = True
             sizes = "  ".join(f"{seat_name(self._table(), s)}: {n} tiles"
                               for s, n in enumerate(view.hand_sizes))
-            set_text(no_hand, f"You are watching this table: the hands stay hidden.\n{sizes}",
-                     layout=True)
+            hand.show_text(plain(f"You are watching this table: the hands stay hidden.\n"
+                                 f"{sizes}"))
             return
-        hand.display = bool(view.hand)
-        no_hand.display = not view.hand
-        if not view.hand:
-            set_text(no_hand, summary(view, self._table(), finished, self._last_hand(),
-                                      seen=not self._may_see(view), names=self._names(),
-                                      solo=self.moon.solo), layout=True)
+        hand.show_text(None if view.hand else summary(
+            view, self._table(), finished, self._last_hand(), seen=not self._may_see(view),
+            names=self._names(), solo=self.moon.solo))
         choosing = view.my_turn and view.phase in (Phase.PLAY, Phase.DISCARD)
         playable = {a.tile for a in view.legal if a.kind in ("play", "discard")}
         tiles = []

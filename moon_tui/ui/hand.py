@@ -1,31 +1,46 @@
-"""The player's hand: dominoes side by side, chosen by arrows, digits or a click."""
+"""The player's hand: dominoes side by side, chosen by arrows, digits or a click; where
+there is no hand, the words that stand in its place (a hand's result, a watcher's note)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
 from textual import events
+from textual.content import Content
 from textual.message import Message
 from textual.strip import Strip
-from textual.widget import Widget
+from textual.visual import Visual
+from textual.widgets import Static
 
 from ..rules import Tile
+from .base import set_text
 from .dominoes import TILE_GAP, TILE_HEIGHT, TILE_WIDTH, HandTile, hand_rows, tile_at
 
 MAX_TILES = 8
 """Seven tiles, and the widow while the declarer discards."""
 HAND_WIDTH = MAX_TILES * TILE_WIDTH + (MAX_TILES - 1) * TILE_GAP
+PADDING = 2
+"""Columns kept blank on each side of the words shown in place of the hand."""
 
 
-class HandView(Widget, can_focus=True):
-    """Draws `HandTile`s; posts `Picked` when the player chooses one.
+class HandView(Static, can_focus=True):
+    """Draws `HandTile`s; posts `Picked` when the player chooses one. With `show_text`,
+    it draws words instead (the hand's result, a watcher's note), centred as a block.
+
+    One widget of a fixed size for both: showing one of two widgets in turn, and words of
+    their own width, re-laid out the whole screen at every hand's end and deal (about a
+    tenth of a table's drawing, measured), and left frames wrong when a panel beside it
+    repainted only its changed lines (the hand's old rows were in no dirty region).
 
     It holds no game state: the screen gives it the tiles and marks of the latest view.
     """
 
     DEFAULT_CSS = f"""
-    HandView {{ width: {HAND_WIDTH}; height: {TILE_HEIGHT}; }}
+    HandView {{ width: 100%; height: {TILE_HEIGHT}; padding: 0 {PADDING};
+                content-align: center middle; }}
     """
 
     @dataclass
@@ -38,6 +53,8 @@ class HandView(Widget, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
+        self._text: Text | Content | None = None
+        """The words shown instead of the tiles (None: the tiles)."""
         self._tiles: tuple[HandTile, ...] = ()
         self._cursor: int | None = None
         self._show_cursor = True
@@ -66,6 +83,15 @@ class HandView(Widget, can_focus=True):
             self._cursor = 0
         self._strips = None
         self.refresh()  # a fixed size: a smaller hand never re-lays out the screen
+
+    def show_text(self, text: Text | Content | None) -> None:
+        """Show `text` in place of the tiles (None: the tiles again). Words are plain
+        data here: give a `str` to `plain()` first."""
+        if text == self._text:
+            return
+        self._text = text
+        self._strips = None
+        set_text(self, "" if text is None else text)
 
     def place_cursor(self, index: int) -> None:
         """Put the cursor on tile `index` without choosing it."""
@@ -99,11 +125,16 @@ class HandView(Widget, can_focus=True):
         """The column of the middle of tile `index` (where a click chooses it)."""
         return self._offset() + index * (TILE_WIDTH + TILE_GAP) + TILE_WIDTH // 2
 
+    def _hand_x(self) -> int:
+        """The column (of the whole widget) where the `HAND_WIDTH` of the tiles starts:
+        in the middle, where a widget of that width stood before."""
+        return max(0, (self.size.width + 2 * PADDING - HAND_WIDTH) // 2)
+
     def _offset(self) -> int:
-        """Columns left blank so the hand sits in the middle of its fixed width."""
+        """The column of the first tile: the hand sits in the middle of `HAND_WIDTH`."""
         n = len(self._tiles)
         used = n * TILE_WIDTH + max(0, n - 1) * TILE_GAP
-        return max(0, (HAND_WIDTH - used) // 2)
+        return self._hand_x() + max(0, (HAND_WIDTH - used) // 2)
 
     def render_line(self, y: int) -> Strip:
         """Lines straight from cached segments: the hand redraws on most of the player's
@@ -113,18 +144,41 @@ class HandView(Widget, can_focus=True):
         key = (width, base)
         if self._strips is None or key != self._strips_key:
             self._strips_key = key
-            cursor = self._cursor if self._show_cursor else None
-            pad = Segment(" " * self._offset(), base)
-            self._strips = [
-                Strip([pad, *(Segment(text, base + style) for text, style in row)])
-                .adjust_cell_length(width, base)
-                for row in hand_rows(self._tiles, cursor)
-            ]
+            self._strips = self._text_lines() if self._text is not None else self._hand_lines()
         if 0 <= y < len(self._strips):
             return self._strips[y]
         return Strip.blank(width, base)
 
+    def _hand_lines(self) -> list[Strip]:
+        base, width = self.rich_style, self.size.width
+        # Outside the hand's width only the background, as around a widget of that width.
+        blank = Style.from_color(bgcolor=base.bgcolor)
+        cursor = self._cursor if self._show_cursor else None
+        left = Segment(" " * max(0, self._hand_x() - PADDING), blank)
+        pad = Segment(" " * (self._offset() - self._hand_x()), base)
+        return [
+            Strip([left, *Strip([pad, *(Segment(text, base + style) for text, style in row)])
+                   .adjust_cell_length(HAND_WIDTH, base)]).adjust_cell_length(width, blank)
+            for row in hand_rows(self._tiles, cursor)
+        ]
+
+    def _text_lines(self) -> list[Strip]:
+        """The words as a box of their own width (padding included) in the middle of the
+        widget, the words centred in it: as a `width: auto` Static there drew them."""
+        width, height = self.size
+        outer = width + 2 * PADDING
+        visual = self.visual
+        # As Textual sizes a `width: auto` widget (Widget.get_content_width).
+        natural = visual.get_optimal_width(self.styles, outer)  # type: ignore[arg-type]
+        box = min(natural + 2 * PADDING, outer)
+        lines = Visual.to_strips(self, visual, box - 2 * PADDING, height, self.visual_style)
+        blank = Style.from_color(bgcolor=self.rich_style.bgcolor)
+        left = Segment(" " * ((outer - box) // 2), blank)
+        return [Strip([left, *line]).adjust_cell_length(width, blank) for line in lines]
+
     def on_click(self, event: events.Click) -> None:
+        if self._text is not None:
+            return
         index = tile_at(event.x - self._offset(), len(self._tiles))
         if index is not None:
             event.stop()

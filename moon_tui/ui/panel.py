@@ -1,0 +1,87 @@
+"""A text panel that repaints only the lines an update changed.
+
+The table's seats and centre panels change a line or two per move (the turn marker, a
+tile played), but a Static repaints every line, and the compositor every line again:
+about a tenth of a table update's CPU (bench/ui.py, measured). Here the new text is
+rendered to lines when the frame is drawn (once, however many updates came since the
+last frame), compared with the lines on screen, and only those that differ are marked
+for repainting.
+
+This leans on private parts of Textual's `Widget` and `Static` (`RELIES_ON`, watched by
+tests/test_server_internals.py). It was safe only once nothing beside it moved without
+a dirty region: the hand and the words in its place are one widget (`hand.py`). Every
+frame was checked against a fresh render of the whole screen through a terminal
+emulator (notes/cap.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.visual import Visual, VisualType
+from textual.widget import Widget, _RenderCache
+from textual.widgets import Static
+
+RELIES_ON = (
+    (Static, "update", "keeps the content under _Static__content and _Static__visual"),
+    (Widget, "_exchange_repaint_regions", "hands the frame the regions to repaint"),
+    (Widget, "render_lines", "draws from _render_cache unless _dirty_regions"),
+    (Widget, "_render_content", "what a dirty widget renders (_RenderCache)"),
+    (Widget, "refresh", "what update(layout=False) does beside the content"),
+)
+"""Private parts of Textual `LinePanel` uses: (owner, name, what it relies on)."""
+
+
+class LinePanel(Static):
+    """A Static of fixed size that repaints only the lines an update changed. An update
+    that asks for a layout, or comes before the panel was drawn at its size, is a plain
+    Static's."""
+
+    _diff_pending = False
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        if layout or not self.is_mounted or not self.size \
+                or self._render_cache.size != self.size or self._dirty_regions:
+            self._diff_pending = False
+            super().update(content, layout=layout)
+            return
+        # What Static.update keeps (under its private names): the content, its visual.
+        self.__dict__["_Static__content"] = content
+        self.__dict__["_Static__visual"] = None
+        self._layout_cache.clear()  # (as refresh() does: it holds the visual)
+        self._diff_pending = True
+        self._repaint_required = True  # drawn in the next frame, see below
+        self.check_idle()
+
+    def _exchange_repaint_regions(self) -> Collection[Region]:
+        if self._diff_pending:
+            self._diff_pending = False
+            self._repaint_changed_lines()
+        return super()._exchange_repaint_regions()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Drawn before its frame (a layout, a screen shown again): the new lines first.
+        if self._diff_pending:
+            self._diff_pending = False
+            self._repaint_changed_lines()
+        return super().render_lines(crop)
+
+    def _repaint_changed_lines(self) -> None:
+        cache, size = self._render_cache, self.size
+        if cache.size != size or self._dirty_regions:
+            self._set_dirty()
+            return
+        lines = Visual.to_strips(self, self.visual, size.width, size.height,
+                                 self.visual_style)
+        if len(lines) != len(cache.lines):
+            self._set_dirty()
+            return
+        changed = [Region(0, y, size.width, 1)
+                   for y, (old, new) in enumerate(zip(cache.lines, lines, strict=True))
+                   if old != new]
+        self._render_cache = _RenderCache(size, lines)
+        if changed:
+            self._set_dirty(*changed)
+            self._dirty_regions.clear()  # the lines are rendered: not again

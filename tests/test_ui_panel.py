@@ -1,0 +1,63 @@
+"""LinePanel: only the lines an update changed are repainted, and they are the lines a
+plain Static draws."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widgets import Static
+
+from moon_tui.ui.base import set_text
+from moon_tui.ui.panel import LinePanel
+
+CSS = "LinePanel, Static { width: 30; height: 6; padding: 0 1; }"
+
+
+class PanelApp(App[None]):
+    CSS = CSS
+
+    def compose(self) -> ComposeResult:
+        yield LinePanel(id="panel")
+        yield Static(id="plain")
+
+
+def lines(widget: Static) -> list[Strip]:
+    """What the widget draws, text and styles."""
+    return widget.render_lines(Region(0, 0, *widget.outer_size))
+
+
+async def test_an_update_repaints_only_its_changed_lines_as_a_static_draws_them() -> None:
+    app = PanelApp()
+    async with app.run_test(size=(40, 14)) as pilot:
+        panel, plain = app.query_one(LinePanel), app.query_one("#plain", Static)
+        first = Text("▶ ann\n  3 pts\n  bob\n  5 pts")
+        for widget in (panel, plain):
+            set_text(widget, first)
+        await pilot.pause()
+        assert lines(panel) == lines(plain)
+
+        repainted: list[Region] = []
+        exchange = panel._exchange_repaint_regions
+
+        def watched() -> list[Region]:
+            regions = list(exchange())
+            repainted.extend(regions)
+            return regions
+
+        panel._exchange_repaint_regions = watched  # type: ignore[method-assign]
+        second = Text("  ann\n  3 pts\n▶ bob\n  5 pts", style="bold")
+        for widget in (panel, plain):
+            set_text(widget, second)
+        await pilot.pause()
+        assert lines(panel) == lines(plain)
+        assert sorted(region.y for region in repainted) == [0, 1, 2, 3]  # all restyled
+
+        repainted.clear()
+        third = Text("  ann\n  3 pts\n▶ bob\n  6 pts", style="bold")
+        for widget in (panel, plain):
+            set_text(widget, third)
+        await pilot.pause()
+        assert lines(panel) == lines(plain)
+        assert [region.y for region in repainted] == [3]  # one line changed
