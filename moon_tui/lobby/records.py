@@ -41,6 +41,15 @@ class Recorder:
             log.exception("table %s: could not write the game record", self._table_id)
             return None
 
+    def restored(self, state: GameState | None, names: tuple[str, ...], status: str) -> None:
+        """The table was rebuilt from its journal: a game on is saved when it ends; a
+        finished one is due again (the crash may have come before its record was stored,
+        and the store keeps a record once)."""
+        self.saved = status != "playing"
+        if status == "finished" and state is not None:
+            self.saved = False
+            self.finished(state, names)
+
     def finished(self, state: GameState, names: tuple[str, ...]) -> None:
         """The game ended: its record is due, to be stored once the journal has the end."""
         self._due = self.take(state, names)

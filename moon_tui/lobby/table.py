@@ -711,12 +711,7 @@ class Table:
         self.state = saved.state
         if self.state is not None:
             self._note_hand_seats()  # every hand dealt has its players, even if not kept
-        self.recorder.saved = saved.status != "playing"  # a game on is saved when it ends
-        if saved.status == "finished" and self.state is not None:
-            # The crash may have come between the journal's write of the end and the
-            # record's: it is saved again (the store keeps a record once).
-            self.recorder.new_game()
-            self.recorder.finished(self.state, self.game_names)
+        self.recorder.restored(self.state, self.game_names, saved.status)
         self.publisher.connected.clear()
         self.publisher.chat.extend(saved.chat)
         grace = self.config.restart_grace_seconds
