@@ -47,6 +47,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import importlib
 import json
@@ -142,6 +143,29 @@ async def _serve(data: Path) -> None:
                     return int(line.split()[1])
         return 0
 
+    from server.driver import SSHDriver
+
+    # The server's own share of key -> screen: from a session's input reaching its driver
+    # to the next frame written back. The players' clock counts this process's queueing
+    # plus their own (on this machine they share its two cores with the server).
+    served: list[float] = []
+    deliver, flush = SSHDriver._deliver, SSHDriver.flush
+
+    def timed_deliver(driver: Any, messages: Any) -> None:
+        if getattr(driver, "_bench_input_at", None) is None:
+            driver._bench_input_at = time.perf_counter()
+        deliver(driver, messages)
+
+    def timed_flush(driver: Any) -> None:
+        at = getattr(driver, "_bench_input_at", None)
+        if at is not None and driver._pending:
+            served.append(time.perf_counter() - at)
+            driver._bench_input_at = None
+        flush(driver)
+
+    SSHDriver._deliver = timed_deliver  # type: ignore[method-assign,assignment]
+    SSHDriver.flush = timed_flush  # type: ignore[method-assign,assignment]
+
     from server.memory import FreezePolicy
 
     # Variants of the memory tick, to compare (see server/memory.py).
@@ -161,6 +185,7 @@ async def _serve(data: Path) -> None:
                 began = loop.time()
                 long_stalls.clear()
             if command in ("reset", "begin"):
+                served.clear()
                 worst_stall = 0.0
                 stall_cpu[0] = 0.0
                 gc_pauses.update({0: 0.0, 1: 0.0, 2: 0.0})
@@ -179,6 +204,10 @@ async def _serve(data: Path) -> None:
                 "sessions": server.sessions.count,
                 "gc_ms": {g: round(p * 1000, 1) for g, p in gc_pauses.items()},
                 "long_stalls": long_stalls[:20],
+                "served_p50": percentile(served, 0.5),
+                "served_p99": percentile(served, 0.99),
+                "served_max": max(served, default=float("nan")),
+                "served_count": len(served),
             }
             if command == "garbage":
                 # What the memory ticks left frozen that is garbage: the reclaim's count,
@@ -422,8 +451,6 @@ async def timed_press(client: Any, key: str, into: list[float], tally: Tally) ->
 async def sit_down(client: Any, role: Role, codes: dict[int, asyncio.Future[str]],
                    stop: asyncio.Event) -> None:
     """From the lobby to the first hand, as the role's player would."""
-    from tests.support.probe import changed
-
     wait = 300.0
     if role.kind == "guest":
         code = await codes[role.group]
@@ -444,10 +471,12 @@ async def sit_down(client: Any, role: Role, codes: dict[int, asyncio.Future[str]
     else:
         levels = ["v", "b", "v", "v", "v", "b"] if role.expert else ["b", "b"]
         for key in levels:
-            before = client.text()
+            bots = client.text().count("computer,")
             await client.press(key)
             if key == "b":
-                await changed(client, before, 30)
+                # Wait for the seat to fill: a second `b` pressed before the first one's
+                # seat shows would ask for that same seat again, and be refused.
+                await client.wait_for(lambda s, n=bots: s.count("computer,") > n, wait)
     await client.wait_for("Every seat is taken", timeout=wait)
     await client.press("s")
     await client.wait_for("hand 1", timeout=wait)
@@ -537,7 +566,7 @@ async def club_player(port: int, index: int, role: Role, stop: asyncio.Event, ta
 
 
 async def run(sessions: int, typing_seconds: float, openers: str,
-              mix: str = "lobby") -> dict[str, Any]:
+              mix: str = "lobby", client_processes: int = 2) -> dict[str, Any]:
     # Imported now, not by the first player: the import (~0.4 s, it pulls in the whole
     # server) blocked this process's loop while the first players' clocks ran.
     importlib.import_module("tests.support.probe")
@@ -547,7 +576,7 @@ async def run(sessions: int, typing_seconds: float, openers: str,
     gc.disable()
     try:
         if mix == "club":
-            return await _run_club(sessions, typing_seconds)
+            return await _run_club(sessions, typing_seconds, client_processes)
         return await _run(sessions, typing_seconds, openers)
     finally:
         gc.enable()
@@ -605,6 +634,10 @@ async def _run(sessions: int, typing_seconds: float, openers: str) -> dict[str, 
         "key_p50_ms": percentile(keys, 0.5) * 1000,
         "key_p99_ms": percentile(keys, 0.99) * 1000,
         "key_max_ms": max(keys, default=float("nan")) * 1000,
+        "server_input_to_frame_p50_ms": steady["served_p50"] * 1000,
+        "server_input_to_frame_p99_ms": steady["served_p99"] * 1000,
+        "server_input_to_frame_max_ms": steady["served_max"] * 1000,
+        "server_inputs_measured": steady["served_count"],
         "keys_measured": len(keys),
         "server_cpu_percent": 100 * (steady["cpu"] - steady_from["cpu"]) / wall,
         "server_cpu_ms_per_key": 1000 * (steady["cpu"] - steady_from["cpu"]) / max(len(keys), 1),
@@ -645,45 +678,143 @@ async def _garbage_probes(server: ServerProcess, seconds: float) -> list[dict[st
     return probes
 
 
-async def _run_club(sessions: int, typing_seconds: float) -> dict[str, Any]:
+def club_share(roles: list[Role], share: int, shares: int) -> list[tuple[int, Role]]:
+    """The players (arrival number, role) that client process `share` of `shares` runs: a
+    trio stays in one process, where its host hands the invite code to its guests."""
+    return [(i, r) for i, r in enumerate(roles)
+            if (r.group if r.group >= 0 else i) % shares == share]
+
+
+def club_clients_main(port: int, members: list[tuple[int, Role]], conn: Any) -> None:
+    """A client process of a club evening (spawned): its players, steered by `conn`."""
+    with contextlib.suppress(ImportError):
+        import uvloop
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    asyncio.run(_club_clients(port, members, conn))
+
+
+async def _club_clients(port: int, members: list[tuple[int, Role]], conn: Any) -> None:
+    importlib.import_module("tests.support.probe")
+    gc.collect()
+    gc.disable()  # as in `run`: these clients stand for separate machines
+    loop = asyncio.get_running_loop()
+    tally = Tally()
+    stop = asyncio.Event()
+    codes = {r.group: loop.create_future() for _, r in members if r.kind == "host"}
+    conn.send("ready")
+    start_at = await asyncio.to_thread(conn.recv)
+
+    async def arrive(index: int, role: Role) -> None:
+        await asyncio.sleep(max(0.0, start_at + index / CONNECT_RATE - time.time()))
+        await club_player(port, index, role, stop, tally, codes)
+
+    tasks = [asyncio.create_task(arrive(i, r)) for i, r in members]
+    while True:
+        command = await asyncio.to_thread(conn.recv)
+        if command == "status":
+            conn.send({"seated": tally.seated, "entered": len(tally.lobby_entry),
+                       "errors": len(tally.errors)})
+        elif command == "reset":
+            tally.lobby_keys.clear()
+            tally.table_keys.clear()
+            tally.slow.clear()
+            tally.unanswered = 0
+            conn.send({"cpu": sum(os.times()[:2])})
+        elif command == "stop":
+            cpu = sum(os.times()[:2])
+            stop.set()
+            for future in codes.values():
+                if not future.done():
+                    future.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            conn.send({"cpu": cpu, "tally": dataclasses.asdict(tally)})
+            return
+
+
+class ClubClients:
+    """The players of a club evening, in `count` processes of their own: one process
+    running 300 SSH clients used a whole core (measured: 96%), and its own queueing
+    counted as the server's latency."""
+
+    def __init__(self, port: int, roles: list[Role], count: int) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self.pipes = []
+        self.processes = []
+        for share in range(count):
+            ours, theirs = context.Pipe()
+            process = context.Process(
+                target=club_clients_main, args=(port, club_share(roles, share, count), theirs),
+                daemon=True)
+            process.start()
+            self.pipes.append(ours)
+            self.processes.append(process)
+
+    async def ask(self, command: Any) -> list[Any]:
+        """Send `command` to every client process; their answers."""
+        for pipe in self.pipes:
+            pipe.send(command)
+        return [await asyncio.to_thread(pipe.recv) for pipe in self.pipes]
+
+    async def begin(self) -> None:
+        """Wait until every process is ready, then start the arrivals together."""
+        for pipe in self.pipes:
+            assert await asyncio.to_thread(pipe.recv) == "ready"
+        for pipe in self.pipes:
+            pipe.send(time.time() + 0.2)
+
+    async def finish(self) -> tuple[float, Tally]:
+        """Stop the players: (their CPU seconds since the process start, the merged tally)."""
+        answers = await self.ask("stop")
+        merged = Tally()
+        for answer in answers:
+            t = Tally(**answer["tally"])
+            merged.first.update(t.first)
+            merged.lobby_entry += t.lobby_entry
+            merged.lobby_keys += t.lobby_keys
+            merged.table_keys += t.table_keys
+            merged.unanswered += t.unanswered
+            merged.errors += t.errors
+            merged.slow += t.slow
+            merged.seated += t.seated
+        for process in self.processes:
+            process.join(30)
+        return sum(a["cpu"] for a in answers), merged
+
+
+async def _run_club(sessions: int, typing_seconds: float, client_processes: int
+                    ) -> dict[str, Any]:
     server = await ServerProcess.start()
     port = server.port
     base = await server.ask("begin")
     roles = club_roles(sessions)
-    loop = asyncio.get_running_loop()
-    codes = {r.group: loop.create_future() for r in roles if r.kind == "host"}
-    stop = asyncio.Event()
-    tally = Tally()
-    tasks = []
+    clients = ClubClients(port, roles, client_processes)
+    await clients.begin()
     arrivals = time.perf_counter()
-    for index, role in enumerate(roles):
-        tasks.append(asyncio.create_task(club_player(port, index, role, stop, tally, codes)))
-        await asyncio.sleep(1 / CONNECT_RATE)
+    await asyncio.sleep(sessions / CONNECT_RATE)
     seated = sum(1 for r in roles if r.kind != "lobby")
     deadline = time.monotonic() + 300
-    while (tally.seated < seated or len(tally.lobby_entry) < sessions) \
-            and len(tally.errors) == 0 and time.monotonic() < deadline:
+    while True:
+        counts = await clients.ask("status")
+        if (sum(c["seated"] for c in counts) >= seated
+                and sum(c["entered"] for c in counts) >= sessions) \
+                or any(c["errors"] for c in counts) or time.monotonic() > deadline:
+            break
         await asyncio.sleep(0.5)
     everyone_in = time.perf_counter() - arrivals
     connected_at = await server.ask("status")
     await asyncio.sleep(5)
-    tally.lobby_keys.clear()
-    tally.table_keys.clear()
-    tally.slow.clear()
-    tally.unanswered = 0
+    client_cpu = -sum(a["cpu"] for a in await clients.ask("reset"))
     steady_from = await server.ask("reset")
     wall = time.perf_counter()
-    client_cpu = sum(os.times()[:2])
     garbage = await _garbage_probes(server, typing_seconds)
-    client_cpu = sum(os.times()[:2]) - client_cpu
     steady = await server.ask("status")
     wall = time.perf_counter() - wall
     load = os.getloadavg()
-    stop.set()
-    for future in codes.values():
-        if not future.done():
-            future.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    cpu_at_stop, tally = await clients.finish()
+    client_cpu += cpu_at_stop
     after = await server.finish()
     connected = max(steady["sessions"], 1)
     keys = tally.lobby_keys + tally.table_keys
@@ -696,7 +827,8 @@ async def _run_club(sessions: int, typing_seconds: float) -> dict[str, Any]:
         "connected": steady["sessions"],
         "seated": tally.seated,
         "in_lobby": sessions - seated,
-        "tables_of_three": len(codes),
+        "tables_of_three": sum(1 for r in roles if r.kind == "host"),
+        "client_processes": client_processes,
         "tables_with_computers": sum(1 for r in roles if r.kind == "solo"),
         "expert_seats": sum(1 for r in roles if r.expert),
         "everyone_seated_s": everyone_in,
@@ -713,6 +845,10 @@ async def _run_club(sessions: int, typing_seconds: float) -> dict[str, Any]:
         "table_key_p99_ms": percentile(tally.table_keys, 0.99) * ms,
         "lobby_key_p50_ms": percentile(tally.lobby_keys, 0.5) * ms,
         "lobby_key_p99_ms": percentile(tally.lobby_keys, 0.99) * ms,
+        "server_input_to_frame_p50_ms": steady["served_p50"] * ms,
+        "server_input_to_frame_p99_ms": steady["served_p99"] * ms,
+        "server_input_to_frame_max_ms": steady["served_max"] * ms,
+        "server_inputs_measured": steady["served_count"],
         "keys_measured": len(keys),
         "table_keys_measured": len(tally.table_keys),
         "unanswered_keys": tally.unanswered,
@@ -758,7 +894,9 @@ def print_club(result: dict[str, Any]) -> None:
         f"lobby): key->screen p50/p99 {result['key_p50_ms']:.1f}/{result['key_p99_ms']:.1f} ms "
         f"(table {result['table_key_p50_ms']:.1f}/{result['table_key_p99_ms']:.1f}, lobby "
         f"{result['lobby_key_p50_ms']:.1f}/{result['lobby_key_p99_ms']:.1f}; "
-        f"{result['keys_measured']} keys, {result['unanswered_keys']} unanswered), "
+        f"{result['keys_measured']} keys, {result['unanswered_keys']} unanswered; in the "
+        f"server, input -> frame p50/p99 {result['server_input_to_frame_p50_ms']:.1f}/"
+        f"{result['server_input_to_frame_p99_ms']:.1f} ms), "
         f"worst stall {result['worst_stall_ms']:.0f} ms (whole run "
         f"{result['worst_stall_whole_run_ms']:.0f}), server CPU "
         f"{result['server_cpu_percent']:.0f}% + workers {result['workers_cpu_percent']:.0f}% "
@@ -791,13 +929,17 @@ def main() -> None:
         "--mix", choices=("lobby", "club"), default="lobby",
         help="lobby: four tables open, everyone else presses keys in the lobby; club: a "
              "club evening, most players at tables playing hands (see above)")
+    parser.add_argument(
+        "--client-processes", type=int, default=2,
+        help="processes the players of --mix club run in (default 2)")
     args = parser.parse_args()
     with contextlib.suppress(ImportError):
         import uvloop
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     for count in args.sessions:
-        result = asyncio.run(run(count, args.typing, args.openers, args.mix))
+        result = asyncio.run(run(count, args.typing, args.openers, args.mix,
+                                 args.client_processes))
         print(json.dumps(result, indent=None), flush=True)
         if args.mix == "club":
             print_club(result)

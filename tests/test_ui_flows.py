@@ -239,3 +239,21 @@ async def test_the_keys_dialog_shows_a_code_and_no_way_to_paste_a_key() -> None:
             await pilot.press("a")
             await wait_for(pilot, lambda: "✗ no more codes [b]now[/b]" in screen_text(app),
                            "the refusal, as plain text")
+
+
+async def test_two_quick_add_bot_keys_fill_two_seats() -> None:
+    """`b b` typed faster than the lobby answers: the second asks for the next free seat,
+    not again for the one the first asked for (which the lobby would refuse)."""
+    async with Lobby(FAST, seed=7) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_the_form(pilot, app)
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the room")
+            room = app.screen
+            assert isinstance(room, WaitingScreen)
+            room.action_add_bot()
+            room.action_add_bot()  # before any answer from the lobby
+            table_id = app.current_table or ""
+            await wait_for(pilot, lambda: all(not s.is_free for s in app.model.tables[table_id]
+                                              .table.seats), "two computer players")

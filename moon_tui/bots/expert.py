@@ -70,6 +70,8 @@ PASS_COST_3 = 0.9
 #: and the expert bids only when its own contract is worth more than nothing. Measured
 #: with 0.5: the expert team declared 45 hands of 60 and made 24 (see `DD_OPTIMISM_4`).
 PASS_SHARE_4 = 0.0
+#: With four players, what defending an opponent's contract is worth, per point of it.
+DEFEND_SHARE_4 = 0.0
 #: With three players, the seats yet to speak are expected to bid as a club player does
 #: (the `normal` level's rule, on their sampled hands): a bid they would outbid is worth
 #: what passing is, and passing when nobody would bid deals the hand again. Measured,
@@ -172,7 +174,9 @@ def pass_value(view: SeatView) -> float:
         contract = 1.0
     friendly = holder is not None and rules.side_of(holder) == rules.side_of(view.seat)
     if rules.players == 4:
-        return PASS_SHARE_4 * contract if friendly else -PASS_SHARE_4 * contract
+        if holder is None:
+            return 0.0
+        return PASS_SHARE_4 * contract if friendly else DEFEND_SHARE_4 * contract
     return -PASS_COST_3 * contract
 
 

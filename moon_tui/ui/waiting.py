@@ -70,6 +70,8 @@ class WaitingScreen(MoonScreen):
         self.table_id = table_id
         self.info: TableInfo | None = None
         """The table as last shown."""
+        self._asked: set[int] = set()
+        """Seats a computer player was asked for since `info` came: not free any more."""
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
@@ -105,6 +107,7 @@ class WaitingScreen(MoonScreen):
     def show(self, info: TableInfo) -> None:
         """Draw the waiting room as `info` shows the table."""
         self.info = info
+        self._asked.clear()
         header = Text(no_wrap=True, overflow="ellipsis")
         header.append(" Moon ", style="bold reverse")
         header.append(f" {info.name} · waiting room · owner {info.owner}")
@@ -148,12 +151,14 @@ class WaitingScreen(MoonScreen):
         if info is None:
             return
         seat = self._seat()
-        if not info.seats[seat].is_free:
-            free = [i for i, s in enumerate(info.seats) if s.is_free]
+        # A seat asked for a moment ago counts as taken: `b b` typed fast fills two seats.
+        free = [i for i, s in enumerate(info.seats) if s.is_free and i not in self._asked]
+        if seat not in free:
             if not free:
                 self.notify("Every seat is taken.", severity="warning")
                 return
             seat = free[0]
+        self._asked.add(seat)
         self.moon.send(AddBot(self.table_id, seat, self._level()))
 
     def action_remove_bot(self) -> None:
