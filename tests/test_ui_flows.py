@@ -23,6 +23,13 @@ async def open_the_form(pilot, app: MoonApp) -> None:  # type: ignore[no-untyped
     await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
 
 
+async def open_waiting_room(pilot, app: MoonApp) -> None:  # type: ignore[no-untyped-def]
+    """From the lobby to a new table's waiting room, with the form's defaults."""
+    await open_the_form(pilot, app)
+    await pilot.press("ctrl+s")
+    await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the room")
+
+
 async def open_table_with_two_bots(pilot, app: MoonApp) -> None:  # type: ignore[no-untyped-def]
     await open_the_form(pilot, app)
     await pilot.press("ctrl+s")
@@ -196,9 +203,7 @@ async def test_the_waiting_room_cursor_picks_the_seat_for_a_computer_player() ->
     async with Lobby(FAST, seed=3) as lobby:
         app = MoonApp(lobby, "ann")
         async with app.run_test(size=(80, 24)) as pilot:
-            await open_the_form(pilot, app)
-            await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the room")
+            await open_waiting_room(pilot, app)
             await pilot.press("down", "down", "down", "b")  # the cursor stops on seat 3
             table_id = app.current_table or ""
             await wait_for(pilot, lambda: app.model.tables[table_id].table.seats[2].is_bot,
@@ -247,9 +252,7 @@ async def test_two_quick_add_bot_keys_fill_two_seats() -> None:
     async with Lobby(FAST, seed=7) as lobby:
         app = MoonApp(lobby, "ann")
         async with app.run_test(size=(80, 24)) as pilot:
-            await open_the_form(pilot, app)
-            await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the room")
+            await open_waiting_room(pilot, app)
             room = app.screen
             assert isinstance(room, WaitingScreen)
             room.action_add_bot()
