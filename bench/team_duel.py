@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from moon_tui.bots import expert  # noqa: E402
+from moon_tui.bots import expert, inference  # noqa: E402
 from moon_tui.bots.registry import make_bot  # noqa: E402
 from moon_tui.rules import GameState, Phase, Rules  # noqa: E402
 
@@ -32,10 +32,15 @@ Outcome = tuple[int, int, int, str | None, bool]
 
 
 def set_constants(settings: list[str]) -> None:
+    """NAME=VALUE: a constant of `moon_tui.bots.expert`, or `inference.NAME` of the
+    expert's reading of the auction."""
     for setting in settings:
         name, value = setting.split("=", 1)
-        old = getattr(expert, name)
-        setattr(expert, name, type(old)(float(value)))
+        module = expert
+        if name.startswith("inference."):
+            module, name = inference, name.removeprefix("inference.")
+        old = getattr(module, name)
+        setattr(module, name, type(old)(float(value)))
 
 
 def play_hand(task: tuple[int, int, int, list[str]]) -> Outcome:
