@@ -237,11 +237,16 @@ def _proc_figures(pid: int) -> dict[str, float]:
             "rss_mb": rss / 1024}
 
 
-def serve_main(data: str) -> None:
+def use_uvloop() -> None:
+    """Run this process's event loops on uvloop, as `moon-server` does, where installed."""
     with contextlib.suppress(ImportError):
         import uvloop
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+
+
+def serve_main(data: str) -> None:
+    use_uvloop()
     import logging
 
     logging.basicConfig(level=logging.WARNING)
@@ -398,6 +403,22 @@ class Tally:
     seated: int = 0
     """Players who sat down and saw their first hand."""
 
+    def clear_keys(self) -> None:
+        """Forget the keys timed so far (the steady spell starts now)."""
+        self.lobby_keys.clear()
+        self.table_keys.clear()
+        self.slow.clear()
+        self.unanswered = 0
+
+    def add(self, other: Tally) -> None:
+        """Count another process's players in with these."""
+        for name, value in dataclasses.asdict(other).items():
+            mine = getattr(self, name)
+            if isinstance(mine, dict):
+                mine.update(value)
+            else:
+                setattr(self, name, mine + value)
+
 
 async def press_and_wait(client: Any, key: str) -> float | None:
     """Press `key`; the seconds until the next screen update (None: none within 10 s)."""
@@ -427,6 +448,8 @@ async def timed_press(client: Any, key: str, into: list[float], tally: Tally) ->
 async def sit_down(client: Any, role: Role, codes: dict[int, asyncio.Future[str]],
                    stop: asyncio.Event) -> None:
     """From the lobby to the first hand, as the role's player would."""
+    from tests.support.probe import changed
+
     wait = 300.0
     if role.kind == "guest":
         code = await codes[role.group]
@@ -447,12 +470,10 @@ async def sit_down(client: Any, role: Role, codes: dict[int, asyncio.Future[str]
     else:
         levels = ["v", "b", "v", "v", "v", "b"] if role.expert else ["b", "b"]
         for key in levels:
-            bots = client.text().count("computer,")
+            before = client.text()
             await client.press(key)
             if key == "b":
-                # Wait for the seat to fill: a second `b` pressed before the first one's
-                # seat shows would ask for that same seat again, and be refused.
-                await client.wait_for(lambda s, n=bots: s.count("computer,") > n, wait)
+                await changed(client, before, 30)
     await client.wait_for("Every seat is taken", timeout=wait)
     await client.press("s")
     await client.wait_for("hand 1", timeout=wait)
@@ -663,10 +684,7 @@ def club_share(roles: list[Role], share: int, shares: int) -> list[tuple[int, Ro
 
 def club_clients_main(port: int, members: list[tuple[int, Role]], conn: Any) -> None:
     """A client process of a club evening (spawned): its players, steered by `conn`."""
-    with contextlib.suppress(ImportError):
-        import uvloop
-
-        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    use_uvloop()
     asyncio.run(_club_clients(port, members, conn))
 
 
@@ -692,10 +710,7 @@ async def _club_clients(port: int, members: list[tuple[int, Role]], conn: Any) -
             conn.send({"seated": tally.seated, "entered": len(tally.lobby_entry),
                        "errors": len(tally.errors)})
         elif command == "reset":
-            tally.lobby_keys.clear()
-            tally.table_keys.clear()
-            tally.slow.clear()
-            tally.unanswered = 0
+            tally.clear_keys()
             conn.send({"cpu": sum(os.times()[:2])})
         elif command == "stop":
             cpu = sum(os.times()[:2])
@@ -746,15 +761,7 @@ class ClubClients:
         answers = await self.ask("stop")
         merged = Tally()
         for answer in answers:
-            t = Tally(**answer["tally"])
-            merged.first.update(t.first)
-            merged.lobby_entry += t.lobby_entry
-            merged.lobby_keys += t.lobby_keys
-            merged.table_keys += t.table_keys
-            merged.unanswered += t.unanswered
-            merged.errors += t.errors
-            merged.slow += t.slow
-            merged.seated += t.seated
+            merged.add(Tally(**answer["tally"]))
         for process in self.processes:
             process.join(30)
         return sum(a["cpu"] for a in answers), merged
@@ -903,10 +910,7 @@ def main() -> None:
         "--client-processes", type=int, default=2,
         help="processes the players of --mix club run in (default 2)")
     args = parser.parse_args()
-    with contextlib.suppress(ImportError):
-        import uvloop
-
-        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    use_uvloop()
     for count in args.sessions:
         result = asyncio.run(run(count, args.typing, args.openers, args.mix,
                                  args.client_processes))

@@ -31,9 +31,7 @@ async def open_waiting_room(pilot, app: MoonApp) -> None:  # type: ignore[no-unt
 
 
 async def open_table_with_two_bots(pilot, app: MoonApp) -> None:  # type: ignore[no-untyped-def]
-    await open_the_form(pilot, app)
-    await pilot.press("ctrl+s")
-    await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
+    await open_waiting_room(pilot, app)
     await pilot.press("v")  # normal -> expert
     await pilot.press("v")  # expert -> random
     await pilot.press("b", "b")

@@ -69,14 +69,12 @@ PASS_COST_3 = 0.9
 #: team makes about 63% against the expert. So passing is worth about nothing either way,
 #: and the expert bids only when its own contract is worth more than nothing. Measured
 #: with 0.5: the expert team declared 45 hands of 60 and made 24 (see `DD_OPTIMISM_4`).
+#: Measured again, valuing only an opponent's contract (`bench/team_duel.py`, 400 deals
+#: x 2 seatings, one hand each from 0-0, expert team minus normal team, points a hand):
+#: seed 11, 0.0 +1.15, +0.25 +1.01 (the expert declared 222 hands of 800 instead of 296),
+#: -0.25 +1.28, -0.25 with `DD_OPTIMISM_4` 0.5 +1.41; on seed 12, held out, that last pair
+#: +0.90 against +1.20 for 0.0. When the normal team declares, the expert team nets about 0.
 PASS_SHARE_4 = 0.0
-#: With four players, what passing is worth when an opponent holds the contract, per point
-#: of it (defending it). Measured, expert team vs normal team, 400 deals x 2 seatings, one
-#: hand each from 0-0 (bench/team_duel.py), points a hand: seed 11, 0.0 +1.15, 0.25 +1.01 (the
-#: expert declared 222 hands of 800 instead of 296), -0.25 +1.28, -0.25 with
-#: `DD_OPTIMISM_4` 0.5 +1.41; on seed 12, held out, that last one +0.90 against +1.20 for
-#: 0.0. When the normal team declares, the expert team nets about 0 a hand either way.
-DEFEND_SHARE_4 = 0.0
 #: With three players, the seats yet to speak are expected to bid as a club player does
 #: (the `normal` level's rule, on their sampled hands): a bid they would outbid is worth
 #: what passing is, and passing when nobody would bid deals the hand again. Measured,
@@ -179,9 +177,7 @@ def pass_value(view: SeatView) -> float:
         contract = 1.0
     friendly = holder is not None and rules.side_of(holder) == rules.side_of(view.seat)
     if rules.players == 4:
-        if holder is None:
-            return 0.0
-        return PASS_SHARE_4 * contract if friendly else DEFEND_SHARE_4 * contract
+        return PASS_SHARE_4 * contract if friendly else -PASS_SHARE_4 * contract
     return -PASS_COST_3 * contract
 
 
