@@ -852,8 +852,8 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int
         "longest_gc_tick_ms": steady.get("longest_tick", 0.0) * ms,
         "gc_tick_cpu_percent":
             100 * (steady.get("tick_cpu", 0.0) - steady_from.get("tick_cpu", 0.0)) / wall,
-        "server_cpu_ms_per_hand": ms * (steady["cpu"] - steady_from["cpu"])
-            / max(steady["hands"] - steady_from["hands"], 1),
+        "server_cpu_ms_per_hand": ms * (steady["cpu"] - steady_from["cpu"]) / hands
+            if (hands := steady["hands"] - steady_from["hands"]) else None,
         "server_cpu_ms_per_session_start":
             ms * (connected_at["cpu"] - base["cpu"]) / connected,
         "load_average_1_5_15": [round(x, 2) for x in load],
@@ -866,6 +866,8 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int
 
 
 def print_club(result: dict[str, Any]) -> None:
+    per_hand = ("no hand finished" if result["server_cpu_ms_per_hand"] is None
+                else f"{result['server_cpu_ms_per_hand']:.0f} ms per hand")
     print(
         f"{result['sessions']:4d} players (club: {result['seated']} seated at "
         f"{result['tables_of_three']} tables of three and {result['tables_with_computers']} "
@@ -879,7 +881,7 @@ def print_club(result: dict[str, Any]) -> None:
         f"{result['server_cpu_percent']:.0f}% + workers {result['workers_cpu_percent']:.0f}% "
         f"(the server's loop waited for a CPU "
         f"{result['server_waiting_for_a_cpu_percent']:.0f}% of the time; "
-        f"{result['server_cpu_ms_per_hand']:.0f} ms per hand; memory ticks "
+        f"{per_hand}; memory ticks "
         f"{result['gc_tick_cpu_percent']:.1f}%), RSS/session "
         f"{result['rss_per_session_mb']:.2f} MB, hands {result['hands_finished']} "
         f"({result['hands_per_minute']:.0f}/min), expert decisions "
