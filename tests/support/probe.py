@@ -100,6 +100,7 @@ class ScreenClient:
         self.raw = bytearray()
         self.keep_raw = False
         self._unparsed: list[bytes] = []
+        self._text: str | None = None
         self.updates = 0
         self.last_update = 0.0
         self.closed = asyncio.Event()
@@ -161,10 +162,15 @@ class ScreenClient:
             data = b"".join(self._unparsed)
             self._unparsed.clear()
             self.stream.feed(data)
+            self._text = None
 
     def text(self) -> str:
+        # Kept until new output arrives: building pyte's display was a third of a load
+        # benchmark's client CPU, most of it for screens read again unchanged.
         self._parse()
-        return "\n".join(line.rstrip() for line in self.screen.display)
+        if self._text is None:
+            self._text = "\n".join(line.rstrip() for line in self.screen.display)
+        return self._text
 
     def row(self, index: int) -> str:
         """One screen row (negative counts from the bottom)."""
@@ -208,6 +214,7 @@ class ScreenClient:
         self._parse()
         self.width, self.height = width, height
         self.screen.resize(height, width)
+        self._text = None
         self.process.change_terminal_size(width, height)
 
     async def close(self) -> None:
