@@ -61,3 +61,19 @@ async def test_an_update_repaints_only_its_changed_lines_as_a_static_draws_them(
         await pilot.pause()
         assert lines(panel) == lines(plain)
         assert [region.y for region in repainted] == [3]  # one line changed
+
+        # A line more or less (a trick played, a new hand) repaints that line only.
+        repainted.clear()
+        fourth = Text("  ann\n  3 pts\n▶ bob\n  6 pts\n  cy", style="bold")
+        for widget in (panel, plain):
+            set_text(widget, fourth)
+        await pilot.pause()
+        assert lines(panel) == lines(plain)
+        assert [region.y for region in repainted] == [4]
+
+        repainted.clear()
+        for widget in (panel, plain):
+            set_text(widget, third)
+        await pilot.pause()
+        assert lines(panel) == lines(plain)
+        assert [region.y for region in repainted] == [4]

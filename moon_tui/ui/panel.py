@@ -73,15 +73,26 @@ class LinePanel(Static):
         if cache.size != size or self._dirty_regions:
             self._set_dirty()
             return
-        lines = Visual.to_strips(self, self.visual, size.width, size.height,
-                                 self.visual_style)
-        if len(lines) != len(cache.lines):
+        lines = self._padded(Visual.to_strips(self, self.visual, size.width, size.height,
+                                              self.visual_style))
+        old_lines = self._padded(cache.lines)
+        if len(lines) != len(old_lines):
             self._set_dirty()
             return
         changed = [Region(0, y, size.width, 1)
-                   for y, (old, new) in enumerate(zip(cache.lines, lines, strict=True))
+                   for y, (old, new) in enumerate(zip(old_lines, lines, strict=True))
                    if old != new]
         self._render_cache = _RenderCache(size, lines)
         if changed:
             self._set_dirty(*changed)
             self._dirty_regions.clear()  # the lines are rendered: not again
+
+    def _padded(self, lines: list[Strip]) -> list[Strip]:
+        """`lines` to the panel's height with the blank lines `Widget.render_line` draws
+        past the last one: text that grew or shrank by a line (a trick played) is a
+        change of that line, not of the whole panel."""
+        width, height = self.size
+        if len(lines) >= height:
+            return lines
+        return [*lines, *[Strip.blank(width, self.visual_style.rich_style)]
+                * (height - len(lines))]
