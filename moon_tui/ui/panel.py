@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.visual import Visual, VisualType
@@ -33,6 +34,9 @@ RELIES_ON = (
 )
 """Private parts of Textual `LinePanel` uses: (owner, name, what it relies on)."""
 
+LINE_CACHE_SIZE = 256
+"""Lines of text a panel keeps drawn (a hand shows a few dozen different ones)."""
+
 
 class LinePanel(Static):
     """A Static of fixed size that repaints only the lines an update changed. An update
@@ -40,6 +44,10 @@ class LinePanel(Static):
     Static's."""
 
     _diff_pending = False
+    _lines_key: tuple[object, ...] = ()
+    _lines_cache: dict[tuple[object, ...], list[Strip]] = {}
+    """Each line of text drawn, by its number, text and spans (a new dict per panel: see
+    `_lines_key`)."""
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
         if layout or not self.is_mounted or not self.size \
@@ -73,8 +81,7 @@ class LinePanel(Static):
         if cache.size != size or self._dirty_regions:
             self._set_dirty()
             return
-        lines = self._padded(Visual.to_strips(self, self.visual, size.width, size.height,
-                                              self.visual_style))
+        lines = self._padded(self._text_lines(size.width, size.height))
         old_lines = self._padded(cache.lines)
         if len(lines) != len(old_lines):
             self._set_dirty()
@@ -86,6 +93,41 @@ class LinePanel(Static):
         if changed:
             self._set_dirty(*changed)
             self._dirty_regions.clear()  # the lines are rendered: not again
+
+    def _text_lines(self, width: int, height: int) -> list[Strip]:
+        """What `Visual.to_strips` draws of the panel's text, a line of text at a time,
+        each line taken from a cache while it has not changed: rendering the whole text
+        again was most of an update's cost here, for the one or two lines that differ.
+
+        Textual renders each line of a text on its own (wrapped or cut to the width); only
+        a selection (which knows its lines by number) and an alignment other than top
+        left (which moves lines by the whole text's size) need the whole text at once."""
+        visual = self.visual
+        styles = self.styles
+        if not isinstance(visual, Content) or self.text_selection is not None \
+                or styles.content_align != ("left", "top"):
+            return Visual.to_strips(self, visual, width, height, self.visual_style)
+        style = self.visual_style
+        key = (width, style, styles.text_wrap, styles.text_overflow, styles.text_align,
+               styles.line_pad)
+        if key != self._lines_key or len(self._lines_cache) > LINE_CACHE_SIZE:
+            self._lines_key = key
+            self._lines_cache = {}
+        cache = self._lines_cache
+        lines: list[Strip] = []
+        for y, line in enumerate(visual.split(allow_blank=True)):
+            line_key = (y, line.plain, tuple(line.spans))
+            strips = cache.get(line_key)
+            if strips is None:
+                # Drawn as line `y` of a text (each cell's style holds its offset, line
+                # number included): after `y` empty lines, which are then dropped.
+                text = Content("\n" * y) + line if y else line
+                strips = Visual.to_strips(self, text, width, None, style)[y:]
+                cache[line_key] = strips
+            lines.extend(strips)
+            if len(lines) >= height:
+                return lines[:height]
+        return lines
 
     def _padded(self, lines: list[Strip]) -> list[Strip]:
         """`lines` to the panel's height with the blank lines `Widget.render_line` draws
