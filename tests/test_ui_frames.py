@@ -1,12 +1,13 @@
 """Every frame the server sends of a table is exactly right: the shortcuts that draw less
 (server patch 12: only the changed cells; `LinePanel`: only the changed lines of text, each
-drawn once) are checked against Textual's own drawing, through a terminal emulator.
+drawn once; `KeepsDrawn`: a text shown before is not drawn again) are checked against Textual's own drawing, through a terminal emulator.
 
 A game is played with the server's adjustments installed. Each frame is drawn both ways
 from the same changes, the shortcut's and Textual's, and each is fed to a terminal of its
 own (pyte): the two screens must hold the same characters with the same styles after every
 frame. The panels' lines are also checked, at every update, against a fresh drawing of their
-whole text, so that a line kept from an earlier update cannot go stale unseen; and at the
+whole text, and the kept lines of a prompt or a bar against a fresh drawing of their
+content, so that a line kept from an earlier update cannot go stale unseen; and at the
 end the screen equals a fresh full drawing.
 """
 
@@ -28,7 +29,7 @@ from moon_tui.app import MoonApp
 from moon_tui.lobby import AddBot, CreateTable, Lobby, StartGame
 from moon_tui.rules import Rules
 from moon_tui.ui.game import GameScreen
-from moon_tui.ui.panel import LinePanel
+from moon_tui.ui.panel import KeepsDrawn, LinePanel
 from server import patches
 
 PACED = dataclasses.replace(FAST, bot_delay=0.02)
@@ -64,6 +65,7 @@ async def test_each_frame_of_a_game_is_the_one_textual_would_send(
     frames: list[str] = []
     pending: list[str] = []
     checked_panels = [0]
+    checked_contents = [0]
 
     def both(self: Compositor) -> ChopsUpdate | None:
         # The patched frame, then Textual's own from the same changes.
@@ -88,7 +90,20 @@ async def test_each_frame_of_a_game_is_the_one_textual_would_send(
         checked_panels[0] += 1
         return lines
 
+    render_content = KeepsDrawn._render_content
+
+    def fresh_content(widget: KeepsDrawn) -> None:
+        render_content(widget)
+        width, height = widget.size
+        whole = Visual.to_strips(widget, widget._render(), width, height, widget.visual_style)
+        lines = widget._render_cache.lines
+        assert lines == whole, f"{widget!r}: lines kept are not the lines drawn afresh"
+        assert [[segment.style for segment in line] for line in lines] == \
+            [[segment.style for segment in line] for line in whole]
+        checked_contents[0] += 1
+
     monkeypatch.setattr(Compositor, "render_partial_update", both)
+    monkeypatch.setattr(KeepsDrawn, "_render_content", fresh_content)
     monkeypatch.setattr(LinePanel, "_text_lines", fresh_lines)
 
     async with Lobby(PACED, seed=3) as lobby:
@@ -147,7 +162,7 @@ async def test_each_frame_of_a_game_is_the_one_textual_would_send(
             fresh = Terminal(*size)
             fresh.feed(app.screen._compositor.render_full_update().render_segments(app.console))
             assert mine.cells() == fresh.cells()
-    assert frames.count("chops") > 30 and checked_panels[0] > 30
+    assert frames.count("chops") > 30 and checked_panels[0] > 30 and checked_contents[0] > 30
 
 
 def settled(app: MoonApp) -> bool:

@@ -10,7 +10,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from moon_tui.ui.base import set_text
-from moon_tui.ui.panel import LinePanel
+from moon_tui.ui.panel import Line, LinePanel
 
 CSS = "LinePanel, Static { width: 30; height: 6; padding: 0 1; }"
 
@@ -77,3 +77,27 @@ async def test_an_update_repaints_only_its_changed_lines_as_a_static_draws_them(
         await pilot.pause()
         assert lines(panel) == lines(plain)
         assert [region.y for region in repainted] == [4]
+
+
+class LineApp(App[None]):
+    CSS = "Line, Static { width: 30; height: 1; padding: 0 1; }"
+
+    def compose(self) -> ComposeResult:
+        yield Line(id="line")
+        yield Static(id="plain")
+
+
+async def test_a_line_shown_again_is_drawn_as_a_static_draws_it() -> None:
+    app = LineApp()
+    async with app.run_test(size=(40, 6)) as pilot:
+        line, plain = app.query_one(Line), app.query_one("#plain", Static)
+        marked = Text("Waiting for bob…")
+        marked.stylize("reverse", 0, 7)
+        texts = [Text("Waiting for bob…"), Text("Waiting for bob…", style="bold"),
+                 Text("Your turn"), Text("Waiting for bob…"), marked, Text("Your turn")]
+        for text in texts:  # same words in other styles, and each shown again
+            for widget in (line, plain):
+                set_text(widget, text)
+            await pilot.pause()
+            assert lines(line) == lines(plain)
+        assert len(line._drawn) == 4

@@ -16,8 +16,10 @@ emulator (notes/cap.md).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Hashable
+from typing import Any
 
+from rich.text import Text
 from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
@@ -138,3 +140,65 @@ class LinePanel(Static):
             return lines
         return [*lines, *[Strip.blank(width, self.visual_style.rich_style)]
                 * (height - len(lines))]
+
+
+DRAWN_KEPT = 32
+"""Contents a `KeepsDrawn` widget keeps drawn (a prompt or a key bar has a few states)."""
+
+
+def content_key(content: object) -> Hashable | None:
+    """What makes `content` (a Text, a Content or a str) draw as it does; None when
+    it cannot be told."""
+    if isinstance(content, str):
+        return ("str", content)
+    if isinstance(content, Content):
+        return ("content", content.plain, tuple(content.spans))
+    if isinstance(content, Text):
+        return ("text", content.plain, tuple(content.spans), content.style, content.justify,
+                content.overflow, content.no_wrap, content.end, content.tab_size)
+    return None
+
+
+class KeepsDrawn(Widget):
+    """A widget that keeps the lines Textual drew for each content it showed: a prompt,
+    a header, a bar of keys go back and forth between a few texts, and drawing a text
+    again through Textual's content layer cost about as much as the rest of a frame
+    for those lines (bench/ui.py, measured).
+
+    What is kept is what `Widget._render_content` drew, for the same content, size,
+    style and text rules: the same strips. `drawn_content()` says what is shown."""
+
+    _drawn: dict[Hashable, list[Strip]] = {}
+    """Drawn lines by content, size and style (a new dict per widget, made when first
+    drawn)."""
+
+    def drawn_content(self) -> object:
+        """What the widget shows now (a Text, Content or str), for `content_key`."""
+        return None
+
+    def _render_content(self) -> None:
+        key = content_key(self.drawn_content())
+        if key is None or self.text_selection is not None:
+            super()._render_content()
+            return
+        styles = self.styles
+        size = self.size
+        key = (key, size, self.visual_style, styles.text_wrap, styles.text_overflow,
+               styles.text_align, styles.content_align, styles.line_pad)
+        drawn = self.__dict__.get("_drawn")
+        if drawn is None or len(drawn) >= DRAWN_KEPT:
+            drawn = self._drawn = {}
+        lines = drawn.get(key)
+        if lines is None:
+            super()._render_content()
+            drawn[key] = self._render_cache.lines
+            return
+        self._render_cache = _RenderCache(size, lines)
+        self._dirty_regions.clear()
+
+
+class Line(KeepsDrawn, Static):
+    """A Static that keeps the lines drawn for each text it showed (`KeepsDrawn`)."""
+
+    def drawn_content(self) -> Any:
+        return self.content
