@@ -1,6 +1,8 @@
 """Every frame the server sends of a table is exactly right: the shortcuts that draw less
-(server patch 12: only the changed cells; `LinePanel`: only the changed lines of text, each
-drawn once; `KeepsDrawn`: a text shown before is not drawn again) are checked against Textual's own drawing, through a terminal emulator.
+(server patch 12: only the changed cells; `LinePanel`: only the changed lines of text,
+each drawn once; `KeepsDrawn`: a text shown before is not drawn again; `HandView`: a tile
+drawn before is not drawn again) are checked against Textual's own drawing, through a
+terminal emulator.
 
 A game is played with the server's adjustments installed. Each frame is drawn both ways
 from the same changes, the shortcut's and Textual's, and each is fed to a terminal of its
@@ -29,6 +31,7 @@ from moon_tui.app import MoonApp
 from moon_tui.lobby import AddBot, CreateTable, Lobby, StartGame
 from moon_tui.rules import Rules
 from moon_tui.ui.game import GameScreen
+from moon_tui.ui.hand import HandView
 from moon_tui.ui.panel import KeepsDrawn, LinePanel
 from server import patches
 
@@ -66,6 +69,7 @@ async def test_each_frame_of_a_game_is_the_one_textual_would_send(
     pending: list[str] = []
     checked_panels = [0]
     checked_contents = [0]
+    checked_hands = [0]
 
     def both(self: Compositor) -> ChopsUpdate | None:
         # The patched frame, then Textual's own from the same changes.
@@ -102,6 +106,20 @@ async def test_each_frame_of_a_game_is_the_one_textual_would_send(
             [[segment.style for segment in line] for line in whole]
         checked_contents[0] += 1
 
+    hand_lines = HandView._hand_lines
+
+    def fresh_hand(hand: HandView) -> list[Strip]:
+        lines = hand_lines(hand)
+        kept, hand._pieces = hand._pieces, {}
+        whole = hand_lines(hand)  # every tile drawn afresh
+        hand._pieces = kept
+        assert lines == whole, "a tile kept is not the tile drawn afresh"
+        assert [[segment.style for segment in line] for line in lines] == \
+            [[segment.style for segment in line] for line in whole]
+        checked_hands[0] += 1
+        return lines
+
+    monkeypatch.setattr(HandView, "_hand_lines", fresh_hand)
     monkeypatch.setattr(Compositor, "render_partial_update", both)
     monkeypatch.setattr(KeepsDrawn, "_render_content", fresh_content)
     monkeypatch.setattr(LinePanel, "_text_lines", fresh_lines)
@@ -162,7 +180,8 @@ async def test_each_frame_of_a_game_is_the_one_textual_would_send(
             fresh = Terminal(*size)
             fresh.feed(app.screen._compositor.render_full_update().render_segments(app.console))
             assert mine.cells() == fresh.cells()
-    assert frames.count("chops") > 30 and checked_panels[0] > 30 and checked_contents[0] > 30
+    assert frames.count("chops") > 30 and checked_panels[0] > 30
+    assert checked_contents[0] > 30 and checked_hands[0] > 10
 
 
 def settled(app: MoonApp) -> bool:
