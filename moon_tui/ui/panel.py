@@ -23,7 +23,7 @@ from rich.text import Text
 from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
-from textual.visual import Visual, VisualType
+from textual.visual import RenderOptions, Visual, VisualType
 from textual.widget import Widget, _RenderCache
 from textual.widgets import Static
 
@@ -33,6 +33,8 @@ RELIES_ON = (
     (Widget, "render_lines", "draws from _render_cache unless _dirty_regions"),
     (Widget, "_render_content", "what a dirty widget renders (_RenderCache)"),
     (Widget, "refresh", "what update(layout=False) does beside the content"),
+    (Visual, "to_strips", "what it adds to Content.render_strips (a line drawn alone)"),
+    (Widget, "_get_style", "the style lookup to_strips gives render_strips"),
 )
 """Private parts of Textual `LinePanel` uses: (owner, name, what it relies on)."""
 
@@ -121,15 +123,24 @@ class LinePanel(Static):
             line_key = (y, line.plain, tuple(line.spans))
             strips = cache.get(line_key)
             if strips is None:
-                # Drawn as line `y` of a text (each cell's style holds its offset, line
-                # number included): after `y` empty lines, which are then dropped.
-                text = Content("\n" * y) + line if y else line
-                strips = Visual.to_strips(self, text, width, None, style)[y:]
-                cache[line_key] = strips
+                strips = cache[line_key] = self._draw_line(line, y, width)
             lines.extend(strips)
             if len(lines) >= height:
                 return lines[:height]
         return lines
+
+    def _draw_line(self, line: Content, y: int, width: int) -> list[Strip]:
+        """Line `y` of the text, as `Visual.to_strips` draws it in the whole text.
+
+        Drawn after `y` empty lines, which are then dropped: the style of each cell holds
+        its offset, line number included. What `to_strips` adds around the drawing is
+        done only when it changes something: a link style on cells that have a click
+        action (the panels have none), an alignment (checked by the caller)."""
+        text = Content("\n" * y) + line if y else line
+        if self.auto_links and any(_may_act(span.style) for span in line.spans):
+            return Visual.to_strips(self, text, width, None, self.visual_style)[y:]
+        options = RenderOptions(self._get_style, self.styles)  # type: ignore[arg-type]  # as to_strips
+        return text.render_strips(width, None, self.visual_style, options)[y:]
 
     def _padded(self, lines: list[Strip]) -> list[Strip]:
         """`lines` to the panel's height with the blank lines `Widget.render_line` draws
@@ -140,6 +151,13 @@ class LinePanel(Static):
             return lines
         return [*lines, *[Strip.blank(width, self.visual_style.rich_style)]
                 * (height - len(lines))]
+
+
+def _may_act(style: object) -> bool:
+    """Whether a span's style may hold a click action (meta; `@click` in markup)."""
+    if isinstance(style, str):
+        return "@" in style
+    return getattr(style, "_meta", None) is not None or bool(getattr(style, "link", None))
 
 
 DRAWN_KEPT = 32
