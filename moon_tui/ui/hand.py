@@ -23,7 +23,6 @@ from .dominoes import (
     TILE_HEIGHT,
     TILE_WIDTH,
     HandTile,
-    Mark,
     tile_at,
     tile_rows,
 )
@@ -177,19 +176,20 @@ class HandView(Static, can_focus=True):
         left = Segment(" " * max(0, self._hand_x() - PADDING), blank)
         pad = Segment(" " * (self._offset() - self._hand_x()), base)
         gap = Segment(" " * TILE_GAP, base + Style())
-        # Each tile's segments, row by row, as drawn before (a hand changes a tile or
-        # two's marks at a time; the segments of the others are kept).
+        # Each tile's segments, row by row, as drawn last time (a hand changes a tile or
+        # two's marks at a time; the segments of the others are kept until the next).
         pieces = self._pieces
-        if len(pieces) > 4 * MAX_TILES * len(Mark):
-            pieces.clear()
+        kept: dict[tuple[HandTile, bool], tuple[Segment, ...]] = {}
         columns = []
         for i, tile in enumerate(self._tiles):
             key = (tile, i == cursor)
             column = pieces.get(key)
             if column is None:
-                column = pieces[key] = tuple(Segment(text, base + style) for text, style in
-                                             tile_rows(tile, cursor=i == cursor))
+                column = tuple(Segment(text, base + style)
+                               for text, style in tile_rows(tile, cursor=i == cursor))
+            kept[key] = column
             columns.append(column)
+        self._pieces = kept
         lines = []
         for row in range(TILE_HEIGHT):
             segments = [pad]

@@ -38,10 +38,6 @@ RELIES_ON = (
 )
 """Private parts of Textual `LinePanel` uses: (owner, name, what it relies on)."""
 
-LINE_CACHE_SIZE = 256
-"""Lines of text a panel keeps drawn (a hand shows a few dozen different ones)."""
-
-
 class LinePanel(Static):
     """A Static of fixed size that repaints only the lines an update changed. An update
     that asks for a layout, or comes before the panel was drawn at its size, is a plain
@@ -50,8 +46,8 @@ class LinePanel(Static):
     _diff_pending = False
     _lines_key: tuple[object, ...] = ()
     _lines_cache: dict[tuple[object, ...], list[Strip]] = {}
-    """Each line of text drawn, by its number, text and spans (a new dict per panel: see
-    `_lines_key`)."""
+    """The lines of the text shown, drawn, by number, text and spans (a new dict per
+    panel, see `_text_lines`)."""
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
         if layout or not self.is_mounted or not self.size \
@@ -114,19 +110,25 @@ class LinePanel(Static):
         style = self.visual_style
         key = (width, style, styles.text_wrap, styles.text_overflow, styles.text_align,
                styles.line_pad)
-        if key != self._lines_key or len(self._lines_cache) > LINE_CACHE_SIZE:
+        if key != self._lines_key:
             self._lines_key = key
             self._lines_cache = {}
+        # Only the lines of this text are kept for the next: a line that changed is
+        # seldom shown again soon, and every session holds its panels' lines.
         cache = self._lines_cache
+        kept: dict[tuple[object, ...], list[Strip]] = {}
         lines: list[Strip] = []
         for y, line in enumerate(visual.split(allow_blank=True)):
             line_key = (y, line.plain, tuple(line.spans))
             strips = cache.get(line_key)
             if strips is None:
-                strips = cache[line_key] = self._draw_line(line, y, width)
+                strips = self._draw_line(line, y, width)
+            kept[line_key] = strips
             lines.extend(strips)
             if len(lines) >= height:
-                return lines[:height]
+                lines = lines[:height]
+                break
+        self._lines_cache = kept
         return lines
 
     def _draw_line(self, line: Content, y: int, width: int) -> list[Strip]:
@@ -160,8 +162,9 @@ def _may_act(style: object) -> bool:
     return getattr(style, "_meta", None) is not None or bool(getattr(style, "link", None))
 
 
-DRAWN_KEPT = 32
-"""Contents a `KeepsDrawn` widget keeps drawn (a prompt or a key bar has a few states)."""
+DRAWN_KEPT = 12
+"""Contents a `KeepsDrawn` widget keeps drawn (a prompt or a key bar has a few states;
+every session holds them)."""
 
 
 def content_key(content: object) -> Hashable | None:
