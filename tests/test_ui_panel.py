@@ -3,6 +3,7 @@ plain Static draws."""
 
 from __future__ import annotations
 
+import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
@@ -28,8 +29,16 @@ def lines(widget: Static) -> list[Strip]:
     return widget.render_lines(Region(0, 0, *widget.outer_size))
 
 
-async def test_an_update_repaints_only_its_changed_lines_as_a_static_draws_them() -> None:
-    app = PanelApp()
+class CutPanelApp(PanelApp):
+    """Lines cut, not wrapped, as the table's seats panel: drawn together when changed."""
+
+    CSS = CSS.replace("}", "text-wrap: nowrap; text-overflow: ellipsis; }")
+
+
+@pytest.mark.parametrize("app_class", [PanelApp, CutPanelApp])
+async def test_an_update_repaints_only_its_changed_lines_as_a_static_draws_them(
+        app_class: type[PanelApp]) -> None:
+    app = app_class()
     async with app.run_test(size=(40, 14)) as pilot:
         panel, plain = app.query_one(LinePanel), app.query_one("#plain", Static)
         first = Text("▶ ann\n  3 pts\n  bob\n  5 pts")

@@ -118,11 +118,26 @@ class LinePanel(Static):
         cache = self._lines_cache
         kept: dict[tuple[object, ...], list[Strip]] = {}
         lines: list[Strip] = []
-        for y, line in enumerate(visual.split(allow_blank=True)):
+        source = visual.split(allow_blank=True)
+        if styles.text_wrap == "nowrap" and styles.text_overflow != "fold":
+            # A line is a strip: the lines not kept are drawn together, in one text.
+            source = source[:height]
+            keys = [(y, line.plain, tuple(line.spans)) for y, line in enumerate(source)]
+            missing = [y for y, line_key in enumerate(keys) if line_key not in cache]
+            if missing:
+                drawn = self._draw_lines(source, set(missing), width)
+                if len(drawn) <= missing[-1]:  # (no width to draw in)
+                    return Visual.to_strips(self, visual, width, height, style)
+                for y in missing:
+                    cache[keys[y]] = [drawn[y]]
+            for line_key in keys:
+                kept[line_key] = cache[line_key]
+                lines.extend(cache[line_key])
+            self._lines_cache = kept
+            return lines
+        for y, line in enumerate(source):
             line_key = (y, line.plain, tuple(line.spans))
-            strips = cache.get(line_key)
-            if strips is None:
-                strips = self._draw_line(line, y, width)
+            strips = cache.get(line_key) or self._draw_line(line, y, width)
             kept[line_key] = strips
             lines.extend(strips)
             if len(lines) >= height:
@@ -130,6 +145,17 @@ class LinePanel(Static):
                 break
         self._lines_cache = kept
         return lines
+
+    def _draw_lines(self, source: list[Content], wanted: set[int], width: int) -> list[Strip]:
+        """The lines `wanted` of a text of one strip per line, drawn together (the others
+        are drawn empty): as `_draw_line` draws each of them."""
+        last = max(wanted)
+        text = Content("\n").join(line if y in wanted else Content("")
+                                  for y, line in enumerate(source[:last + 1]))
+        if self.auto_links and any(_may_act(span.style) for span in text.spans):
+            return Visual.to_strips(self, text, width, None, self.visual_style)
+        options = RenderOptions(self._get_style, self.styles)  # type: ignore[arg-type]  # as to_strips
+        return text.render_strips(width, None, self.visual_style, options)
 
     def _draw_line(self, line: Content, y: int, width: int) -> list[Strip]:
         """Line `y` of the text, as `Visual.to_strips` draws it in the whole text.
