@@ -158,11 +158,22 @@ async def test_each_frame_of_a_game_is_the_one_textual_would_send(
             app.send(StartGame(table_id))
             await until(lambda: isinstance(app.screen, GameScreen))
             hands = 0
+            dialogs = ["s", "l"]  # the score sheet, then the last trick, over the table
             while hands < 3:
                 view = current_view(app)
                 assert view is not None
                 if view.results and len(view.results) > hands:
                     hands = len(view.results)
+                if view.my_turn and dialogs and view.tricks:
+                    # A dialog opened and closed while the game goes on: frames of a
+                    # screen over another, and of the table shown again.
+                    press(app, dialogs.pop())
+                    await until(lambda: not isinstance(app.screen, GameScreen))
+                    await until(lambda: settled(app))
+                    press(app, "escape")
+                    await until(lambda: isinstance(app.screen, GameScreen))
+                    await until(lambda: settled(app))
+                    continue
                 if view.my_turn:
                     press(app, key_for_turn(view))
                     await until(lambda v=view: current_view(app) is not v)

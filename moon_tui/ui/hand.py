@@ -69,7 +69,8 @@ class HandView(Static, can_focus=True):
         self._strips: list[Strip] | None = None
         self._strips_key: tuple[object, ...] = ()
         self._pieces: dict[tuple[HandTile, bool], tuple[Segment, ...]] = {}
-        """Each tile's segments, row by row, in the style of `_strips_key`."""
+        """Each tile's segments, row by row, in the style `_pieces_base`."""
+        self._pieces_base: Style | None = None
 
     @property
     def tiles(self) -> tuple[HandTile, ...]:
@@ -152,8 +153,6 @@ class HandView(Static, can_focus=True):
         width = self.size.width
         key = (width, base)
         if self._strips is None or key != self._strips_key:
-            if key != self._strips_key:
-                self._pieces.clear()
             self._strips_key = key
             self._strips = self._text_lines() if self._text is not None else self._hand_lines()
         return super().render_lines(crop)
@@ -178,7 +177,8 @@ class HandView(Static, can_focus=True):
         gap = Segment(" " * TILE_GAP, base + Style())
         # Each tile's segments, row by row, as drawn last time (a hand changes a tile or
         # two's marks at a time; the segments of the others are kept until the next).
-        pieces = self._pieces
+        pieces = self._pieces if self._pieces_base == base else {}
+        self._pieces_base = base
         kept: dict[tuple[HandTile, bool], tuple[Segment, ...]] = {}
         columns = []
         for i, tile in enumerate(self._tiles):

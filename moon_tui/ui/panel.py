@@ -1,17 +1,20 @@
-"""A text panel that repaints only the lines an update changed.
+"""Widgets of the table that draw again only what changed: a text panel that repaints
+only the lines an update changed (`LinePanel`), and lines kept for each text a widget
+showed (`KeepsDrawn`: the prompt, the header, the bars).
 
 The table's seats and centre panels change a line or two per move (the turn marker, a
 tile played), but a Static repaints every line, and the compositor every line again:
 about a tenth of a table update's CPU (bench/ui.py, measured). Here the new text is
 rendered to lines when the frame is drawn (once, however many updates came since the
 last frame), compared with the lines on screen, and only those that differ are marked
-for repainting.
+for repainting; the lines of the text that did not change are not drawn again either
+(each is kept, by line number, text and spans, until the next update).
 
 This leans on private parts of Textual's `Widget` and `Static` (`RELIES_ON`, watched by
 tests/test_server_internals.py). It was safe only once nothing beside it moved without
 a dirty region: the hand and the words in its place are one widget (`hand.py`). Every
-frame was checked against a fresh render of the whole screen through a terminal
-emulator (notes/cap.md).
+frame of played hands is checked against Textual's own drawing through a terminal
+emulator, and every kept line against a fresh drawing (tests/test_ui_frames.py).
 """
 
 from __future__ import annotations
@@ -36,7 +39,9 @@ RELIES_ON = (
     (Visual, "to_strips", "what it adds to Content.render_strips (a line drawn alone)"),
     (Widget, "_get_style", "the style lookup to_strips gives render_strips"),
 )
-"""Private parts of Textual `LinePanel` uses: (owner, name, what it relies on)."""
+"""Private parts of Textual `LinePanel` and `KeepsDrawn` use: (owner, name, what it
+relies on)."""
+
 
 class LinePanel(Static):
     """A Static of fixed size that repaints only the lines an update changed. An update
