@@ -66,6 +66,9 @@ ORIGINALS = {
     "textual: Widget.render_lines": "1f2a11f3d51846d9",
     "textual: Widget._render_content": "50c545576ca20403",
     "textual: Widget.refresh": "b1ce3392c9c00870",
+    "textual: Compositor.render_partial_update": "8d10ebb0ea6fe4f9",
+    "textual: Visual.to_strips": "237262d432caa6c4",
+    "textual: Widget._get_style": "c070a87f85df1396",
 }
 """What each original's source hashed to when its adjustment was written (textual 8.2.8,
 asyncssh 2.24.1)."""

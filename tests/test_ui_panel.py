@@ -3,6 +3,7 @@ plain Static draws."""
 
 from __future__ import annotations
 
+import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
@@ -10,7 +11,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from moon_tui.ui.base import set_text
-from moon_tui.ui.panel import LinePanel
+from moon_tui.ui.panel import Line, LinePanel
 
 CSS = "LinePanel, Static { width: 30; height: 6; padding: 0 1; }"
 
@@ -28,8 +29,16 @@ def lines(widget: Static) -> list[Strip]:
     return widget.render_lines(Region(0, 0, *widget.outer_size))
 
 
-async def test_an_update_repaints_only_its_changed_lines_as_a_static_draws_them() -> None:
-    app = PanelApp()
+class CutPanelApp(PanelApp):
+    """Lines cut, not wrapped, as the table's seats panel: drawn together when changed."""
+
+    CSS = CSS.replace("}", "text-wrap: nowrap; text-overflow: ellipsis; }")
+
+
+@pytest.mark.parametrize("app_class", [PanelApp, CutPanelApp])
+async def test_an_update_repaints_only_its_changed_lines_as_a_static_draws_them(
+        app_class: type[PanelApp]) -> None:
+    app = app_class()
     async with app.run_test(size=(40, 14)) as pilot:
         panel, plain = app.query_one(LinePanel), app.query_one("#plain", Static)
         first = Text("▶ ann\n  3 pts\n  bob\n  5 pts")
@@ -61,3 +70,43 @@ async def test_an_update_repaints_only_its_changed_lines_as_a_static_draws_them(
         await pilot.pause()
         assert lines(panel) == lines(plain)
         assert [region.y for region in repainted] == [3]  # one line changed
+
+        # A line more or less (a trick played, a new hand) repaints that line only.
+        repainted.clear()
+        fourth = Text("  ann\n  3 pts\n▶ bob\n  6 pts\n  cy", style="bold")
+        for widget in (panel, plain):
+            set_text(widget, fourth)
+        await pilot.pause()
+        assert lines(panel) == lines(plain)
+        assert [region.y for region in repainted] == [4]
+
+        repainted.clear()
+        for widget in (panel, plain):
+            set_text(widget, third)
+        await pilot.pause()
+        assert lines(panel) == lines(plain)
+        assert [region.y for region in repainted] == [4]
+
+
+class LineApp(App[None]):
+    CSS = "Line, Static { width: 30; height: 1; padding: 0 1; }"
+
+    def compose(self) -> ComposeResult:
+        yield Line(id="line")
+        yield Static(id="plain")
+
+
+async def test_a_line_shown_again_is_drawn_as_a_static_draws_it() -> None:
+    app = LineApp()
+    async with app.run_test(size=(40, 6)) as pilot:
+        line, plain = app.query_one(Line), app.query_one("#plain", Static)
+        marked = Text("Waiting for bob…")
+        marked.stylize("reverse", 0, 7)
+        texts = [Text("Waiting for bob…"), Text("Waiting for bob…", style="bold"),
+                 Text("Your turn"), Text("Waiting for bob…"), marked, Text("Your turn")]
+        for text in texts:  # same words in other styles, and each shown again
+            for widget in (line, plain):
+                set_text(widget, text)
+            await pilot.pause()
+            assert lines(line) == lines(plain)
+        assert len(line._drawn) == 4

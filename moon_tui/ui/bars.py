@@ -18,6 +18,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 
+from .panel import KeepsDrawn
+
 KEY_NAMES = {"question_mark": "?", "escape": "esc", "enter": "⏎", "left": "←",
              "right": "→", "ctrl+s": "^s", "ctrl+q": "^q", "space": "space"}
 
@@ -35,8 +37,10 @@ class Item:
     label: str
 
 
-class ClickBar(Widget):
-    """A line of items; a click posts `Chosen` with the item's ident."""
+class ClickBar(KeepsDrawn, Widget):
+    """A line of items; a click posts `Chosen` with the item's ident. The lines drawn
+    for each set of items are kept (`KeepsDrawn`): the bars go back and forth between a
+    few."""
 
     DEFAULT_CSS = """
     ClickBar { height: 1; width: 1fr; }
@@ -102,6 +106,9 @@ class ClickBar(Widget):
         return text, spans
 
     def render(self) -> Text:
+        return self._text
+
+    def drawn_content(self) -> Text:
         return self._text
 
     def on_click(self, event: events.Click) -> None:

@@ -7,7 +7,6 @@ played a dashed border and no digit, the cursor a heavy border.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -93,21 +92,11 @@ class HandTile:
     label: str
 
 
-def hand_rows(tiles: Sequence[HandTile], cursor: int | None) -> list[list[tuple[str, Style]]]:
-    """The whole hand side by side: `TILE_HEIGHT` rows of (text, style) pieces."""
-    columns = [tile_lines(t.tile, label=t.label, mark=t.mark, cursor=i == cursor)
-               for i, t in enumerate(tiles)]
-    styles = [tile_style(t.mark, i == cursor) for i, t in enumerate(tiles)]
-    plain = Style()
-    rows: list[list[tuple[str, Style]]] = []
-    for row in range(TILE_HEIGHT):
-        pieces: list[tuple[str, Style]] = []
-        for i, lines in enumerate(columns):
-            if i:
-                pieces.append((" " * TILE_GAP, plain))
-            pieces.append((lines[row], styles[i]))
-        rows.append(pieces)
-    return rows
+def tile_rows(tile: HandTile, *, cursor: bool) -> list[tuple[str, Style]]:
+    """One tile of a hand as `hand_rows` draws it: `TILE_HEIGHT` rows of (text, style)."""
+    style = tile_style(tile.mark, cursor)
+    return [(line, style) for line in tile_lines(tile.tile, label=tile.label, mark=tile.mark,
+                                                 cursor=cursor)]
 
 
 _STYLES = {

@@ -32,7 +32,7 @@ from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .dominoes import HandTile, Mark
 from .hand import HandView
-from .panel import LinePanel
+from .panel import Line, LinePanel
 from .plain import plain
 from .refusals import refusal_words
 from .table_text import centre_panel, header, played_panel, seats_panel, summary
@@ -110,12 +110,12 @@ class GameScreen(MoonScreen):
         self._leave_armed_until = 0.0
 
     def compose_body(self) -> ComposeResult:
-        yield Static(id="header")
+        yield Line(id="header")
         with Horizontal(id="middle"):
             yield LinePanel(id="seats")
             yield LinePanel(id="centre")
             yield ChatPanel(placeholder="c: chat at this table", id="chat")
-        yield Static(id="prompt")
+        yield Line(id="prompt")
         yield ClickBar(id="actions")
         yield HandView(id="hand")
         yield KeyBar()

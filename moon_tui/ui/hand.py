@@ -10,6 +10,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.content import Content
+from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
 from textual.visual import Visual
@@ -17,7 +18,14 @@ from textual.widgets import Static
 
 from ..rules import Tile
 from .base import set_text
-from .dominoes import TILE_GAP, TILE_HEIGHT, TILE_WIDTH, HandTile, hand_rows, tile_at
+from .dominoes import (
+    TILE_GAP,
+    TILE_HEIGHT,
+    TILE_WIDTH,
+    HandTile,
+    tile_at,
+    tile_rows,
+)
 
 MAX_TILES = 8
 """Seven tiles, and the widow while the declarer discards."""
@@ -60,6 +68,9 @@ class HandView(Static, can_focus=True):
         self._show_cursor = True
         self._strips: list[Strip] | None = None
         self._strips_key: tuple[object, ...] = ()
+        self._pieces: dict[tuple[HandTile, bool], tuple[Segment, ...]] = {}
+        """Each tile's segments, row by row, in the style `_pieces_base`."""
+        self._pieces_base: Style | None = None
 
     @property
     def tiles(self) -> tuple[HandTile, ...]:
@@ -136,18 +147,25 @@ class HandView(Static, can_focus=True):
         used = n * TILE_WIDTH + max(0, n - 1) * TILE_GAP
         return self._hand_x() + max(0, (HAND_WIDTH - used) // 2)
 
-    def render_line(self, y: int) -> Strip:
-        """Lines straight from cached segments: the hand redraws on most of the player's
-        moves, and going through Textual's content layer cost several ms each time."""
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The lines are made here, once a frame (their style walks up the screen's tree).
         base = self.rich_style
         width = self.size.width
         key = (width, base)
         if self._strips is None or key != self._strips_key:
             self._strips_key = key
             self._strips = self._text_lines() if self._text is not None else self._hand_lines()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        """Lines straight from cached segments: the hand redraws on most of the player's
+        moves, and going through Textual's content layer cost several ms each time."""
+        if self._strips is None:  # (drawn without a frame: made here)
+            self._strips_key = (self.size.width, self.rich_style)
+            self._strips = self._text_lines() if self._text is not None else self._hand_lines()
         if 0 <= y < len(self._strips):
             return self._strips[y]
-        return Strip.blank(width, base)
+        return Strip.blank(self.size.width, self.rich_style)
 
     def _hand_lines(self) -> list[Strip]:
         base, width = self.rich_style, self.size.width
@@ -156,11 +174,32 @@ class HandView(Static, can_focus=True):
         cursor = self._cursor if self._show_cursor else None
         left = Segment(" " * max(0, self._hand_x() - PADDING), blank)
         pad = Segment(" " * (self._offset() - self._hand_x()), base)
-        return [
-            Strip([left, *Strip([pad, *(Segment(text, base + style) for text, style in row)])
-                   .adjust_cell_length(HAND_WIDTH, base)]).adjust_cell_length(width, blank)
-            for row in hand_rows(self._tiles, cursor)
-        ]
+        gap = Segment(" " * TILE_GAP, base + Style())
+        # Each tile's segments, row by row, as drawn last time (a hand changes a tile or
+        # two's marks at a time; the segments of the others are kept until the next).
+        pieces = self._pieces if self._pieces_base == base else {}
+        self._pieces_base = base
+        kept: dict[tuple[HandTile, bool], tuple[Segment, ...]] = {}
+        columns = []
+        for i, tile in enumerate(self._tiles):
+            key = (tile, i == cursor)
+            column = pieces.get(key)
+            if column is None:
+                column = tuple(Segment(text, base + style)
+                               for text, style in tile_rows(tile, cursor=i == cursor))
+            kept[key] = column
+            columns.append(column)
+        self._pieces = kept
+        lines = []
+        for row in range(TILE_HEIGHT):
+            segments = [pad]
+            for i, column in enumerate(columns):
+                if i:
+                    segments.append(gap)
+                segments.append(column[row])
+            lines.append(Strip([left, *Strip(segments).adjust_cell_length(HAND_WIDTH, base)])
+                         .adjust_cell_length(width, blank))
+        return lines
 
     def _text_lines(self) -> list[Strip]:
         """The words as a box of their own width (padding included) in the middle of the

@@ -1,26 +1,32 @@
-"""A text panel that repaints only the lines an update changed.
+"""Widgets of the table that draw again only what changed: a text panel that repaints
+only the lines an update changed (`LinePanel`), and lines kept for each text a widget
+showed (`KeepsDrawn`: the prompt, the header, the bars).
 
 The table's seats and centre panels change a line or two per move (the turn marker, a
 tile played), but a Static repaints every line, and the compositor every line again:
 about a tenth of a table update's CPU (bench/ui.py, measured). Here the new text is
 rendered to lines when the frame is drawn (once, however many updates came since the
 last frame), compared with the lines on screen, and only those that differ are marked
-for repainting.
+for repainting; the lines of the text that did not change are not drawn again either
+(each is kept, by line number, text and spans, until the next update).
 
 This leans on private parts of Textual's `Widget` and `Static` (`RELIES_ON`, watched by
 tests/test_server_internals.py). It was safe only once nothing beside it moved without
 a dirty region: the hand and the words in its place are one widget (`hand.py`). Every
-frame was checked against a fresh render of the whole screen through a terminal
-emulator (notes/cap.md).
+frame of played hands is checked against Textual's own drawing through a terminal
+emulator, and every kept line against a fresh drawing (tests/test_ui_frames.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Hashable
+from typing import Any
 
+from rich.text import Text
+from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
-from textual.visual import Visual, VisualType
+from textual.visual import RenderOptions, Visual, VisualType
 from textual.widget import Widget, _RenderCache
 from textual.widgets import Static
 
@@ -30,8 +36,11 @@ RELIES_ON = (
     (Widget, "render_lines", "draws from _render_cache unless _dirty_regions"),
     (Widget, "_render_content", "what a dirty widget renders (_RenderCache)"),
     (Widget, "refresh", "what update(layout=False) does beside the content"),
+    (Visual, "to_strips", "what it adds to Content.render_strips (a line drawn alone)"),
+    (Widget, "_get_style", "the style lookup to_strips gives render_strips"),
 )
-"""Private parts of Textual `LinePanel` uses: (owner, name, what it relies on)."""
+"""Private parts of Textual `LinePanel` and `KeepsDrawn` use: (owner, name, what it
+relies on)."""
 
 
 class LinePanel(Static):
@@ -40,6 +49,10 @@ class LinePanel(Static):
     Static's."""
 
     _diff_pending = False
+    _lines_key: tuple[object, ...] = ()
+    _lines_cache: dict[tuple[object, ...], list[Strip]] = {}
+    """The lines of the text shown, drawn, by number, text and spans (a new dict per
+    panel, see `_text_lines`)."""
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
         if layout or not self.is_mounted or not self.size \
@@ -73,15 +86,171 @@ class LinePanel(Static):
         if cache.size != size or self._dirty_regions:
             self._set_dirty()
             return
-        lines = Visual.to_strips(self, self.visual, size.width, size.height,
-                                 self.visual_style)
-        if len(lines) != len(cache.lines):
+        lines = self._padded(self._text_lines(size.width, size.height))
+        old_lines = self._padded(cache.lines)
+        if len(lines) != len(old_lines):
             self._set_dirty()
             return
         changed = [Region(0, y, size.width, 1)
-                   for y, (old, new) in enumerate(zip(cache.lines, lines, strict=True))
+                   for y, (old, new) in enumerate(zip(old_lines, lines, strict=True))
                    if old != new]
         self._render_cache = _RenderCache(size, lines)
         if changed:
             self._set_dirty(*changed)
             self._dirty_regions.clear()  # the lines are rendered: not again
+
+    def _text_lines(self, width: int, height: int) -> list[Strip]:
+        """What `Visual.to_strips` draws of the panel's text, a line of text at a time,
+        each line taken from a cache while it has not changed: rendering the whole text
+        again was most of an update's cost here, for the one or two lines that differ.
+
+        Textual renders each line of a text on its own (wrapped or cut to the width); only
+        a selection (which knows its lines by number) and an alignment other than top
+        left (which moves lines by the whole text's size) need the whole text at once."""
+        visual = self.visual
+        styles = self.styles
+        if not isinstance(visual, Content) or self.text_selection is not None \
+                or styles.content_align != ("left", "top"):
+            return Visual.to_strips(self, visual, width, height, self.visual_style)
+        style = self.visual_style
+        key = (width, style, styles.text_wrap, styles.text_overflow, styles.text_align,
+               styles.line_pad)
+        if key != self._lines_key:
+            self._lines_key = key
+            self._lines_cache = {}
+        # Only the lines of this text are kept for the next: a line that changed is
+        # seldom shown again soon, and every session holds its panels' lines.
+        cache = self._lines_cache
+        kept: dict[tuple[object, ...], list[Strip]] = {}
+        lines: list[Strip] = []
+        source = visual.split(allow_blank=True)
+        if styles.text_wrap == "nowrap" and styles.text_overflow != "fold":
+            # A line is a strip: the lines not kept are drawn together, in one text.
+            source = source[:height]
+            keys = [(y, line.plain, tuple(line.spans)) for y, line in enumerate(source)]
+            missing = [y for y, line_key in enumerate(keys) if line_key not in cache]
+            if missing:
+                drawn = self._draw_lines(source, set(missing), width)
+                if len(drawn) <= missing[-1]:  # (no width to draw in)
+                    return Visual.to_strips(self, visual, width, height, style)
+                for y in missing:
+                    cache[keys[y]] = [drawn[y]]
+            for line_key in keys:
+                kept[line_key] = cache[line_key]
+                lines.extend(cache[line_key])
+            self._lines_cache = kept
+            return lines
+        for y, line in enumerate(source):
+            line_key = (y, line.plain, tuple(line.spans))
+            strips = cache.get(line_key) or self._draw_line(line, y, width)
+            kept[line_key] = strips
+            lines.extend(strips)
+            if len(lines) >= height:
+                lines = lines[:height]
+                break
+        self._lines_cache = kept
+        return lines
+
+    def _draw_lines(self, source: list[Content], wanted: set[int], width: int) -> list[Strip]:
+        """The lines `wanted` of a text of one strip per line, drawn together (the others
+        are drawn empty): as `_draw_line` draws each of them."""
+        last = max(wanted)
+        text = Content("\n").join(line if y in wanted else Content("")
+                                  for y, line in enumerate(source[:last + 1]))
+        if self.auto_links and any(_may_act(span.style) for span in text.spans):
+            return Visual.to_strips(self, text, width, None, self.visual_style)
+        options = RenderOptions(self._get_style, self.styles)  # type: ignore[arg-type]  # as to_strips
+        return text.render_strips(width, None, self.visual_style, options)
+
+    def _draw_line(self, line: Content, y: int, width: int) -> list[Strip]:
+        """Line `y` of the text, as `Visual.to_strips` draws it in the whole text.
+
+        Drawn after `y` empty lines, which are then dropped: the style of each cell holds
+        its offset, line number included. What `to_strips` adds around the drawing is
+        done only when it changes something: a link style on cells that have a click
+        action (the panels have none), an alignment (checked by the caller)."""
+        text = Content("\n" * y) + line if y else line
+        if self.auto_links and any(_may_act(span.style) for span in line.spans):
+            return Visual.to_strips(self, text, width, None, self.visual_style)[y:]
+        options = RenderOptions(self._get_style, self.styles)  # type: ignore[arg-type]  # as to_strips
+        return text.render_strips(width, None, self.visual_style, options)[y:]
+
+    def _padded(self, lines: list[Strip]) -> list[Strip]:
+        """`lines` to the panel's height with the blank lines `Widget.render_line` draws
+        past the last one: text that grew or shrank by a line (a trick played) is a
+        change of that line, not of the whole panel."""
+        width, height = self.size
+        if len(lines) >= height:
+            return lines
+        return [*lines, *[Strip.blank(width, self.visual_style.rich_style)]
+                * (height - len(lines))]
+
+
+def _may_act(style: object) -> bool:
+    """Whether a span's style may hold a click action (meta; `@click` in markup)."""
+    if isinstance(style, str):
+        return "@" in style
+    return getattr(style, "_meta", None) is not None or bool(getattr(style, "link", None))
+
+
+DRAWN_KEPT = 12
+"""Contents a `KeepsDrawn` widget keeps drawn (a prompt or a key bar has a few states;
+every session holds them)."""
+
+
+def content_key(content: object) -> Hashable | None:
+    """What makes `content` (a Text, a Content or a str) draw as it does; None when
+    it cannot be told."""
+    if isinstance(content, str):
+        return ("str", content)
+    if isinstance(content, Content):
+        return ("content", content.plain, tuple(content.spans))
+    if isinstance(content, Text):
+        return ("text", content.plain, tuple(content.spans), content.style, content.justify,
+                content.overflow, content.no_wrap, content.end, content.tab_size)
+    return None
+
+
+class KeepsDrawn(Widget):
+    """A widget that keeps the lines Textual drew for each content it showed: a prompt,
+    a header, a bar of keys go back and forth between a few texts, and drawing a text
+    again through Textual's content layer cost about as much as the rest of a frame
+    for those lines (bench/ui.py, measured).
+
+    What is kept is what `Widget._render_content` drew, for the same content, size,
+    style and text rules: the same strips. `drawn_content()` says what is shown."""
+
+    _drawn: dict[Hashable, list[Strip]] = {}
+    """Drawn lines by content, size and style (a new dict per widget, made when first
+    drawn)."""
+
+    def drawn_content(self) -> object:
+        """What the widget shows now (a Text, Content or str), for `content_key`."""
+        return None
+
+    def _render_content(self) -> None:
+        key = content_key(self.drawn_content())
+        if key is None or self.text_selection is not None:
+            super()._render_content()
+            return
+        styles = self.styles
+        size = self.size
+        key = (key, size, self.visual_style, styles.text_wrap, styles.text_overflow,
+               styles.text_align, styles.content_align, styles.line_pad)
+        drawn = self.__dict__.get("_drawn")
+        if drawn is None or len(drawn) >= DRAWN_KEPT:
+            drawn = self._drawn = {}
+        lines = drawn.get(key)
+        if lines is None:
+            super()._render_content()
+            drawn[key] = self._render_cache.lines
+            return
+        self._render_cache = _RenderCache(size, lines)
+        self._dirty_regions.clear()
+
+
+class Line(KeepsDrawn, Static):
+    """A Static that keeps the lines drawn for each text it showed (`KeepsDrawn`)."""
+
+    def drawn_content(self) -> Any:
+        return self.content
