@@ -12,6 +12,7 @@ from server.config import Limits
 from tests.support.probe import (
     ScreenClient,
     enter_lobby,
+    eventually,
     new_key,
     open_connection,
     refused,
@@ -141,7 +142,13 @@ async def test_too_many_connections_logging_in_from_one_address(tmp_path: Path) 
     # past the limit only guests and new names wait (tests/test_ssh_access.py has more).
     limits = Limits(connections_per_address=2)
     async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
-        conns = [await open_connection(server.port, f"p{i}x", key=new_key()) for i in range(3)]
+        conns = []
+        for i in range(3):
+            conns.append(await open_connection(server.port, f"p{i}x", key=new_key()))
+            # The client hears "success" before the server has saved the new name (it
+            # counts as logging in until then): on a busy machine the next one came first.
+            await eventually(lambda: server.gate.logging_in("127.0.0.1") == 0,
+                             "the login finished on the server")
         sockets = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(2)]
         message = await refused(server.port, "p9x", new_key())
         assert "Too many connections" in message
