@@ -21,15 +21,12 @@ from .strength import expected_tricks
 SLACK_BID = 1.8
 SLACK_PASS = 0.8
 SLACK_TRUMP = 1.0
-#: The same with four players (no widow: a seat's estimate is exactly what the `normal`
-#: level bids on, which bids its estimate plus 1.1, passes below it, and names the trump
-#: it estimates best). Measured reading the auction that tightly (`bench/team_duel.py`,
-#: 400 deals, seed 11; BID 1.2, PASS -1.0, TRUMP 0.3): expert team minus normal team
+#: With four players a seat's estimate is exactly what the `normal` level bids on (no
+#: widow): it bids its estimate plus 1.1, passes below it, names the trump it estimates
+#: best. Measured reading the auction that tightly for four players (`bench/team_duel.py`,
+#: 400 deals, seed 11; bid 1.2, pass -1.0, trump 0.3): expert team minus normal team
 #: +1.00 points a hand against +1.15 with these (it declared 280 hands of 800, not 296, and
 #: netted -0.26 on the normal team's contracts, not 0): the expert partner does not bid so.
-SLACK_BID_4 = 1.8
-SLACK_PASS_4 = 0.8
-SLACK_TRUMP_4 = 1.0
 #: The weight kept by a hand that contradicts one thing its seat did.
 DOUBT = 0.25
 #: Draws tried for one consistent deal before taking the last one drawn.
@@ -75,8 +72,6 @@ def plausibility(view: SeatView) -> Callable[[list[int]], float]:
             high = action.bid
     declarer, trump = view.declarer, view.trump
     judge_trump = declarer is not None and declarer != me and trump is not None
-    slack_bid, slack_pass, slack_trump = (SLACK_BID_4, SLACK_PASS_4, SLACK_TRUMP_4) \
-        if rules.players == 4 else (SLACK_BID, SLACK_PASS, SLACK_TRUMP)
 
     def weight(hands: list[int]) -> float:
         w = 1.0
@@ -93,14 +88,14 @@ def plausibility(view: SeatView) -> Callable[[list[int]], float]:
         for seat, bid, low in spoken:
             best = max(estimates(seat))
             if bid is None:
-                if best > low + slack_pass:
+                if best > low + SLACK_PASS:
                     w *= DOUBT
-            elif bid != MOON and best < bid - slack_bid:
+            elif bid != MOON and best < bid - SLACK_BID:
                 w *= DOUBT
         if judge_trump:
             assert declarer is not None and trump is not None
             est = estimates(declarer)
-            if trump in trumps and est[trumps.index(trump)] < max(est) - slack_trump:
+            if trump in trumps and est[trumps.index(trump)] < max(est) - SLACK_TRUMP:
                 w *= DOUBT
         return w
 
