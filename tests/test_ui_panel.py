@@ -56,36 +56,24 @@ async def test_an_update_repaints_only_its_changed_lines_as_a_static_draws_them(
             return regions
 
         panel._exchange_repaint_regions = watched  # type: ignore[method-assign]
+
+        async def show(text: Text) -> list[int]:
+            """Show `text` in both; the rows of the panel repainted, in order."""
+            repainted.clear()
+            for widget in (panel, plain):
+                set_text(widget, text)
+            await pilot.pause()
+            assert lines(panel) == lines(plain)
+            return [region.y for region in repainted]
+
         second = Text("  ann\n  3 pts\n▶ bob\n  5 pts", style="bold")
-        for widget in (panel, plain):
-            set_text(widget, second)
-        await pilot.pause()
-        assert lines(panel) == lines(plain)
-        assert sorted(region.y for region in repainted) == [0, 1, 2, 3]  # all restyled
-
-        repainted.clear()
+        assert sorted(await show(second)) == [0, 1, 2, 3]  # all restyled
         third = Text("  ann\n  3 pts\n▶ bob\n  6 pts", style="bold")
-        for widget in (panel, plain):
-            set_text(widget, third)
-        await pilot.pause()
-        assert lines(panel) == lines(plain)
-        assert [region.y for region in repainted] == [3]  # one line changed
-
+        assert await show(third) == [3]  # one line changed
         # A line more or less (a trick played, a new hand) repaints that line only.
-        repainted.clear()
         fourth = Text("  ann\n  3 pts\n▶ bob\n  6 pts\n  cy", style="bold")
-        for widget in (panel, plain):
-            set_text(widget, fourth)
-        await pilot.pause()
-        assert lines(panel) == lines(plain)
-        assert [region.y for region in repainted] == [4]
-
-        repainted.clear()
-        for widget in (panel, plain):
-            set_text(widget, third)
-        await pilot.pause()
-        assert lines(panel) == lines(plain)
-        assert [region.y for region in repainted] == [4]
+        assert await show(fourth) == [4]
+        assert await show(third) == [4]
 
 
 class LineApp(App[None]):
