@@ -190,6 +190,11 @@ def settled(scores: dict[int, list[float]], samples: int) -> bool:
     return mean > SETTLE_Z * math.sqrt(var / samples)
 
 
+def _holder(view: SeatView) -> int | None:
+    """The seat holding the highest bid so far (None: nobody has bid)."""
+    return next((s for s, a in reversed(view.bids) if a.bid is not None), None)
+
+
 def pass_value(view: SeatView) -> float:
     """A rough worth of passing, on the scale of `utility`: usually someone else declares,
     and an opponent's contract is mostly made (so passing costs), a partner's is a gain."""
@@ -198,7 +203,7 @@ def pass_value(view: SeatView) -> float:
     high = view.high_bid
     if high == 0 and len(view.bids) == rules.players - 1:
         return 0.0  # everybody passes: the hand is dealt again
-    holder = next((s for s, a in reversed(view.bids) if a.bid is not None), None)
+    holder = _holder(view)
     contract = float(max(high, rules.min_bid))
     if rules.scoring == "marks":
         contract = 1.0
@@ -393,8 +398,6 @@ class ExpertBot:
 
         def enough(t: int, hands: list[int]) -> bool:
             # Each bid's worth on this deal, for the early stop.
-            if four:
-                return _enough_4(t, hands)
             over = max((expected_bid(hands[s], everything, trumps, rules) for s in later),
                        default=0)
             if over < rules.min_bid:
@@ -418,9 +421,9 @@ class ExpertBot:
                 scores[i].append(value)
             return settled(scores, len(scores[0]))
 
-        holder = next((s for s, a in reversed(view.bids) if a.bid is not None), None)
+        holder = _holder(view)
 
-        def _enough_4(t: int, hands: list[int]) -> bool:
+        def enough_4(t: int, hands: list[int]) -> bool:
             # Who ends with the contract after each bid of this seat: the opponents yet to
             # speak bid as the `normal` level does (the lowest bid their estimate affords),
             # the partner is taken to pass. An opponent's contract is worth the negative of
@@ -463,7 +466,7 @@ class ExpertBot:
                 scores[i].append(value)
             return settled(scores, len(scores[0]))
 
-        tricks = self._declarer_tricks(view, rng, deadline, enough)
+        tricks = self._declarer_tricks(view, rng, deadline, enough_4 if four else enough)
         if len(tricks) < MIN_BID_SAMPLES or not scores[0]:
             return []
         mean = sum(tricks) / len(tricks)

@@ -93,7 +93,7 @@ class HandTile:
 
 
 def tile_rows(tile: HandTile, *, cursor: bool) -> list[tuple[str, Style]]:
-    """One tile of a hand as `hand_rows` draws it: `TILE_HEIGHT` rows of (text, style)."""
+    """One tile of a hand as the hand draws it: `TILE_HEIGHT` rows of (text, style)."""
     style = tile_style(tile.mark, cursor)
     return [(line, style) for line in tile_lines(tile.tile, label=tile.label, mark=tile.mark,
                                                  cursor=cursor)]

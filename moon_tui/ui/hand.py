@@ -149,23 +149,25 @@ class HandView(Static, can_focus=True):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # The lines are made here, once a frame (their style walks up the screen's tree).
-        base = self.rich_style
-        width = self.size.width
-        key = (width, base)
+        key = (self.size.width, self.rich_style)
         if self._strips is None or key != self._strips_key:
-            self._strips_key = key
-            self._strips = self._text_lines() if self._text is not None else self._hand_lines()
+            self._make_strips(key)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         """Lines straight from cached segments: the hand redraws on most of the player's
         moves, and going through Textual's content layer cost several ms each time."""
         if self._strips is None:  # (drawn without a frame: made here)
-            self._strips_key = (self.size.width, self.rich_style)
-            self._strips = self._text_lines() if self._text is not None else self._hand_lines()
+            self._make_strips((self.size.width, self.rich_style))
+        assert self._strips is not None
         if 0 <= y < len(self._strips):
             return self._strips[y]
         return Strip.blank(self.size.width, self.rich_style)
+
+    def _make_strips(self, key: tuple[int, Style]) -> None:
+        """The lines for this width and style: the words, or the tiles."""
+        self._strips_key = key
+        self._strips = self._text_lines() if self._text is not None else self._hand_lines()
 
     def _hand_lines(self) -> list[Strip]:
         base, width = self.rich_style, self.size.width
@@ -174,7 +176,7 @@ class HandView(Static, can_focus=True):
         cursor = self._cursor if self._show_cursor else None
         left = Segment(" " * max(0, self._hand_x() - PADDING), blank)
         pad = Segment(" " * (self._offset() - self._hand_x()), base)
-        gap = Segment(" " * TILE_GAP, base + Style())
+        gap = Segment(" " * TILE_GAP, base)
         # Each tile's segments, row by row, as drawn last time (a hand changes a tile or
         # two's marks at a time; the segments of the others are kept until the next).
         pieces = self._pieces if self._pieces_base == base else {}

@@ -157,10 +157,7 @@ class LinePanel(Static):
         last = max(wanted)
         text = Content("\n").join(line if y in wanted else Content("")
                                   for y, line in enumerate(source[:last + 1]))
-        if self.auto_links and any(_may_act(span.style) for span in text.spans):
-            return Visual.to_strips(self, text, width, None, self.visual_style)
-        options = RenderOptions(self._get_style, self.styles)  # type: ignore[arg-type]  # as to_strips
-        return text.render_strips(width, None, self.visual_style, options)
+        return self._render_text(text, width)
 
     def _draw_line(self, line: Content, y: int, width: int) -> list[Strip]:
         """Line `y` of the text, as `Visual.to_strips` draws it in the whole text.
@@ -169,11 +166,15 @@ class LinePanel(Static):
         its offset, line number included. What `to_strips` adds around the drawing is
         done only when it changes something: a link style on cells that have a click
         action (the panels have none), an alignment (checked by the caller)."""
-        text = Content("\n" * y) + line if y else line
-        if self.auto_links and any(_may_act(span.style) for span in line.spans):
-            return Visual.to_strips(self, text, width, None, self.visual_style)[y:]
+        return self._render_text(Content("\n" * y) + line if y else line, width)[y:]
+
+    def _render_text(self, text: Content, width: int) -> list[Strip]:
+        """`text` as `Visual.to_strips` draws it, without what that adds when it would
+        change nothing: a link style, only on cells that have a click action."""
+        if self.auto_links and any(_may_act(span.style) for span in text.spans):
+            return Visual.to_strips(self, text, width, None, self.visual_style)
         options = RenderOptions(self._get_style, self.styles)  # type: ignore[arg-type]  # as to_strips
-        return text.render_strips(width, None, self.visual_style, options)[y:]
+        return text.render_strips(width, None, self.visual_style, options)
 
     def _padded(self, lines: list[Strip]) -> list[Strip]:
         """`lines` to the panel's height with the blank lines `Widget.render_line` draws
