@@ -75,6 +75,14 @@ Textual assumes one app per process. Measured over SSH:
     changed column that no widget in front of it has drawn, and only those rows; what
     is sent is the same, byte for byte (tests/test_server_patches.py).
 
+13. A widget's repaint reached its screen through two messages: the widget woke its own
+    message pump (a `Prompt`) only to find, once idle, that it must tell its screen (an
+    `Update`). A table update repaints five or six widgets: about ten messages and task
+    wake-ups for what one set of the screen's dirty widgets holds. Here a widget with
+    nothing else to do when idle (no layout, scroll, restyle or queued callback pending,
+    no idle handler of its own) marks its screen at once, as the screen would on that
+    `Update`; anything else takes Textual's way.
+
 `install()` checks that textual and asyncssh are the versions these were written for
 (`internals.py`) and refuses otherwise; `uninstall()` undoes it. The server installs them
 while it runs (`MoonServer.start` to `stop`); tests that need them use the
@@ -102,7 +110,7 @@ from textual._styles_cache import StylesCache
 from textual.cache import FIFOCache
 from textual.color import Color
 from textual.css.stylesheet import Stylesheet
-from textual.dom import DOMNode
+from textual.dom import DOMNode, NoScreen
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -110,6 +118,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.style import Style as TextualStyle
 from textual.timer import Timer
+from textual.widget import Widget
 
 from .internals import Internal, Patch, Patches
 
@@ -343,6 +352,41 @@ async def _tick(self: Timer, *, next_timer: float, count: int) -> None:
     await _original_tick(self, next_timer=next_timer, count=count)
 
 
+_original_check_idle = MessagePump.check_idle
+
+
+def _check_idle(self: MessagePump) -> None:
+    if not (isinstance(self, Widget) and _marked_its_screen(self)):
+        _original_check_idle(self)
+
+
+def _marked_its_screen(widget: Widget) -> bool:
+    """Do now what the widget's next idle would have done, when that is only to have its
+    screen repaint it (`Widget._check_refresh` and `Screen._on_update`); False when it
+    has more to do, or no screen."""
+    if (not widget._repaint_required or widget._layout_required or widget._scroll_required
+            or widget._refresh_styles_required or widget._next_callbacks
+            or not widget._is_mounted or widget._closing or widget._parent is None
+            or isinstance(widget, Screen) or _idles_itself(type(widget))):
+        return False
+    try:
+        screen = widget.screen
+    except NoScreen:
+        return False
+    widget._repaint_required = False
+    if widget.display and screen in screen._compositor:
+        screen._dirty_widgets.add(widget)
+        screen.check_idle()
+    return True
+
+
+@lru_cache(256)
+def _idles_itself(cls: type[Widget]) -> bool:
+    """Whether a widget class has idle work of its own (a DataTable, a Tree)."""
+    return any("_on_idle" in vars(base) or "on_idle" in vars(base)
+               for base in cls.__mro__[:cls.__mro__.index(Widget)])
+
+
 def _render_partial_update(self: Compositor) -> ChopsUpdate | None:
     update_regions = self._dirty_regions.copy()
     self._dirty_regions.clear()
@@ -450,6 +494,10 @@ PATCHES = Patches("server/patches.py", [
              _screen_resized),
     _textual(MessagePump, "_get_message", "9. app work yields to the loop", _get_message),
     _textual(Timer, "_tick", "9. app work yields to the loop", _tick),
+    _textual(MessagePump, "check_idle", "13. a repaint marks the screen at once", _check_idle,
+             watched=lambda: [_original_check_idle, Widget._check_refresh, Widget._on_idle,
+                              Widget.refresh, vars(Screen)["_on_update"],
+                              vars(Screen)["_on_idle"]]),
     _textual(Strip, "__init__", "11. a strip's caches made on first use", _strip_init),
     *(_textual(Strip, name, "11. a strip's caches made on first use",
                _CacheOnFirstUse(vars(Strip)[name], size),

@@ -69,6 +69,7 @@ ORIGINALS = {
     "textual: Compositor.render_partial_update": "8d10ebb0ea6fe4f9",
     "textual: Visual.to_strips": "237262d432caa6c4",
     "textual: Widget._get_style": "c070a87f85df1396",
+    "textual: MessagePump.check_idle": "2b83fc5ea1cca676",
 }
 """What each original's source hashed to when its adjustment was written (textual 8.2.8,
 asyncssh 2.24.1)."""

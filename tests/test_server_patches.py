@@ -233,3 +233,38 @@ def _slot_set(strip: object, name: str) -> bool:
     except AttributeError:
         return False
     return True
+
+
+async def test_a_repaint_marks_the_screen_without_waking_the_widget() -> None:
+    # A widget's repaint went through two messages (a Prompt to the widget, then an
+    # Update to its screen); now it marks the screen at once, and the frame shows it.
+    from textual.app import App, ComposeResult
+    from textual.message import Message
+    from textual.widgets import Static
+
+    class Counted(Static):
+        received: list[str] = []
+
+        async def _on_message(self, message: Message) -> None:
+            self.received.append(type(message).__name__)
+            await super()._on_message(message)
+
+    class Shows(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Counted("before", id="text")
+
+    app = Shows()
+    async with app.run_test(size=(40, 5)) as pilot:
+        await pilot.pause()
+        text = app.query_one(Counted)
+        text.received.clear()
+        text.update("after", layout=False)
+        assert text in app.screen._dirty_widgets  # marked at once
+        await pilot.pause()
+        assert "Prompt" not in text.received and "Update" not in text.received
+        assert not app.screen._dirty_widgets  # the frame was drawn
+        assert "after" in app.export_screenshot()
+        text.update("lengthened_text", layout=True)  # a layout goes Textual's way
+        assert text not in app.screen._dirty_widgets and text._repaint_required
+        await pilot.pause()
+        assert "lengthened_text" in app.export_screenshot()
