@@ -248,7 +248,10 @@ class MoonApp(App[None]):
             self.pop_screen()
         if not isinstance(self.screen, LobbyScreen | WaitingScreen | GameScreen):
             self.switch_screen(LobbyScreen())
-        new = GameScreen(table_id) if kind == "game" else WaitingScreen(table_id)
+        # Straight from the lobby into a game under way: the player came back to it.
+        returning = not isinstance(self.screen, WaitingScreen | GameScreen)
+        new = (GameScreen(table_id, returning=returning) if kind == "game"
+               else WaitingScreen(table_id))
         if isinstance(self.screen, WaitingScreen | GameScreen):
             self.switch_screen(new)
         else:

@@ -12,6 +12,8 @@ from moon_tui.lobby import LobbyConfig
 from tests.support.probe import (
     ScreenClient,
     enter_lobby,
+    eventually,
+    next_move,
     open_bot_table,
     play_until,
     running_server,
@@ -115,6 +117,13 @@ async def test_a_client_that_vanishes_mid_hand_comes_back_to_its_seat(
         back = await ScreenClient.connect(server.port, "ann", key=key)
         screen = await back.wait_for("ann's table")  # straight back to the seat
         assert "hand" in screen
+        # An Enter out of habit (the welcome screen asks for one) is not taken as a move.
+        await eventually(lambda: next_move(back.text()) is not None, "ann's turn")
+        await back.press("enter")
+        told = await back.wait_for("Welcome back")
+        assert next_move(told) is not None  # still her turn: nothing was played
+        await back.press("enter")  # the second takes the marked choice: the turn moves on
+        await eventually(lambda: "Welcome back" not in back.text(), "her move taken")
         await back.close()
 
 

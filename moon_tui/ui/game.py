@@ -92,9 +92,12 @@ class GameScreen(MoonScreen):
         Binding("q", "leave", "leave"),
     ]
 
-    def __init__(self, table_id: str) -> None:
+    def __init__(self, table_id: str, *, returning: bool = False) -> None:
+        """`returning`: the player comes back to a game under way (a new connection):
+        their first Enter only says so, see `action_choose`."""
         super().__init__(classes="game")
         self.table_id = table_id
+        self._returning = returning
         self._view: SeatView | None = None
         self._update: TableUpdate | None = None
         self._finished: GameFinished | None = None
@@ -444,6 +447,7 @@ class GameScreen(MoonScreen):
         return view is not None and view.my_turn and view.phase in (Phase.BID, Phase.TRUMP)
 
     def action_move(self, step: int) -> None:
+        self._returning = False
         if self._in_row():
             bar = self.query_one("#actions", ClickBar)
             if bar.items:
@@ -461,6 +465,16 @@ class GameScreen(MoonScreen):
             if self._update is not None:
                 self.show(self._update)
             return
+        if self._returning:
+            # Back from a dropped connection, a player presses Enter out of habit (the
+            # welcome screen asks for it) before seeing what is marked: not a move.
+            self._returning = False
+            if view is not None and view.my_turn and view.phase in (
+                    Phase.BID, Phase.TRUMP, Phase.DISCARD, Phase.PLAY):
+                self._problem = ("Welcome back. Enter again takes the marked choice; "
+                                 "←→ or a number picks another.")
+                self._draw_prompt()
+                return
         if self._in_row():
             bar = self.query_one("#actions", ClickBar)
             if bar.cursor is not None:
@@ -469,6 +483,7 @@ class GameScreen(MoonScreen):
         self.query_one(HandView).pick_cursor()
 
     def action_pick(self, index: int) -> None:
+        self._returning = False
         self.query_one(HandView).pick(index)
 
     @on(HandView.Picked)
