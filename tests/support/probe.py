@@ -17,6 +17,7 @@ from typing import Any
 
 import asyncssh
 import pyte
+from wcwidth import wcwidth
 
 from server.config import ServerConfig
 from server.service import MoonServer
@@ -101,6 +102,7 @@ class ScreenClient:
         self.keep_raw = False
         self._unparsed: list[bytes] = []
         self._text: str | None = None
+        self._lines: list[str] = []
         self.updates = 0
         self.last_update = 0.0
         self.closed = asyncio.Event()
@@ -169,13 +171,27 @@ class ScreenClient:
         # benchmark's client CPU, most of it for screens read again unchanged.
         self._parse()
         if self._text is None:
-            self._text = "\n".join(line.rstrip() for line in self.screen.display)
+            self._text = "\n".join(line.rstrip() for line in self._display())
         return self._text
 
     def row(self, index: int) -> str:
         """One screen row (negative counts from the bottom)."""
         self._parse()
-        return str(self.screen.display[index])
+        return self._display()[index]
+
+    def _display(self) -> list[str]:
+        """`pyte.Screen.display`, drawing again only the lines pyte marked changed (a
+        frame changes a few; the whole display was a fifth of the club bench's clients'
+        CPU)."""
+        screen = self.screen
+        if len(self._lines) != screen.lines:
+            self._lines = [""] * screen.lines
+            screen.dirty.update(range(screen.lines))
+        for y in screen.dirty:
+            if y < screen.lines:
+                self._lines[y] = _line_text(screen, y)
+        screen.dirty.clear()
+        return self._lines
 
     async def wait_for(
         self, what: str | Callable[[str], bool], timeout: float = 10.0
@@ -238,6 +254,22 @@ KEYS: dict[str, str] = {
     "space": " ",
     "f1": "\x1bOP",
 }
+
+
+def _line_text(screen: pyte.Screen, y: int) -> str:
+    """Line `y` of the screen as `pyte.Screen.display` shows it (a wide character's
+    second cell is skipped)."""
+    line = screen.buffer[y]
+    chars: list[str] = []
+    wide = False
+    for x in range(screen.columns):
+        if wide:
+            wide = False
+            continue
+        char = line[x].data
+        wide = wcwidth(char[0]) == 2
+        chars.append(char)
+    return "".join(chars)
 
 
 def cursor_on(client: ScreenClient, placeholder: str) -> bool:
