@@ -235,6 +235,126 @@ def expected_bid(hand: int, everything: int, trumps: list[int], rules: Rules) ->
     return min(int(estimate + heuristic.BID_BOLDNESS), 7)
 
 
+class _BidValues:
+    """Each legal bid's worth on each sampled deal, as the deals come (`enough` hears the
+    bidder's double-dummy tricks `t` as declarer and the sampled hands, and says when
+    the choice is settled)."""
+
+    def __init__(self, view: SeatView) -> None:
+        assert view.seat is not None
+        rules = view.rules
+        self.view = view
+        self.me = view.seat
+        self.rules = rules
+        self.bids = [a.bid for a in view.legal]
+        self.scores: dict[int, list[float]] = {i: [] for i in range(len(self.bids))}
+        self.everything = mask_of(tile_set(rules.set))
+        self.trumps = heuristic.allowed_trumps(view)
+        self.high = max(view.high_bid, 0)
+        self.optimism = DD_OPTIMISM if rules.players == 3 else DD_OPTIMISM_4
+
+    def enough(self, t: int, hands: list[int]) -> bool:
+        raise NotImplementedError
+
+    def _declared(self, bid: int, t: int) -> float:
+        """This seat's contract at `bid`, taking `t` tricks."""
+        return utility(self.rules, bid, t - self.optimism, self.view.scores, self.me)
+
+    def _add(self, row: Sequence[float]) -> bool:
+        for i, value in enumerate(row):
+            self.scores[i].append(value)
+        return settled(self.scores, len(self.scores[0]))
+
+
+class _ThreeSeatBids(_BidValues):
+    """The seats yet to speak bid as the `normal` level would on their sampled hands
+    (`FOLLOWERS_3`); a contract they take is worth what another's costs in `pass_value`."""
+
+    def __init__(self, view: SeatView) -> None:
+        super().__init__(view)
+        self.passing = pass_value(view)
+        self.later = _later_seats(view) if self.rules.players == 3 and FOLLOWERS_3 else []
+
+    def enough(self, t: int, hands: list[int]) -> bool:
+        rules, high, later = self.rules, self.high, self.later
+        over = max((expected_bid(hands[s], self.everything, self.trumps, rules)
+                    for s in later), default=0)
+        if over < rules.min_bid:
+            over = rules.min_bid if high == 0 and rules.all_pass == "force_last" else 0
+        lost = -PASS_COST_3 * (1.0 if rules.scoring == "marks" else over)
+        row: list[float] = []
+        for bid in self.bids:
+            if bid is None:
+                if not later:
+                    value = self.passing
+                elif over <= high:
+                    # Nobody after this seat outbids the contract held (or the hand is
+                    # dealt again when nobody bid).
+                    value = self.passing if high else 0.0
+                else:
+                    value = lost
+            elif bid != MOON and over > bid:
+                value = lost  # a later seat takes the contract
+            else:
+                value = self._declared(bid, t)
+            row.append(value)
+        return self._add(row)
+
+
+class _FourSeatBids(_BidValues):
+    """Who ends with the contract after each bid of this seat (`FOLLOWERS_4`): the
+    opponents yet to speak bid as the `normal` level does (the lowest bid their estimate
+    affords), the partner is taken to pass. An opponent's contract is worth the negative
+    of its utility, on its double-dummy tricks on the deal with its best trump
+    (`rival_tricks(hands, seat, trump)`), less `RIVAL_OPTIMISM_4`."""
+
+    def __init__(self, view: SeatView,
+                 rival_tricks: Callable[[list[int], int, int], int]) -> None:
+        super().__init__(view)
+        self.rival_tricks = rival_tricks
+        self.holder = _holder(view)
+        self.rivals = [s for s in _later_seats(view)
+                       if self.rules.side_of(s) != self.rules.side_of(self.me)]
+
+    def enough(self, t: int, hands: list[int]) -> bool:
+        rules = self.rules
+        targets = {s: expected_bid(hands[s], self.everything, self.trumps, rules)
+                   for s in self.rivals}
+        solved: dict[int, float] = {}
+
+        def rival_value(seat: int, level: int) -> float:
+            # Minus the worth of `seat`'s contract to its side.
+            if seat not in solved:
+                trump, _ = heuristic.best_trump(hands[seat], self.trumps,
+                                                self.everything & ~hands[seat], rules.players)
+                solved[seat] = self.rival_tricks(hands, seat, trump)
+            return -utility(rules, level, solved[seat] - RIVAL_OPTIMISM_4, self.view.scores,
+                            seat)
+
+        def outcome(bid: int | None) -> float:
+            # The final holder and level when this seat says `bid`.
+            who, level = (self.me, bid) if bid is not None else (self.holder, self.high)
+            if bid != MOON:
+                for s in self.rivals:
+                    need = max(rules.min_bid, level + 1)
+                    if targets[s] >= need:
+                        who, level = s, need
+            if who is None:
+                return 0.0
+            if who == self.me:
+                assert bid is not None
+                return self._declared(bid, t)
+            if rules.side_of(who) == rules.side_of(self.me):
+                return PASS_SHARE_4 * level
+            return rival_value(who, level)
+
+        try:
+            row = [outcome(bid) for bid in self.bids]
+        except SearchTimeout:
+            return True
+        return self._add(row)
+
+
 class ExpertBot:
     """PIMC over a double-dummy solver, within `time_budget` seconds per decision."""
 
@@ -382,91 +502,17 @@ class ExpertBot:
         return results, samples
 
     def _bid(self, view: SeatView, rng: random.Random, deadline: float) -> list[Choice]:
-        assert view.seat is not None
-        me = view.seat
         rules = view.rules
-        optimism = DD_OPTIMISM if rules.players == 3 else DD_OPTIMISM_4
-        passing = pass_value(view)
-        bids = [a.bid for a in view.legal]
-        scores: dict[int, list[float]] = {i: [] for i in range(len(bids))}
-        later = _later_seats(view) if rules.players == 3 and FOLLOWERS_3 else []
-        four = rules.players == 4 and FOLLOWERS_4
-        rivals = [s for s in _later_seats(view) if rules.side_of(s) != rules.side_of(me)]
-        everything = mask_of(tile_set(rules.set))
-        trumps = heuristic.allowed_trumps(view)
-        high = max(view.high_bid, 0)
+        values: _BidValues
+        if rules.players == 4 and FOLLOWERS_4:
+            def rival_tricks(hands: list[int], seat: int, trump: int) -> int:
+                return self._solver(trump, self._side(rules, seat), deadline).solve(hands, seat)
 
-        def enough(t: int, hands: list[int]) -> bool:
-            # Each bid's worth on this deal, for the early stop.
-            over = max((expected_bid(hands[s], everything, trumps, rules) for s in later),
-                       default=0)
-            if over < rules.min_bid:
-                over = rules.min_bid if high == 0 and rules.all_pass == "force_last" else 0
-            # What another seat's contract costs, as in `pass_value`.
-            lost = -PASS_COST_3 * (1.0 if rules.scoring == "marks" else over)
-            for i, bid in enumerate(bids):
-                if bid is None:
-                    if not later:
-                        value = passing
-                    elif over <= high:
-                        # Nobody after this seat outbids the contract held (or the hand
-                        # is dealt again when nobody bid).
-                        value = passing if high else 0.0
-                    else:
-                        value = lost
-                elif bid != MOON and over > bid:
-                    value = lost  # a later seat takes the contract
-                else:
-                    value = utility(rules, bid, t - optimism, view.scores, view.seat)
-                scores[i].append(value)
-            return settled(scores, len(scores[0]))
-
-        holder = _holder(view)
-
-        def enough_4(t: int, hands: list[int]) -> bool:
-            # Who ends with the contract after each bid of this seat: the opponents yet to
-            # speak bid as the `normal` level does (the lowest bid their estimate affords),
-            # the partner is taken to pass. An opponent's contract is worth the negative of
-            # its utility, on its double-dummy tricks on this deal with its best trump.
-            targets = {s: expected_bid(hands[s], everything, trumps, rules) for s in rivals}
-            rival_tricks: dict[int, float] = {}
-
-            def rival_value(seat: int, level: int) -> float:
-                # Minus the worth of `seat`'s contract to its side.
-                if seat not in rival_tricks:
-                    trump, _ = heuristic.best_trump(hands[seat], trumps,
-                                                    everything & ~hands[seat], rules.players)
-                    side = self._side(rules, seat)
-                    rival_tricks[seat] = self._solver(trump, side, deadline).solve(hands, seat)
-                return -utility(rules, level, rival_tricks[seat] - RIVAL_OPTIMISM_4, view.scores,
-                                 seat)
-
-            def outcome(bid: int | None) -> float:
-                # The final holder and level when this seat says `bid`.
-                who, level = (me, bid) if bid is not None else (holder, high)
-                if bid != MOON:
-                    for s in rivals:
-                        need = max(rules.min_bid, level + 1)
-                        if targets[s] >= need:
-                            who, level = s, need
-                if who is None:
-                    return 0.0
-                if who == me:
-                    assert bid is not None
-                    return utility(rules, bid, t - optimism, view.scores, me)
-                if rules.side_of(who) == rules.side_of(me):
-                    return PASS_SHARE_4 * level
-                return rival_value(who, level)
-
-            try:
-                row = [outcome(bid) for bid in bids]
-            except SearchTimeout:
-                return True
-            for i, value in enumerate(row):
-                scores[i].append(value)
-            return settled(scores, len(scores[0]))
-
-        tricks = self._declarer_tricks(view, rng, deadline, enough_4 if four else enough)
+            values = _FourSeatBids(view, rival_tricks)
+        else:
+            values = _ThreeSeatBids(view)
+        tricks = self._declarer_tricks(view, rng, deadline, values.enough)
+        scores = values.scores
         if len(tricks) < MIN_BID_SAMPLES or not scores[0]:
             return []
         mean = sum(tricks) / len(tricks)
