@@ -471,8 +471,7 @@ class GameScreen(MoonScreen):
             self._returning = False
             if view is not None and view.my_turn and view.phase in (
                     Phase.BID, Phase.TRUMP, Phase.DISCARD, Phase.PLAY):
-                self._problem = ("Welcome back. Enter again takes the marked choice; "
-                                 "←→ or a number picks another.")
+                self._problem = "Welcome back! Enter again takes the marked choice."
                 self._draw_prompt()
                 return
         if self._in_row():
