@@ -23,10 +23,10 @@ from collections.abc import Collection, Hashable
 from typing import Any
 
 from rich.text import Text
-from textual.content import Content
+from textual.content import Content, _FormattedLine
 from textual.geometry import Region
 from textual.strip import Strip
-from textual.visual import RenderOptions, Visual, VisualType
+from textual.visual import Visual, VisualType
 from textual.widget import Widget, _RenderCache
 from textual.widgets import Static
 
@@ -37,6 +37,9 @@ RELIES_ON = (
     (Widget, "_render_content", "what a dirty widget renders (_RenderCache)"),
     (Widget, "refresh", "what update(layout=False) does beside the content"),
     (Visual, "to_strips", "what it adds to Content.render_strips (a line drawn alone)"),
+    (Content, "render_strips", "what a line drawn alone is given (the panel's text rules)"),
+    (Content, "_wrap_and_format", "formats each line alone, numbered by its place"),
+    (_FormattedLine, "to_strip", "the line number given to the styles, from .y"),
     (Widget, "_get_style", "the style lookup to_strips gives render_strips"),
 )
 """Private parts of Textual `LinePanel` and `KeepsDrawn` use: (owner, name, what it
@@ -105,8 +108,9 @@ class LinePanel(Static):
         again was most of an update's cost here, for the one or two lines that differ.
 
         Textual renders each line of a text on its own (wrapped or cut to the width); only
-        a selection (which knows its lines by number) and an alignment other than top
-        left (which moves lines by the whole text's size) need the whole text at once."""
+        a selection (which knows its lines by number), an alignment other than top left
+        (which moves lines by the whole text's size) and links (styled by to_strips) need
+        the whole text at once."""
         visual = self.visual
         styles = self.styles
         if not isinstance(visual, Content) or self.text_selection is not None \
@@ -123,26 +127,13 @@ class LinePanel(Static):
         cache = self._lines_cache
         kept: dict[tuple[object, ...], list[Strip]] = {}
         lines: list[Strip] = []
-        source = visual.split(allow_blank=True)
-        if styles.text_wrap == "nowrap" and styles.text_overflow != "fold":
-            # A line is a strip: the lines not kept are drawn together, in one text.
-            source = source[:height]
-            keys = [(y, line.plain, tuple(line.spans)) for y, line in enumerate(source)]
-            missing = [y for y, line_key in enumerate(keys) if line_key not in cache]
-            if missing:
-                drawn = self._draw_lines(source, set(missing), width)
-                if len(drawn) <= missing[-1]:  # (no width to draw in)
-                    return Visual.to_strips(self, visual, width, height, style)
-                for y in missing:
-                    cache[keys[y]] = [drawn[y]]
-            for line_key in keys:
-                kept[line_key] = cache[line_key]
-                lines.extend(cache[line_key])
-            self._lines_cache = kept
-            return lines
-        for y, line in enumerate(source):
+        for y, line in enumerate(visual.split(allow_blank=True)):
             line_key = (y, line.plain, tuple(line.spans))
-            strips = cache.get(line_key) or self._draw_line(line, y, width)
+            strips = cache.get(line_key)
+            if strips is None:
+                if self.auto_links and any(_may_act(span.style) for span in line.spans):
+                    return Visual.to_strips(self, visual, width, height, style)
+                strips = self._draw_line(line, y, width)
             kept[line_key] = strips
             lines.extend(strips)
             if len(lines) >= height:
@@ -151,30 +142,22 @@ class LinePanel(Static):
         self._lines_cache = kept
         return lines
 
-    def _draw_lines(self, source: list[Content], wanted: set[int], width: int) -> list[Strip]:
-        """The lines `wanted` of a text of one strip per line, drawn together (the others
-        are drawn empty): as `_draw_line` draws each of them."""
-        last = max(wanted)
-        text = Content("\n").join(line if y in wanted else Content("")
-                                  for y, line in enumerate(source[:last + 1]))
-        return self._render_text(text, width)
-
     def _draw_line(self, line: Content, y: int, width: int) -> list[Strip]:
-        """Line `y` of the text, as `Visual.to_strips` draws it in the whole text.
-
-        Drawn after `y` empty lines, which are then dropped: the style of each cell holds
-        its offset, line number included. What `to_strips` adds around the drawing is
-        done only when it changes something: a link style on cells that have a click
-        action (the panels have none), an alignment (checked by the caller)."""
-        return self._render_text(Content("\n" * y) + line if y else line, width)[y:]
-
-    def _render_text(self, text: Content, width: int) -> list[Strip]:
-        """`text` as `Visual.to_strips` draws it, without what that adds when it would
-        change nothing: a link style, only on cells that have a click action."""
-        if self.auto_links and any(_may_act(span.style) for span in text.spans):
-            return Visual.to_strips(self, text, width, None, self.visual_style)
-        options = RenderOptions(self._get_style, self.styles)  # type: ignore[arg-type]  # as to_strips
-        return text.render_strips(width, None, self.visual_style, options)
+        """Line `y` of the text, as `Content.render_strips` draws it in the whole text:
+        formatted alone, then given its line number (the style of each cell holds its
+        offset, line number included). Drawing it after `y` empty lines cost four times
+        as much as the line itself (measured)."""
+        rules = self.styles
+        formatted = line._wrap_and_format(
+            width, align=rules.text_align, overflow=rules.text_overflow,
+            no_wrap=rules.text_wrap == "nowrap", line_pad=rules.line_pad, tab_size=8,
+            get_style=self._get_style)
+        style = self.visual_style
+        strips = []
+        for part in formatted:
+            part.y = y
+            strips.append(Strip(*part.to_strip(style)))
+        return strips
 
     def _padded(self, lines: list[Strip]) -> list[Strip]:
         """`lines` to the panel's height with the blank lines `Widget.render_line` draws
