@@ -24,7 +24,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.content import Content, _FormattedLine
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.visual import Visual, VisualType
 from textual.widget import Widget, _RenderCache
@@ -64,8 +64,9 @@ class LinePanel(Static):
     panel, see `_text_lines`)."""
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
-        if layout or not self.is_mounted or not self.size \
-                or self._render_cache.size != self.size or self._dirty_regions:
+        size = self.size  # (found through the screen's map: ~30 us, measured)
+        if layout or not self.is_mounted or not size or self._render_cache.size != size \
+                or self._dirty_regions:
             self._diff_pending = False
             super().update(content, layout=layout)
             return
@@ -95,8 +96,8 @@ class LinePanel(Static):
         if cache.size != size or self._dirty_regions:
             self._set_dirty()
             return
-        lines = self._padded(self._text_lines(size.width, size.height))
-        old_lines = self._padded(cache.lines)
+        lines = self._padded(self._text_lines(size.width, size.height), size)
+        old_lines = self._padded(cache.lines, size)
         if len(lines) != len(old_lines):
             self._set_dirty()
             return
@@ -165,11 +166,11 @@ class LinePanel(Static):
             strips.append(Strip(*part.to_strip(style)))
         return strips
 
-    def _padded(self, lines: list[Strip]) -> list[Strip]:
+    def _padded(self, lines: list[Strip], size: Size) -> list[Strip]:
         """`lines` to the panel's height with the blank lines `Widget.render_line` draws
         past the last one: text that grew or shrank by a line (a trick played) is a
         change of that line, not of the whole panel."""
-        width, height = self.size
+        width, height = size
         if len(lines) >= height:
             return lines
         return [*lines, *[Strip.blank(width, self.visual_style.rich_style)]
