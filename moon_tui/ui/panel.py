@@ -1,16 +1,17 @@
 """Widgets of the table that draw again only what changed: a text panel that repaints
-only the lines an update changed (`LinePanel`), and lines kept for each text a widget
-showed (`KeepsDrawn`: the prompt, the header, the bars).
+only the lines an update changed (`LinePanel`), lines kept for each text a widget
+showed (`KeepsDrawn`: the prompt, the header, the bars), and a repaint that goes
+straight to the screen (`repaint`: Textual's takes two messages).
 
 The table's seats and centre panels change a line or two per move (the turn marker, a
 tile played), but a Static repaints every line, and the compositor every line again:
 about a tenth of a table update's CPU (bench/ui.py, measured). Here the new text is
 rendered to lines when the frame is drawn (once, however many updates came since the
 last frame), compared with the lines on screen, and only those that differ are marked
-for repainting; the lines of the text that did not change are not drawn again either
-(each is kept, by line number, text and spans, until the next update).
+for repainting; a line drawn recently is not drawn again either (the lines of the
+text and the last `LINES_KEPT` others are kept, by line number, text and style).
 
-This leans on private parts of Textual's `Widget` and `Static` (`RELIES_ON`, watched by
+This leans on private parts of Textual (`RELIES_ON`, watched by
 tests/test_server_internals.py). It was safe only once nothing beside it moved without
 a dirty region: the hand and the words in its place are one widget (`hand.py`). Every
 frame of played hands is checked against Textual's own drawing through a terminal
