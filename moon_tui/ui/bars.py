@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 
+from .base import MoonParts
 from .panel import DRAWN_KEPT, KeepsDrawn, repaint
 
 KEY_NAMES = {"question_mark": "?", "escape": "esc", "enter": "⏎", "left": "←",
@@ -132,12 +133,22 @@ class ClickBar(KeepsDrawn, Widget):
         self.post_message(self.Chosen(self, ident))
 
 
+STATES_KEPT = 32
+"""Sets of items a `KeyBar` keeps, by the screen's `bindings_state` (a game has a few
+dozen: phase, turn, tiles in hand...)."""
+
+
 class KeyBar(ClickBar):
     """The footer: the screen's active, shown bindings; a click runs the binding."""
 
     DEFAULT_CSS = """
     KeyBar { dock: bottom; height: 1; background: $footer-background; }
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._items_by_state: dict[tuple[object, ...], tuple[Item, ...]] = {}
+        """The items shown in each state of the screen (and focus)."""
 
     def on_mount(self) -> None:
         # Called as the screen publishes its bindings: posted to the bar instead, each
@@ -151,6 +162,22 @@ class KeyBar(ClickBar):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
+        state = screen.bindings_state if isinstance(screen, MoonParts) else None
+        if state is None:
+            self.set_items(self._active_items(screen))
+            return
+        # Working out the active bindings runs every check_action: ~3% of a table
+        # update's CPU, for a few states that come back every hand (measured).
+        key = (state, screen.focused)
+        items = self._items_by_state.get(key)
+        if items is None:
+            if len(self._items_by_state) >= STATES_KEPT:
+                self._items_by_state.clear()
+            items = self._items_by_state[key] = self._active_items(screen)
+        self.set_items(items)
+
+    def _active_items(self, screen: Screen[object]) -> tuple[Item, ...]:
+        """The screen's active, shown bindings as items."""
         shown: list[Binding] = []
         seen_actions: set[str] = set()
         for active in screen.active_bindings.values():
@@ -171,7 +198,7 @@ class KeyBar(ClickBar):
             else:
                 items.extend(Item(b.action, key_display(b.key), b.description)
                              for b in bindings)
-        self.set_items(items)
+        return tuple(items)
 
     def chosen(self, ident: str) -> None:
         if ident:

@@ -106,7 +106,6 @@ class GameScreen(MoonScreen):
         self._seen_hand: int | None = None
         """The hand whose result this player said they have read (Enter)."""
         self._timer: Timer | None = None
-        self._keys_state: tuple[object, ...] = ()
         self._header_key: tuple[object, ...] = ()
         """What the header was made from (every input of `header`)."""
         self._leave_armed_until = 0.0
@@ -185,12 +184,17 @@ class GameScreen(MoonScreen):
         self._draw_actions(view)
         self._draw_prompt()
         self._start_timer()
-        keys = (view.phase, view.my_turn, view.legal, view.outcome is None, bool(view.tricks),
-                len(view.hand))
-        if keys != self._keys_state:
+        state = self._bindings_state(view)
+        if state != self.bindings_state:
             # Working out the active keys runs every check_action: only when they may change.
-            self._keys_state = keys
+            self.bindings_state = state
             self.refresh_bindings()
+
+    def _bindings_state(self, view: SeatView) -> tuple[object, ...]:
+        """All that `check_action` reads of the view and the screen."""
+        legal = view.legal if view.phase in (Phase.BID, Phase.TRUMP) else ()
+        return (view.phase, view.my_turn, legal, view.outcome is None, view.seat is None,
+                bool(view.tricks), len(view.hand), self._may_see(view), self.moon.solo)
 
     def _draw_header(self, view: SeatView, table: TableInfo) -> None:
         """The header, made again only when what it shows may have changed: it changes a
@@ -468,9 +472,8 @@ class GameScreen(MoonScreen):
         if view is not None and self._may_see(view):
             self._seen_hand = view.hand_number
             self.moon.send(HandSeen(self.table_id, view.hand_number))
-            self.refresh_bindings()
             if self._update is not None:
-                self.show(self._update)
+                self.show(self._update)  # (the keys too: Enter is done)
             return
         if self._in_row():
             bar = self.query_one("#actions", ClickBar)
