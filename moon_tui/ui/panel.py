@@ -58,8 +58,8 @@ panel drew 2.4 lines an update keeping only its text's lines, 0.9 keeping 16, me
 
 class LinePanel(Static):
     """A Static of fixed size that repaints only the lines an update changed. An update
-    that asks for a layout, or comes before the panel was drawn at its size, is a plain
-    Static's."""
+    that asks for a layout, or comes before the panel was drawn at its size, repaints
+    it whole."""
 
     _diff_pending = False
     _lines_key: tuple[object, ...] = ()
@@ -68,9 +68,8 @@ class LinePanel(Static):
     panel, see `_text_lines`)."""
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
-        size = self.size  # (found through the screen's map: ~30 us, measured)
-        if layout or not self.is_mounted or not size or self._render_cache.size != size \
-                or self._dirty_regions:
+        # (A panel not drawn at its size yet is drawn whole: see _repaint_changed_lines.)
+        if layout or not self.is_mounted:
             self._diff_pending = False
             super().update(content, layout=layout)
             return
