@@ -46,14 +46,14 @@ RELIES_ON = (
     (_FormattedLine, "to_strip", "the line number given to the styles, from .y"),
     (Widget, "_get_style", "the style lookup to_strips gives render_strips"),
 )
-"""Private parts of Textual `LinePanel` and `KeepsDrawn` use: (owner, name, what it
-relies on)."""
+"""Private parts of Textual `LinePanel`, `KeepsDrawn` and `repaint` use: (owner, name,
+what it relies on)."""
 
 
 LINES_KEPT = 16
 """Drawn lines a `LinePanel` keeps beside those of its text, the most recent: lines shown
-a moment ago (a seat's line with and without the turn marker: a 6-line seats
-panel drew 2.4 lines an update keeping only its text's lines, 0.9 keeping 16, measured)."""
+a moment ago (a seat's line with and without the turn marker: on a bench game, the
+seats panel drew 2.4 lines an update keeping only its text's lines, 0.9 keeping 16)."""
 
 
 class LinePanel(Static):
@@ -116,7 +116,7 @@ class LinePanel(Static):
         Textual renders each line of a text on its own (wrapped or cut to the width); only
         a selection (which knows its lines by number), an alignment other than top left
         (which moves lines by the whole text's size) and links (styled by to_strips) need
-        the whole text at once."""
+        the whole text at once, as does content other than a Rich `Text` (not split)."""
         text = self.content
         styles = self.styles
         style = self.visual_style
