@@ -30,7 +30,7 @@ def lines(widget: Static) -> list[Strip]:
 
 
 class CutPanelApp(PanelApp):
-    """Lines cut, not wrapped, as the table's seats panel: drawn together when changed."""
+    """Lines cut, not wrapped, as the table's seats panel."""
 
     CSS = CSS.replace("}", "text-wrap: nowrap; text-overflow: ellipsis; }")
 

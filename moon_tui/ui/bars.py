@@ -18,7 +18,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 
-from .panel import KeepsDrawn
+from .base import MoonParts
+from .panel import DRAWN_KEPT, KeepsDrawn
 
 KEY_NAMES = {"question_mark": "?", "escape": "esc", "enter": "⏎", "left": "←",
              "right": "→", "ctrl+s": "^s", "ctrl+q": "^q", "space": "space"}
@@ -61,6 +62,10 @@ class ClickBar(KeepsDrawn, Widget):
         self._spans: list[tuple[int, int, str]] = []
         self._text = Text()
         self._cursor: int | None = None
+        self._layouts: dict[tuple[tuple[Item, ...], int | None],
+                            tuple[Text, list[tuple[int, int, str]]]] = {}
+        """Each set of items laid out, as it was shown (the bars go back and forth between
+        a few: laying them out again was ~1% of a table update's CPU, measured)."""
 
     @property
     def items(self) -> tuple[Item, ...]:
@@ -76,7 +81,13 @@ class ClickBar(KeepsDrawn, Widget):
             return
         self._items = items
         self._cursor = cursor
-        self._text, self._spans = self.layout_items(items)
+        layouts = self._layouts
+        layout = layouts.get((items, cursor))
+        if layout is None:
+            if len(layouts) >= DRAWN_KEPT:
+                layouts.clear()
+            layout = layouts[items, cursor] = self.layout_items(items)
+        self._text, self._spans = layout
         self.refresh()
 
     @property
@@ -122,6 +133,11 @@ class ClickBar(KeepsDrawn, Widget):
         self.post_message(self.Chosen(self, ident))
 
 
+STATES_KEPT = 32
+"""Sets of items a `KeyBar` keeps, by the screen's `bindings_state` (a game has a few
+dozen: phase, turn, tiles in hand...)."""
+
+
 class KeyBar(ClickBar):
     """The footer: the screen's active, shown bindings; a click runs the binding."""
 
@@ -129,14 +145,39 @@ class KeyBar(ClickBar):
     KeyBar { dock: bottom; height: 1; background: $footer-background; }
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._items_by_state: dict[tuple[object, ...], tuple[Item, ...]] = {}
+        """The items shown in each state of the screen (and focus)."""
+
     def on_mount(self) -> None:
-        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        # Called as the screen publishes its bindings: posted to the bar instead, each
+        # change went through a message and a new `partial` whose parameters Textual
+        # counted with `inspect.signature` (~1% of a table update's CPU, measured).
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed,
+                                                      immediate=True)
         self._bindings_changed(self.screen)
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
+        state = screen.bindings_state if isinstance(screen, MoonParts) else None
+        if state is None:
+            self.set_items(self._active_items(screen))
+            return
+        # Working out the active bindings runs every check_action: ~3% of a table
+        # update's CPU, for a few states that come back every hand (measured).
+        key = (state, screen.focused)
+        items = self._items_by_state.get(key)
+        if items is None:
+            if len(self._items_by_state) >= STATES_KEPT:
+                self._items_by_state.clear()
+            items = self._items_by_state[key] = self._active_items(screen)
+        self.set_items(items)
+
+    def _active_items(self, screen: Screen[object]) -> tuple[Item, ...]:
+        """The screen's active, shown bindings as items."""
         shown: list[Binding] = []
         seen_actions: set[str] = set()
         for active in screen.active_bindings.values():
@@ -157,7 +198,7 @@ class KeyBar(ClickBar):
             else:
                 items.extend(Item(b.action, key_display(b.key), b.description)
                              for b in bindings)
-        self.set_items(items)
+        return tuple(items)
 
     def chosen(self, ident: str) -> None:
         if ident:

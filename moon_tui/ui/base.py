@@ -8,6 +8,7 @@ event it is given; when it opens, it draws from the model (`ScreenContext.model`
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any, cast
 
 from rich.text import Text
@@ -71,6 +72,9 @@ class MoonParts:
 
     table_id: str | None = None
     """The table this screen shows, if any: it gets that table's events."""
+    bindings_state: Hashable | None = None
+    """All that the screen's `check_action` reads, when the screen can say: the key bar
+    keeps its items for each (None: worked out again at each change)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

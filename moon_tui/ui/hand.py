@@ -192,15 +192,24 @@ class HandView(Static, can_focus=True):
             kept[key] = column
             columns.append(column)
         self._pieces = kept
+        # Each row laid out once at its known length (every tile row is TILE_WIDTH cells):
+        # the hand's width filled in the widget's style, the rest of the line in `blank`.
+        used = self._offset() - self._hand_x() + len(columns) * (TILE_WIDTH + TILE_GAP) \
+            - (TILE_GAP if columns else 0)
+        ends = [Segment(" " * (HAND_WIDTH - used), base)] if used < HAND_WIDTH else []
+        length = left.cell_length + HAND_WIDTH
+        if length < width:
+            ends.append(Segment(" " * (width - length), blank))
         lines = []
         for row in range(TILE_HEIGHT):
-            segments = [pad]
+            segments = [left, pad]
             for i, column in enumerate(columns):
                 if i:
                     segments.append(gap)
                 segments.append(column[row])
-            lines.append(Strip([left, *Strip(segments).adjust_cell_length(HAND_WIDTH, base)])
-                         .adjust_cell_length(width, blank))
+            segments.extend(ends)
+            line = Strip(segments, max(length, width))
+            lines.append(line.adjust_cell_length(width))  # (cut, when the widget is narrower)
         return lines
 
     def _text_lines(self) -> list[Strip]:

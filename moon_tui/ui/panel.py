@@ -1,5 +1,5 @@
 """Widgets of the table that draw again only what changed: a text panel that repaints
-only the lines an update changed (`LinePanel`), and lines kept for each text a widget
+only the lines an update changed (`LinePanel`), lines kept for each text a widget
 showed (`KeepsDrawn`: the prompt, the header, the bars).
 
 The table's seats and centre panels change a line or two per move (the turn marker, a
@@ -7,10 +7,10 @@ tile played), but a Static repaints every line, and the compositor every line ag
 about a tenth of a table update's CPU (bench/ui.py, measured). Here the new text is
 rendered to lines when the frame is drawn (once, however many updates came since the
 last frame), compared with the lines on screen, and only those that differ are marked
-for repainting; the lines of the text that did not change are not drawn again either
-(each is kept, by line number, text and spans, until the next update).
+for repainting; a line drawn recently is not drawn again either (the lines of the
+text and the last `LINES_KEPT` others are kept, by line number, text and style).
 
-This leans on private parts of Textual's `Widget` and `Static` (`RELIES_ON`, watched by
+This leans on private parts of Textual (`RELIES_ON`, watched by
 tests/test_server_internals.py). It was safe only once nothing beside it moved without
 a dirty region: the hand and the words in its place are one widget (`hand.py`). Every
 frame of played hands is checked against Textual's own drawing through a terminal
@@ -23,10 +23,10 @@ from collections.abc import Collection, Hashable
 from typing import Any
 
 from rich.text import Text
-from textual.content import Content
-from textual.geometry import Region
+from textual.content import Content, _FormattedLine
+from textual.geometry import Region, Size
 from textual.strip import Strip
-from textual.visual import RenderOptions, Visual, VisualType
+from textual.visual import Visual, VisualType
 from textual.widget import Widget, _RenderCache
 from textual.widgets import Static
 
@@ -37,35 +37,42 @@ RELIES_ON = (
     (Widget, "_render_content", "what a dirty widget renders (_RenderCache)"),
     (Widget, "refresh", "what update(layout=False) does beside the content"),
     (Visual, "to_strips", "what it adds to Content.render_strips (a line drawn alone)"),
+    (Content, "render_strips", "what a line drawn alone is given (the panel's text rules)"),
+    (Content, "_wrap_and_format", "formats each line alone, numbered by its place"),
+    (_FormattedLine, "to_strip", "the line number given to the styles, from .y"),
     (Widget, "_get_style", "the style lookup to_strips gives render_strips"),
 )
 """Private parts of Textual `LinePanel` and `KeepsDrawn` use: (owner, name, what it
 relies on)."""
 
 
+LINES_KEPT = 16
+"""Drawn lines a `LinePanel` keeps beside those of its text, the most recent: lines shown
+a moment ago (a seat's line with and without the turn marker: on a bench game, the
+seats panel drew 2.4 lines an update keeping only its text's lines, 0.9 keeping 16)."""
+
+
 class LinePanel(Static):
     """A Static of fixed size that repaints only the lines an update changed. An update
-    that asks for a layout, or comes before the panel was drawn at its size, is a plain
-    Static's."""
+    that asks for a layout, or comes before the panel was drawn at its size, repaints
+    it whole."""
 
     _diff_pending = False
     _lines_key: tuple[object, ...] = ()
     _lines_cache: dict[tuple[object, ...], list[Strip]] = {}
-    """The lines of the text shown, drawn, by number, text and spans (a new dict per
+    """Lines drawn, by number, text and style, the most recent last (a new dict per
     panel, see `_text_lines`)."""
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
-        if layout or not self.is_mounted or not self.size \
-                or self._render_cache.size != self.size or self._dirty_regions:
+        # (A panel not drawn at its size yet is drawn whole: see _repaint_changed_lines.)
+        if layout or not self.is_mounted:
             self._diff_pending = False
             super().update(content, layout=layout)
             return
-        # What Static.update keeps (under its private names): the content, its visual.
-        self.__dict__["_Static__content"] = content
-        self.__dict__["_Static__visual"] = None
-        self._layout_cache.clear()  # (as refresh() does: it holds the visual)
-        self._diff_pending = True
-        self._repaint_required = True  # drawn in the next frame, see below
+        keep_content(self, content)
+        self._diff_pending = True  # drawn in the next frame, see below
+        self._layout_cache.clear()  # (as refresh() does: it holds the visual rendered)
+        self._repaint_required = True
         self.check_idle()
 
     def _exchange_repaint_regions(self) -> Collection[Region]:
@@ -86,8 +93,8 @@ class LinePanel(Static):
         if cache.size != size or self._dirty_regions:
             self._set_dirty()
             return
-        lines = self._padded(self._text_lines(size.width, size.height))
-        old_lines = self._padded(cache.lines)
+        lines = self._padded(self._text_lines(size.width, size.height), size)
+        old_lines = self._padded(cache.lines, size)
         if len(lines) != len(old_lines):
             self._set_dirty()
             return
@@ -105,82 +112,62 @@ class LinePanel(Static):
         again was most of an update's cost here, for the one or two lines that differ.
 
         Textual renders each line of a text on its own (wrapped or cut to the width); only
-        a selection (which knows its lines by number) and an alignment other than top
-        left (which moves lines by the whole text's size) need the whole text at once."""
-        visual = self.visual
+        a selection (which knows its lines by number), an alignment other than top left
+        (which moves lines by the whole text's size) and links (styled by to_strips) need
+        the whole text at once, as does content other than a Rich `Text` (not split)."""
+        text = self.content
         styles = self.styles
-        if not isinstance(visual, Content) or self.text_selection is not None \
-                or styles.content_align != ("left", "top"):
-            return Visual.to_strips(self, visual, width, height, self.visual_style)
         style = self.visual_style
+        if not isinstance(text, Text) or self.text_selection is not None \
+                or styles.content_align != ("left", "top"):
+            return Visual.to_strips(self, self.visual, width, height, style)
         key = (width, style, styles.text_wrap, styles.text_overflow, styles.text_align,
                styles.line_pad)
         if key != self._lines_key:
             self._lines_key = key
             self._lines_cache = {}
-        # Only the lines of this text are kept for the next: a line that changed is
-        # seldom shown again soon, and every session holds its panels' lines.
         cache = self._lines_cache
-        kept: dict[tuple[object, ...], list[Strip]] = {}
         lines: list[Strip] = []
-        source = visual.split(allow_blank=True)
-        if styles.text_wrap == "nowrap" and styles.text_overflow != "fold":
-            # A line is a strip: the lines not kept are drawn together, in one text.
-            source = source[:height]
-            keys = [(y, line.plain, tuple(line.spans)) for y, line in enumerate(source)]
-            missing = [y for y, line_key in enumerate(keys) if line_key not in cache]
-            if missing:
-                drawn = self._draw_lines(source, set(missing), width)
-                if len(drawn) <= missing[-1]:  # (no width to draw in)
-                    return Visual.to_strips(self, visual, width, height, style)
-                for y in missing:
-                    cache[keys[y]] = [drawn[y]]
-            for line_key in keys:
-                kept[line_key] = cache[line_key]
-                lines.extend(cache[line_key])
-            self._lines_cache = kept
-            return lines
+        # Split as Rich text: only a line not drawn before is made a Content, and drawn.
+        source = text.split("\n", allow_blank=True)
         for y, line in enumerate(source):
-            line_key = (y, line.plain, tuple(line.spans))
-            strips = cache.get(line_key) or self._draw_line(line, y, width)
-            kept[line_key] = strips
+            line_key = (y, line.plain, tuple(line.spans), line.style)
+            strips = cache.pop(line_key, None)
+            if strips is None:
+                content = Content.from_rich_text(line, self.app.console)
+                if self.auto_links and any(_may_act(span.style) for span in content.spans):
+                    return Visual.to_strips(self, self.visual, width, height, style)
+                strips = self._draw_line(content, y, width)
+            cache[line_key] = strips  # (the most recent last)
             lines.extend(strips)
             if len(lines) >= height:
-                lines = lines[:height]
                 break
-        self._lines_cache = kept
-        return lines
-
-    def _draw_lines(self, source: list[Content], wanted: set[int], width: int) -> list[Strip]:
-        """The lines `wanted` of a text of one strip per line, drawn together (the others
-        are drawn empty): as `_draw_line` draws each of them."""
-        last = max(wanted)
-        text = Content("\n").join(line if y in wanted else Content("")
-                                  for y, line in enumerate(source[:last + 1]))
-        return self._render_text(text, width)
+        for old in list(cache)[:len(cache) - len(source) - LINES_KEPT]:
+            del cache[old]
+        return lines[:height]
 
     def _draw_line(self, line: Content, y: int, width: int) -> list[Strip]:
-        """Line `y` of the text, as `Visual.to_strips` draws it in the whole text.
+        """Line `y` of the text, as `Content.render_strips` draws it in the whole text:
+        formatted alone, then given its line number (the style of each cell holds its
+        offset, line number included). Drawing it after `y` empty lines cost four times
+        as much as the line itself (measured)."""
+        rules = self.styles
+        formatted = line._wrap_and_format(
+            width, align=rules.text_align, overflow=rules.text_overflow,
+            no_wrap=rules.text_wrap == "nowrap", line_pad=rules.line_pad, tab_size=8,
+            get_style=self._get_style)
+        style = self.visual_style
+        strips = []
+        for part in formatted:
+            part.y = y
+            strips.append(Strip(*part.to_strip(style)))
+        return strips
 
-        Drawn after `y` empty lines, which are then dropped: the style of each cell holds
-        its offset, line number included. What `to_strips` adds around the drawing is
-        done only when it changes something: a link style on cells that have a click
-        action (the panels have none), an alignment (checked by the caller)."""
-        return self._render_text(Content("\n" * y) + line if y else line, width)[y:]
-
-    def _render_text(self, text: Content, width: int) -> list[Strip]:
-        """`text` as `Visual.to_strips` draws it, without what that adds when it would
-        change nothing: a link style, only on cells that have a click action."""
-        if self.auto_links and any(_may_act(span.style) for span in text.spans):
-            return Visual.to_strips(self, text, width, None, self.visual_style)
-        options = RenderOptions(self._get_style, self.styles)  # type: ignore[arg-type]  # as to_strips
-        return text.render_strips(width, None, self.visual_style, options)
-
-    def _padded(self, lines: list[Strip]) -> list[Strip]:
+    def _padded(self, lines: list[Strip], size: Size) -> list[Strip]:
         """`lines` to the panel's height with the blank lines `Widget.render_line` draws
         past the last one: text that grew or shrank by a line (a trick played) is a
         change of that line, not of the whole panel."""
-        width, height = self.size
+        width, height = size
         if len(lines) >= height:
             return lines
         return [*lines, *[Strip.blank(width, self.visual_style.rich_style)]
@@ -255,3 +242,10 @@ class Line(KeepsDrawn, Static):
 
     def drawn_content(self) -> Any:
         return self.content
+
+
+def keep_content(static: Static, content: VisualType) -> None:
+    """What `Static.update` keeps (under its private names): the content, its visual."""
+    static.__dict__["_Static__content"] = content
+    static.__dict__["_Static__visual"] = None
+
