@@ -83,6 +83,13 @@ Textual assumes one app per process. Measured over SSH:
     no idle handler of its own) marks its screen at once, as the screen would on that
     `Update`; anything else takes Textual's way.
 
+14. Every line a widget draws goes through a filter that turns ANSI colours (and dim
+    text) into true colours: a new segment for every segment, each style looked up in
+    a cache shared by all apps and keyed on the app's own filter too, so with a few
+    hundred sessions most lookups missed and recomputed the style (5-6% of a club
+    server's CPU at 300 players, py-spy). Here each app's filter keeps what each of its
+    styles becomes, and a line whose styles need no change is handed back as it is.
+
 `install()` checks that textual and asyncssh are the versions these were written for
 (`internals.py`) and refuses otherwise; `uninstall()` undoes it. The server installs them
 while it runs (`MoonServer.start` to `stop`); tests that need them use the
@@ -111,6 +118,7 @@ from textual.cache import FIFOCache
 from textual.color import Color
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode, NoScreen
+from textual.filter import ANSIToTruecolor
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -459,6 +467,39 @@ def _runs(rows: list[int]) -> Iterable[tuple[int, int]]:
     yield first, last
 
 
+_original_truecolor_apply = ANSIToTruecolor.apply
+TRUECOLOR_KEPT = 1024
+"""Styles an app's colour filter keeps converted (an app draws with a few hundred)."""
+
+
+def _truecolor_apply(self: ANSIToTruecolor, segments: list[Segment],
+                     background: Color) -> list[Segment]:
+    # Textual's conversion (`truecolor_style`, control codes dropped), each style's
+    # result kept by this filter under the style's id (the entry holds the style, so the
+    # id cannot be reused while kept); `segments` itself when nothing changes.
+    kept: dict[tuple[int, Color], tuple[Style, Style]] | None = self.__dict__.get("_kept")
+    if kept is None or len(kept) >= TRUECOLOR_KEPT:
+        kept = self.__dict__["_kept"] = {}
+    rich_background = background.rich_color
+    changed: list[Segment] | None = None
+    for index, segment in enumerate(segments):
+        text, style, control = segment
+        new = None
+        if style is not None:
+            entry = kept.get((id(style), background))
+            if entry is None or entry[0] is not style:
+                converted = self.truecolor_style(style, rich_background)
+                # (an equal style from the shared cache is this one: unchanged)
+                entry = kept[id(style), background] = (
+                    style, style if converted == style else converted)
+            new = entry[1]
+        if changed is None and (new is not style or control is not None):
+            changed = segments[:index]
+        if changed is not None:
+            changed.append(Segment(text, new))
+    return segments if changed is None else changed
+
+
 _original_reload_config = SSHServerConnection.reload_config
 
 
@@ -508,6 +549,9 @@ PATCHES = Patches("server/patches.py", [
                  Compositor._render_chops, Compositor._get_renders,
                  vars(Compositor)["visible_widgets"].fget, vars(Compositor)["cuts"].fget,
                  ChopsUpdate]),
+    _textual(ANSIToTruecolor, "apply", "14. colour conversions kept per app",
+             _truecolor_apply, watched=lambda: [_original_truecolor_apply,
+                                                ANSIToTruecolor.truecolor_style]),
     Patch(Internal("asyncssh", SSHServerConnection, "reload_config",
                    "10. no config re-read per login"), _reload_config),
 ])

@@ -268,3 +268,27 @@ async def test_a_repaint_marks_the_screen_without_waking_the_widget() -> None:
         assert text not in app.screen._dirty_widgets and text._repaint_required
         await pilot.pause()
         assert "lengthened_text" in app.export_screenshot()
+
+
+def test_the_colour_filter_converts_as_textual_does_and_keeps_unchanged_lines() -> None:
+    # Each app's filter keeps its styles' conversions; a line that needs none comes back
+    # as it was. What it gives is what Textual's own filter gives, segment for segment.
+    from rich.style import Style
+    from rich.terminal_theme import MONOKAI
+    from textual.filter import ANSIToTruecolor
+
+    original = patches.PATCHES.original(
+        next(p for p in patches.PATCHES.patches if p.internal.name == "apply"))
+    styles = [None, Style(bold=True), Style(color="red"), Style(bgcolor="blue", dim=True),
+              Style(color="#102030", dim=True), Style(color="#ffffff", bgcolor="#000000"),
+              Style.parse("italic green on #303030")]
+    lines = [[Segment(f"t{i}", styles[(i * k) % len(styles)]) for i in range(6)]
+             for k in range(1, 8)]
+    lines.append([Segment("ctl", Style(bold=True), [(1,)])])  # type: ignore[list-item]
+    filter_ = ANSIToTruecolor(MONOKAI)
+    for background in (Color(0, 0, 0), Color(200, 100, 50)):
+        for _ in range(2):  # converted, then kept
+            for line in lines:
+                assert filter_.apply(line, background) == original(filter_, line, background)
+    plain = [Segment("a", Style(bold=True)), Segment("b", Style(color="#102030"))]
+    assert filter_.apply(plain, Color(0, 0, 0)) is plain
