@@ -468,8 +468,8 @@ def _runs(rows: list[int]) -> Iterable[tuple[int, int]]:
 
 
 _original_truecolor_apply = ANSIToTruecolor.apply
-TRUECOLOR_KEPT = 1024
-"""Styles an app's colour filter keeps converted (an app draws with a few hundred)."""
+TRUECOLOR_KEPT = 256
+"""Styles an app's colour filter keeps converted (the table's screens use a few dozen)."""
 
 
 def _truecolor_apply(self: ANSIToTruecolor, segments: list[Segment],
@@ -485,7 +485,11 @@ def _truecolor_apply(self: ANSIToTruecolor, segments: list[Segment],
     for index, segment in enumerate(segments):
         text, style, control = segment
         new = None
-        if style is not None:
+        if style is not None and style._meta:
+            # A style carrying its cell's place (text drawn through Content) is made
+            # anew for each line drawn: not worth keeping.
+            new = self.truecolor_style(style, rich_background)
+        elif style is not None:
             entry = kept.get((id(style), background))
             if entry is None or entry[0] is not style:
                 converted = self.truecolor_style(style, rich_background)

@@ -281,7 +281,8 @@ def test_the_colour_filter_converts_as_textual_does_and_keeps_unchanged_lines() 
         next(p for p in patches.PATCHES.patches if p.internal.name == "apply"))
     styles = [None, Style(bold=True), Style(color="red"), Style(bgcolor="blue", dim=True),
               Style(color="#102030", dim=True), Style(color="#ffffff", bgcolor="#000000"),
-              Style.parse("italic green on #303030")]
+              Style.parse("italic green on #303030"),
+              Style(color="red", meta={"offset": (3, 1)})]
     lines = [[Segment(f"t{i}", styles[(i * k) % len(styles)]) for i in range(6)]
              for k in range(1, 8)]
     lines.append([Segment("ctl", Style(bold=True), [(1,)])])  # type: ignore[list-item]
