@@ -394,3 +394,16 @@ async def test_the_bell_rings_when_my_turn_timer_runs_low() -> None:
                        config=LobbyConfig(bot_delay=0.0, hand_pause=0.0))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: "timer" in app.calls, "the warning's bell")
+
+
+def test_only_the_heading_of_the_centre_panel_is_bold() -> None:
+    # A heading made as Text("...", style="bold") set the style of the whole text: the
+    # auction, the trick, a hand's result were all bold.
+    from moon_tui.ui.table_text import centre_panel
+
+    rules = Rules.make(players=3)
+    info = table(rules, SeatInfo("ann"), SeatInfo("bob"), SeatInfo("cat"))
+    for steps in (1, 8, 12):  # the auction, the trump, the first trick
+        text = centre_panel(played(rules, steps).view(0), info, NAME_WIDTH_NARROW)
+        assert "bold" not in str(text.style), str(text)
+        assert any(span.start == 0 and "bold" in str(span.style) for span in text.spans)

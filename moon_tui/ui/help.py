@@ -144,8 +144,8 @@ class HelpScreen(MoonModal):
             yield Static("Help", classes="title")
             with VerticalScroll(id="help-scroll"):
                 rules, title = self._rules()
-                yield Static(Text(f"{title}\n", style="bold") + Text(rules_text(rules)))
-                yield Static(Text("\nKeys\n", style="bold") + keys_text(
+                yield Static(Text.assemble((f"{title}\n", "bold")) + Text(rules_text(rules)))
+                yield Static(Text.assemble(("\nKeys\n", "bold")) + keys_text(
                     operator=self.moon.operator, keys=self.moon.keys is not None))
             yield Static("↑↓ scroll · Esc closes", classes="hint")
 

@@ -251,7 +251,7 @@ def _centre_list(view: SeatView, table: TableInfo, names: int,
     one, once a hand is over). `last`: the table as seated for the last hand over."""
     rules = view.rules
     if view.phase is Phase.BID:
-        text = Text("Bidding", style="bold")
+        text = Text.assemble(("Bidding", "bold"))
         text.append(f"\nLowest bid {rules.min_bid}")
         text.append_text(auction(view, table, names))
         if view.results:
@@ -259,7 +259,7 @@ def _centre_list(view: SeatView, table: TableInfo, names: int,
             text.append(result_words(view.results[-1], rules, last or table))
         return text
     if view.phase in (Phase.DISCARD, Phase.TRUMP):
-        text = Text(contract(view, table, names), style="bold")
+        text = Text.assemble((contract(view, table, names), "bold"))
         assert view.declarer is not None
         who = seat_name(table, view.declarer)
         if view.phase is Phase.DISCARD:
@@ -297,7 +297,7 @@ def trick_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Te
                            names)
     if view.phase is not Phase.PLAY:
         return Text("")
-    text = Text("Trick 1", style="bold")
+    text = Text.assemble(("Trick 1", "bold"))
     if view.trump is not None:
         text.append(f"\nTrump: {trump_words(view.trump)}")
     text.append("\n◀ marks who wins")
@@ -307,7 +307,7 @@ def trick_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Te
 def played_panel(view: SeatView) -> Text:
     """What has been played this hand, by suit, and the trumps still out: the count a
     good player keeps in their head, from what this seat has seen."""
-    text = Text("Played this hand", style="bold")
+    text = Text.assemble(("Played this hand", "bold"))
     played = view.played_tiles()
     if not played and view.phase is not Phase.PLAY:
         text.append("\nnothing yet")
@@ -363,7 +363,7 @@ def hand_over(view: SeatView, table: TableInfo, seen: bool = True) -> Text:
     """The hand's result: the contract and whether it was made, tricks per side, points;
     `seen` False asks for the key that says the player has read it."""
     rules = view.rules
-    text = Text(f"Hand {view.hand_number + 1} is over", style="bold")
+    text = Text.assemble((f"Hand {view.hand_number + 1} is over", "bold"))
     if view.results:
         result = view.results[-1]
         text.append("\n" + result_words(result, rules, table))
@@ -392,7 +392,7 @@ _WHY: dict[Termination, str] = {
 def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None,
               last: TableInfo | None = None, *, solo: bool = False) -> Text:
     rules = view.rules
-    text = Text("Game over: ", style="bold")
+    text = Text.assemble(("Game over: ", "bold"))
     if view.outcome is not None:
         winner = side_name(rules, table, view.outcome.winner)
         text.append(f"{winner} win{'' if rules.players == 4 else 's'}"
