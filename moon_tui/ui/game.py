@@ -26,7 +26,7 @@ from ..lobby.messages import (
     TableInfo,
     TableUpdate,
 )
-from ..rules import MOON, TRUMP_DOUBLES, TRUMP_NONE, Action, Phase, SeatView
+from ..rules import MOON, TRUMP_DOUBLES, TRUMP_NONE, Action, Phase, SeatView, Tile
 from .bars import ClickBar, Item, KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
@@ -493,21 +493,26 @@ class GameScreen(MoonScreen):
             if bar.cursor is not None:
                 bar.chosen(bar.items[bar.cursor].ident)
             return
-        self.query_one(HandView).pick_cursor()
+        hand = self.query_one(HandView)
+        self._choose_tile(hand.select(hand.cursor))
 
     def action_pick(self, index: int) -> None:
         self._returning = False
-        self.query_one(HandView).pick(index)
+        self._choose_tile(self.query_one(HandView).select(index))
 
     @on(HandView.Picked)
     def _picked(self, event: HandView.Picked) -> None:
+        self._choose_tile(event.tile)  # a click on the hand
+
+    def _choose_tile(self, tile: Tile | None) -> None:
+        """Play `tile`, or discard it while discarding."""
         view = self._view
-        if view is None or view.seat is None:
+        if tile is None or view is None or view.seat is None:
             return
         if view.phase is Phase.DISCARD:
-            self._act(Action.make_discard(event.tile))
+            self._act(Action.make_discard(tile))
         else:
-            self._act(Action.make_play(event.tile))
+            self._act(Action.make_play(tile))
 
     def action_bid(self, amount: int) -> None:
         self._act(Action.make_bid(amount))

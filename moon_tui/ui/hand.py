@@ -119,18 +119,23 @@ class HandView(Static, can_focus=True):
         self._strips = None
         self.refresh()
 
-    def pick(self, index: int) -> None:
-        """Put the cursor on tile `index` and choose it."""
-        if 0 <= index < len(self._tiles):
-            if self._cursor != index:
-                self._cursor = index
-                self._strips = None
-                self.refresh()
-            self.post_message(self.Picked(self, self._tiles[index].tile))
+    def select(self, index: int | None) -> Tile | None:
+        """Put the cursor on tile `index` and give its tile (None: no such tile). The
+        screen's keys choose through this, not through a `Picked` message: on a busy
+        server each message is a turn at the back of the event loop's queue."""
+        if index is None or not 0 <= index < len(self._tiles):
+            return None
+        if self._cursor != index:
+            self._cursor = index
+            self._strips = None
+            self.refresh()
+        return self._tiles[index].tile
 
-    def pick_cursor(self) -> None:
-        if self._cursor is not None:
-            self.pick(self._cursor)
+    def pick(self, index: int) -> None:
+        """Put the cursor on tile `index` and choose it (posts `Picked`)."""
+        tile = self.select(index)
+        if tile is not None:
+            self.post_message(self.Picked(self, tile))
 
     def tile_x(self, index: int) -> int:
         """The column of the middle of tile `index` (where a click chooses it)."""
