@@ -35,8 +35,9 @@ PADDING = 2
 
 
 class HandView(Static, can_focus=True):
-    """Draws `HandTile`s; posts `Picked` when the player chooses one. With `show_text`,
-    it draws words instead (the hand's result, a watcher's note), centred as a block.
+    """Draws `HandTile`s; posts `Picked` when the player clicks one (the screen's keys
+    use `select`). With `show_text`, it draws words instead (the hand's result, a
+    watcher's note), centred as a block.
 
     One widget of a fixed size for both: showing one of two widgets in turn, and words of
     their own width, re-laid out the whole screen at every hand's end and deal (about a
