@@ -69,11 +69,13 @@ class LinePanel(Static):
             self._diff_pending = False
             super().update(content, layout=layout)
             return
-        keep_content(self, content)
+        # What Static.update keeps (under its private names): the content, its visual.
+        self.__dict__["_Static__content"] = content
+        self.__dict__["_Static__visual"] = None
         self._diff_pending = True  # drawn in the next frame, see below
-        self._layout_cache.clear()  # (as refresh() does: it holds the visual rendered)
+        # A repaint, but no region marked dirty: the frame finds the changed lines.
         self._repaint_required = True
-        self.check_idle()
+        self.refresh(repaint=False)
 
     def _exchange_repaint_regions(self) -> Collection[Region]:
         if self._diff_pending:
@@ -242,10 +244,4 @@ class Line(KeepsDrawn, Static):
 
     def drawn_content(self) -> Any:
         return self.content
-
-
-def keep_content(static: Static, content: VisualType) -> None:
-    """What `Static.update` keeps (under its private names): the content, its visual."""
-    static.__dict__["_Static__content"] = content
-    static.__dict__["_Static__visual"] = None
 
