@@ -29,6 +29,10 @@ changes when the others are ready); if the screen changed while it waited, it de
 again (a key chosen for a screen that is gone may do nothing, and was timed until the next
 hand, 10 s later). The players run in two processes of their own (`--client-processes`):
 in one, 300 players used a whole core and its own queueing counted as the server's.
+On a machine of two cores, those processes also take CPU the server would have had
+(at 300, 70% of a core beside the server's 85%): `--players-nice 10` lowers their
+priority, as players on machines of their own would take none of the server's CPU;
+their clocks then include their own wait for a CPU, so a key's time can only grow.
 Keys are timed at the table and in the lobby apart;
 hands and games finished, the expert decisions, the longest wait of one for a free
 worker, and the workers' CPU and memory are reported too, with the load average and the
@@ -567,7 +571,8 @@ async def club_player(port: int, index: int, role: Role, stop: asyncio.Event, ta
 
 
 async def run(sessions: int, typing_seconds: float, openers: str,
-              mix: str = "lobby", client_processes: int = 2) -> dict[str, Any]:
+              mix: str = "lobby", client_processes: int = 2, players_nice: int = 0
+              ) -> dict[str, Any]:
     # Imported now, not by the first player: the import (~0.4 s, it pulls in the whole
     # server) blocked this process's loop while the first players' clocks ran.
     importlib.import_module("tests.support.probe")
@@ -577,7 +582,7 @@ async def run(sessions: int, typing_seconds: float, openers: str,
     gc.disable()
     try:
         if mix == "club":
-            return await _run_club(sessions, typing_seconds, client_processes)
+            return await _run_club(sessions, typing_seconds, client_processes, players_nice)
         return await _run(sessions, typing_seconds, openers)
     finally:
         gc.enable()
@@ -682,8 +687,10 @@ def club_share(roles: list[Role], share: int, shares: int) -> list[tuple[int, Ro
             if (r.group if r.group >= 0 else i) % shares == share]
 
 
-def club_clients_main(port: int, members: list[tuple[int, Role]], conn: Any) -> None:
+def club_clients_main(port: int, members: list[tuple[int, Role]], conn: Any,
+                      niceness: int) -> None:
     """A client process of a club evening (spawned): its players, steered by `conn`."""
+    os.nice(niceness)
     use_uvloop()
     asyncio.run(_club_clients(port, members, conn))
 
@@ -728,7 +735,7 @@ class ClubClients:
     running 300 SSH clients used a whole core (measured: 96%), and its own queueing
     counted as the server's latency."""
 
-    def __init__(self, port: int, roles: list[Role], count: int) -> None:
+    def __init__(self, port: int, roles: list[Role], count: int, niceness: int) -> None:
         import multiprocessing
 
         context = multiprocessing.get_context("spawn")
@@ -737,7 +744,8 @@ class ClubClients:
         for share in range(count):
             ours, theirs = context.Pipe()
             process = context.Process(
-                target=club_clients_main, args=(port, club_share(roles, share, count), theirs),
+                target=club_clients_main,
+                args=(port, club_share(roles, share, count), theirs, niceness),
                 daemon=True)
             process.start()
             self.pipes.append(ours)
@@ -767,13 +775,13 @@ class ClubClients:
         return sum(a["cpu"] for a in answers), merged
 
 
-async def _run_club(sessions: int, typing_seconds: float, client_processes: int
-                    ) -> dict[str, Any]:
+async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
+                    players_nice: int) -> dict[str, Any]:
     server = await ServerProcess.start()
     port = server.port
     base = await server.ask("begin")
     roles = club_roles(sessions)
-    clients = ClubClients(port, roles, client_processes)
+    clients = ClubClients(port, roles, client_processes, players_nice)
     await clients.begin()
     arrivals = time.perf_counter()
     await asyncio.sleep(sessions / CONNECT_RATE)
@@ -812,6 +820,7 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int
         "in_lobby": sessions - seated,
         "tables_of_three": sum(1 for r in roles if r.kind == "host"),
         "client_processes": client_processes,
+        "players_nice": players_nice,
         "tables_with_computers": sum(1 for r in roles if r.kind == "solo"),
         "expert_seats": sum(1 for r in roles if r.expert),
         "everyone_seated_s": everyone_in,
@@ -887,7 +896,8 @@ def print_club(result: dict[str, Any]) -> None:
         f"({result['hands_per_minute']:.0f}/min), expert decisions "
         f"{result['bot_decisions_in_workers']} (longest wait for a worker "
         f"{result['longest_wait_for_a_worker_ms']:.0f} ms, fallbacks "
-        f"{result['bot_fallbacks']}), clients' CPU {result['client_cpu_percent']:.0f}%, "
+        f"{result['bot_fallbacks']}), clients' CPU {result['client_cpu_percent']:.0f}% "
+        f"(nice {result['players_nice']}), "
         f"load {result['load_average_1_5_15']}, errors {result['errors']}",
         flush=True,
     )
@@ -911,11 +921,15 @@ def main() -> None:
     parser.add_argument(
         "--client-processes", type=int, default=2,
         help="processes the players of --mix club run in (default 2)")
+    parser.add_argument(
+        "--players-nice", type=int, default=0,
+        help="niceness of those processes (default 0): 10 stands for players on machines "
+             "of their own, whose work does not take the server's CPU (see above)")
     args = parser.parse_args()
     use_uvloop()
     for count in args.sessions:
         result = asyncio.run(run(count, args.typing, args.openers, args.mix,
-                                 args.client_processes))
+                                 args.client_processes, args.players_nice))
         print(json.dumps(result, indent=None), flush=True)
         if args.mix == "club":
             print_club(result)

@@ -20,6 +20,7 @@ import logging
 import math
 import random
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -235,7 +236,7 @@ def expected_bid(hand: int, everything: int, trumps: list[int], rules: Rules) ->
     return min(int(estimate + heuristic.BID_BOLDNESS), 7)
 
 
-class _BidValues:
+class _BidValues(ABC):
     """Each legal bid's worth on each sampled deal, as the deals come (`enough` hears the
     bidder's double-dummy tricks `t` as declarer and the sampled hands, and says when
     the choice is settled)."""
@@ -253,8 +254,9 @@ class _BidValues:
         self.high = max(view.high_bid, 0)
         self.optimism = DD_OPTIMISM if rules.players == 3 else DD_OPTIMISM_4
 
+    @abstractmethod
     def enough(self, t: int, hands: list[int]) -> bool:
-        raise NotImplementedError
+        """Take one sampled deal; True once more deals would not change the choice."""
 
     def _declared(self, bid: int, t: int) -> float:
         """This seat's contract at `bid`, taking `t` tricks."""
