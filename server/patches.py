@@ -90,6 +90,14 @@ Textual assumes one app per process. Measured over SSH:
     server's CPU at 300 players, py-spy). Here each app's filter keeps what each of its
     styles becomes, and a line whose styles need no change is handed back as it is.
 
+15. A widget's lines went through Textual's general drawing of borders, outlines,
+    padding, tint, hatching and opacity, line by line, whatever the widget had of them:
+    about a fifth of a table update's CPU (bench/ui.py, py-spy), for widgets that have
+    at most padding. Here a widget with no border, outline, hatch, tint or text opacity,
+    fully opaque, has its lines drawn by that drawing's own steps for such a widget
+    only (its content, cut or filled to the width, padded), the same strips; any other
+    widget takes Textual's way.
+
 `install()` checks that textual and asyncssh are the versions these were written for
 (`internals.py`) and refuses otherwise; `uninstall()` undoes it. The server installs them
 while it runs (`MoonServer.start` to `stop`); tests that need them use the
@@ -113,6 +121,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from textual._compositor import ChopsUpdate, Compositor
+from textual._segment_tools import line_pad, make_blank
 from textual._styles_cache import StylesCache
 from textual.cache import FIFOCache
 from textual.color import Color
@@ -504,6 +513,92 @@ def _truecolor_apply(self: ANSIToTruecolor, segments: list[Segment],
     return segments if changed is None else changed
 
 
+_original_render_widget = StylesCache.render_widget
+_EMPTY = Color(0, 0, 0, 0)
+
+
+def _render_widget(self: StylesCache, widget: Widget, crop: Region) -> list[Strip]:
+    # Textual's `render_widget`, `render` and `render_line` for a widget drawn without
+    # border, outline, hatch, tint, text opacity or transparency (see `_plain`).
+    styles = widget.styles
+    if not _plain(styles):
+        return _original_render_widget(self, widget, crop)
+    # `widget.background_colors` and `widget.opacity` in one walk up the tree.
+    base_background = background = _EMPTY
+    opacity = 1.0
+    for node in reversed(widget.ancestors_with_self):
+        node_styles = node.styles
+        base_background = background
+        opacity *= node_styles.opacity
+        background += node_styles.background.tint(
+            node_styles.background_tint).multiply_alpha(opacity)
+    if opacity != 1.0:
+        return _original_render_widget(self, widget, crop)
+    self._simple_strip = None
+    region = widget.region
+    width, height = region.size
+    gutter = styles.gutter
+    content_width, content_height = region.shrink(gutter).size
+    pad_top, pad_right, pad_bottom, pad_left = styles.padding
+    inner_style = self.get_inner_outer(base_background, background)[0].rich_style
+    render_content_line = widget.render_line
+    filters = widget.get_line_filters()
+    if width != self._width:
+        self.clear()
+        self._width = width
+    cache, dirty = self._cache, self._dirty_lines
+    strips: list[Strip] = []
+    for y in crop.line_range:
+        strip = None if y in dirty else cache.get(y)
+        if strip is None:
+            if (pad_top and y < gutter.top) or (pad_bottom and y >= height - gutter.bottom):
+                strip = self._simple_strip
+                if strip is None:
+                    strip = self._simple_strip = Strip(
+                        [make_blank(width, inner_style)], width)
+            else:
+                content_y = y - gutter.top
+                if content_y < content_height:
+                    line = render_content_line(content_y).adjust_cell_length(
+                        content_width, inner_style)
+                else:
+                    line = Strip.blank(content_width, inner_style)
+                strip = Strip(line_pad(line, pad_left, pad_right, inner_style)
+                              if pad_left or pad_right else line, width)
+            cache[y] = strip
+        for line_filter in filters:
+            strip = strip.apply_filter(line_filter, background)
+        strips.append(strip)
+    dirty.difference_update(crop.line_range)
+    if crop.column_span != (0, width):
+        x1, x2 = crop.column_span
+        strips = [strip.crop(x1, x2) for strip in strips]
+    if widget.auto_links:
+        hover_style = widget.hover_style
+        if hover_style._link_id and hover_style._meta and "@click" in hover_style.meta:
+            link_style_hover = widget.link_style_hover
+            if link_style_hover:
+                strips = [strip.style_links(hover_style.link_id, link_style_hover)
+                          for strip in strips]
+    return strips
+
+
+def _plain(styles: Any) -> bool:
+    """Whether Textual would draw a widget with these styles as content and padding only
+    (its opacity aside): no border or outline edge, no hatch, tint or text opacity.
+    Kept on the styles until they change."""
+    key = styles._cache_key
+    kept = styles.__dict__.get("_moon_plain")
+    if kept is not None and kept[0] == key:
+        return bool(kept[1])
+    plain = (not any(edge for edge, _ in styles.border)
+             and not any(edge for edge, _ in styles.outline)
+             and not (styles.has_rule("hatch") and styles.hatch != "none")
+             and not styles.tint.a and styles.text_opacity == 1.0)
+    styles.__dict__["_moon_plain"] = (key, plain)
+    return plain
+
+
 _original_reload_config = SSHServerConnection.reload_config
 
 
@@ -556,6 +651,10 @@ PATCHES = Patches("server/patches.py", [
     _textual(ANSIToTruecolor, "apply", "14. colour conversions kept per app",
              _truecolor_apply, watched=lambda: [_original_truecolor_apply,
                                                 ANSIToTruecolor.truecolor_style]),
+    _textual(StylesCache, "render_widget", "15. a plain widget's lines drawn plainly",
+             _render_widget, watched=lambda: [
+                 _original_render_widget, StylesCache.render, StylesCache.render_line,
+                 vars(DOMNode)["background_colors"].fget, vars(Widget)["opacity"].fget]),
     Patch(Internal("asyncssh", SSHServerConnection, "reload_config",
                    "10. no config re-read per login"), _reload_config),
 ])

@@ -293,3 +293,41 @@ def test_the_colour_filter_converts_as_textual_does_and_keeps_unchanged_lines() 
                 assert filter_.apply(line, background) == original(filter_, line, background)
     plain = [Segment("a", Style(bold=True)), Segment("b", Style(color="#102030"))]
     assert filter_.apply(plain, Color(0, 0, 0)) is plain
+
+
+async def test_a_plain_widget_is_drawn_as_textual_draws_it() -> None:
+    # A widget with at most padding is drawn without Textual's general drawing of
+    # borders and the like, to the same lines; any other widget goes Textual's way.
+    from textual.app import App, ComposeResult
+    from textual.geometry import Region
+    from textual.widgets import Static
+
+    original = patches.PATCHES.original(
+        next(p for p in patches.PATCHES.patches if p.internal.name == "render_widget"))
+    rules = ["", "padding: 0 2;", "padding: 1 1 2 3; background: red 50%;",
+             "border-left: vkey white;", "outline: solid red;", "tint: blue 20%;",
+             "opacity: 0.5;", "text-opacity: 0.5;", "hatch: cross red;",
+             "background: $boost; padding: 0 1; color: yellow;"]
+    text = "[b]bold[/b] words, a longer line that will be cut or wrapped\nsecond\n\nfourth"
+
+    class Shows(App[None]):
+        CSS = "\n".join(f"#w{i} {{ height: 7; {rule} }}" for i, rule in enumerate(rules))
+
+        def compose(self) -> ComposeResult:
+            for i in range(len(rules)):
+                yield Static(text, id=f"w{i}")
+
+    app = Shows()
+    async with app.run_test(size=(30, 80)) as pilot:
+        await pilot.pause()
+        for widget in app.query(Static):
+            width, height = widget.region.size
+            for crop in (Region(0, 0, width, height), Region(1, 2, width - 3, 3)):
+                for _ in range(2):  # drawn, then from the cache
+                    lines = widget._styles_cache.render_widget(widget, crop)
+                    whole = original(StylesCache(), widget, crop)
+                    assert lines == whole, widget.id
+                    assert [[s.style for s in line] for line in lines] == \
+                        [[s.style for s in line] for line in whole], widget.id
+        plain = [patches._plain(widget.styles) for widget in app.query(Static)]
+        assert plain == [True, True, True, False, False, False, True, False, False, True]

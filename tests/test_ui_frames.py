@@ -3,7 +3,8 @@
 each drawn once; `KeepsDrawn`: a text shown before is not drawn again; `HandView`: a tile
 drawn before is not drawn again; `KeyBar`: the keys of a state seen before are not
 worked out again) are checked against Textual's own drawing, through a
-terminal emulator.
+terminal emulator. Each widget's lines drawn by server patch 15 (a widget without
+border or the like, drawn plainly) are checked against Textual's own drawing of them.
 
 A game is played with the server's adjustments installed. Each frame is drawn both ways
 from the same changes, the shortcut's and Textual's, and each is fed to a terminal of its
@@ -25,6 +26,8 @@ import pytest
 from test_ui_support import FAST, current_view, key_for_turn
 from textual import events
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
+from textual._styles_cache import StylesCache
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.visual import Visual
 
@@ -73,6 +76,7 @@ async def test_each_frame_of_a_game_is_the_one_textual_would_send(
     checked_contents = [0]
     checked_hands = [0]
     checked_keys = [0]
+    checked_widgets = [0]
     stale_keys: list[object] = []
 
     def both(self: Compositor) -> ChopsUpdate | None:
@@ -131,6 +135,18 @@ async def test_each_frame_of_a_game_is_the_one_textual_would_send(
         stale_keys.extend([bar.items] if bar.items != bar._active_items(screen) else [])
         checked_keys[0] += 1
 
+    plain_widget, textual_widget = render_partial("render_widget")
+
+    def fresh_widget(cache: StylesCache, widget: Any, crop: Region) -> list[Strip]:
+        lines: list[Strip] = plain_widget(cache, widget, crop)
+        whole = textual_widget(StylesCache(), widget, crop)  # every line drawn afresh
+        assert lines == whole, f"{widget!r}: lines drawn plainly are not Textual's"
+        assert [[segment.style for segment in line] for line in lines] == \
+            [[segment.style for segment in line] for line in whole]
+        checked_widgets[0] += 1
+        return lines
+
+    monkeypatch.setattr(StylesCache, "render_widget", fresh_widget)
     monkeypatch.setattr(KeyBar, "_bindings_changed", fresh_keys)
     monkeypatch.setattr(HandView, "_hand_lines", fresh_hand)
     monkeypatch.setattr(Compositor, "render_partial_update", both)
@@ -206,6 +222,7 @@ async def test_each_frame_of_a_game_is_the_one_textual_would_send(
             assert mine.cells() == fresh.cells()
     assert frames.count("chops") > 20 and checked_panels[0] > 20
     assert checked_contents[0] > 20 and checked_hands[0] > 10 and checked_keys[0] > 10
+    assert checked_widgets[0] > 100
     assert not stale_keys, "the keys kept are not the keys active"
 
 
