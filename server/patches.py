@@ -93,9 +93,10 @@ Textual assumes one app per process. Measured over SSH:
 15. A widget's lines went through Textual's general drawing of borders, outlines,
     padding, tint, hatching and opacity, line by line, whatever the widget had of them:
     about a fifth of a table update's CPU (bench/ui.py, py-spy), for widgets that have
-    at most padding. Here a widget with no border, outline, hatch, tint or text opacity,
-    fully opaque, has its lines drawn by that drawing's own steps for such a widget
-    only (its content, cut or filled to the width, padded), the same strips; any other
+    at most padding and a side border. Here a widget with no top or bottom border,
+    outline, hatch, tint or text opacity, fully opaque, has its lines drawn by that
+    drawing's own steps for such a widget only (its content, cut or filled to the
+    width, padded, between its side borders made once), the same strips; any other
     widget takes Textual's way.
 
 `install()` checks that textual and asyncssh are the versions these were written for
@@ -120,6 +121,7 @@ from rich.color import ColorSystem
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
+from textual._border import get_box
 from textual._compositor import ChopsUpdate, Compositor
 from textual._segment_tools import line_pad, make_blank
 from textual._styles_cache import StylesCache
@@ -519,7 +521,8 @@ _EMPTY = Color(0, 0, 0, 0)
 
 def _render_widget(self: StylesCache, widget: Widget, crop: Region) -> list[Strip]:
     # Textual's `render_widget`, `render` and `render_line` for a widget drawn without
-    # border, outline, hatch, tint, text opacity or transparency (see `_plain`).
+    # top or bottom border, outline, hatch, tint, text opacity or transparency (see
+    # `_plain`); its side borders and padding drawn once for all its lines.
     styles = widget.styles
     if not _plain(styles):
         return _original_render_widget(self, widget, crop)
@@ -540,7 +543,16 @@ def _render_widget(self: StylesCache, widget: Widget, crop: Region) -> list[Stri
     gutter = styles.gutter
     content_width, content_height = region.shrink(gutter).size
     pad_top, pad_right, pad_bottom, pad_left = styles.padding
-    inner_style = self.get_inner_outer(base_background, background)[0].rich_style
+    inner, outer = self.get_inner_outer(base_background, background)
+    inner_style = inner.rich_style
+    _, (border_right, right_colour), _, (border_left, left_colour) = styles.border
+    left = right = None
+    if border_left:
+        left = get_box(border_left, inner, outer, TextualStyle(
+            foreground=base_background + left_colour.multiply_alpha(opacity)))[1][0]
+    if border_right:
+        right = get_box(border_right, inner, outer, TextualStyle(
+            foreground=base_background + right_colour.multiply_alpha(opacity)))[1][2]
     render_content_line = widget.render_line
     filters = widget.get_line_filters()
     if width != self._width:
@@ -554,8 +566,9 @@ def _render_widget(self: StylesCache, widget: Widget, crop: Region) -> list[Stri
             if (pad_top and y < gutter.top) or (pad_bottom and y >= height - gutter.bottom):
                 strip = self._simple_strip
                 if strip is None:
-                    strip = self._simple_strip = Strip(
-                        [make_blank(width, inner_style)], width)
+                    blank = make_blank(width - (left is not None) - (right is not None),
+                                       inner_style)
+                    strip = self._simple_strip = Strip(_sides(left, [blank], right), width)
             else:
                 content_y = y - gutter.top
                 if content_y < content_height:
@@ -563,8 +576,10 @@ def _render_widget(self: StylesCache, widget: Widget, crop: Region) -> list[Stri
                         content_width, inner_style)
                 else:
                     line = Strip.blank(content_width, inner_style)
-                strip = Strip(line_pad(line, pad_left, pad_right, inner_style)
-                              if pad_left or pad_right else line, width)
+                segments: Iterable[Segment] = line
+                if pad_left or pad_right:
+                    segments = line_pad(line, pad_left, pad_right, inner_style)
+                strip = Strip(_sides(left, segments, right), width)
             cache[y] = strip
         for line_filter in filters:
             strip = strip.apply_filter(line_filter, background)
@@ -583,21 +598,29 @@ def _render_widget(self: StylesCache, widget: Widget, crop: Region) -> list[Stri
     return strips
 
 
+def _sides(left: Segment | None, segments: Iterable[Segment],
+           right: Segment | None) -> Iterable[Segment]:
+    """A line between its side borders (None: no border on that side)."""
+    if left is None and right is None:
+        return segments
+    return [*([] if left is None else [left]), *segments, *([] if right is None else [right])]
+
+
 def _plain(styles: Any) -> bool:
-    """Whether Textual would draw a widget with these styles as content and padding only
-    (its opacity aside): no border or outline edge, no hatch, tint or text opacity.
-    Kept on the styles until they change."""
+    """Whether Textual would draw a widget with these styles as content, padding and side
+    borders only (its opacity aside): no top or bottom border, no outline, hatch, tint
+    or text opacity. Kept on the styles until they change."""
     key = styles._cache_key
     kept = styles.__dict__.get("_moon_plain")
     if kept is not None and kept[0] == key:
         return bool(kept[1])
-    plain = (not any(edge for edge, _ in styles.border)
+    top, _, bottom, _ = styles.border
+    plain = (not top[0] and not bottom[0]
              and not any(edge for edge, _ in styles.outline)
              and not (styles.has_rule("hatch") and styles.hatch != "none")
              and not styles.tint.a and styles.text_opacity == 1.0)
     styles.__dict__["_moon_plain"] = (key, plain)
     return plain
-
 
 _original_reload_config = SSHServerConnection.reload_config
 

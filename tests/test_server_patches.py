@@ -296,7 +296,7 @@ def test_the_colour_filter_converts_as_textual_does_and_keeps_unchanged_lines() 
 
 
 async def test_a_plain_widget_is_drawn_as_textual_draws_it() -> None:
-    # A widget with at most padding is drawn without Textual's general drawing of
+    # A widget with at most padding and side borders is drawn without Textual's general drawing of
     # borders and the like, to the same lines; any other widget goes Textual's way.
     from textual.app import App, ComposeResult
     from textual.geometry import Region
@@ -305,9 +305,11 @@ async def test_a_plain_widget_is_drawn_as_textual_draws_it() -> None:
     original = patches.PATCHES.original(
         next(p for p in patches.PATCHES.patches if p.internal.name == "render_widget"))
     rules = ["", "padding: 0 2;", "padding: 1 1 2 3; background: red 50%;",
-             "border-left: vkey white;", "outline: solid red;", "tint: blue 20%;",
+             "border-left: vkey white 30%; padding: 1 1;", "outline: solid red;", "tint: blue 20%;",
              "opacity: 0.5;", "text-opacity: 0.5;", "hatch: cross red;",
-             "background: $boost; padding: 0 1; color: yellow;"]
+             "background: $boost; padding: 0 1; color: yellow;",
+             "border-right: tall red; border-left: wide blue 50%; padding: 1 0 0 2;",
+             "border-right: vkey green;", "border-top: solid red;", "border-bottom: ascii red;"]
     text = "[b]bold[/b] words, a longer line that will be cut or wrapped\nsecond\n\nfourth"
 
     class Shows(App[None]):
@@ -330,4 +332,5 @@ async def test_a_plain_widget_is_drawn_as_textual_draws_it() -> None:
                     assert [[s.style for s in line] for line in lines] == \
                         [[s.style for s in line] for line in whole], widget.id
         plain = [patches._plain(widget.styles) for widget in app.query(Static)]
-        assert plain == [True, True, True, False, False, False, True, False, False, True]
+        assert plain == [True, True, True, True, False, False, True, False, False, True, True, True,
+                         False, False]
