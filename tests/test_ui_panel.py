@@ -11,7 +11,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from moon_tui.ui.base import set_text
-from moon_tui.ui.panel import Line, LinePanel
+from moon_tui.ui.panel import DRAWN_KEPT, Line, LinePanel
 
 CSS = "LinePanel, Static { width: 30; height: 6; padding: 0 1; }"
 
@@ -98,3 +98,20 @@ async def test_a_line_shown_again_is_drawn_as_a_static_draws_it() -> None:
             await pilot.pause()
             assert lines(line) == lines(plain)
         assert len(line._drawn) == 4
+
+
+async def test_a_line_keeps_the_texts_shown_most_recently() -> None:
+    # A bar going back and forth between more texts than it keeps: the one shown a
+    # moment ago is still kept, the least recent goes first.
+    app = LineApp()
+    async with app.run_test(size=(40, 6)) as pilot:
+        line, plain = app.query_one(Line), app.query_one("#plain", Static)
+        texts = [Text(f"text {i}") for i in range(DRAWN_KEPT + 1)]
+        for text in [*texts[:DRAWN_KEPT], texts[0], texts[DRAWN_KEPT], texts[0]]:
+            for widget in (line, plain):
+                set_text(widget, text)
+            await pilot.pause()
+            assert lines(line) == lines(plain)
+        kept = [key[0][1] for key in line._drawn]  # (the content's plain text)
+        assert len(kept) == DRAWN_KEPT and "text 1" not in kept
+        assert kept[-2:] == [f"text {DRAWN_KEPT}", "text 0"]

@@ -64,8 +64,9 @@ class ClickBar(KeepsDrawn, Widget):
         self._cursor: int | None = None
         self._layouts: dict[tuple[tuple[Item, ...], int | None],
                             tuple[Text, list[tuple[int, int, str]]]] = {}
-        """Each set of items laid out, as it was shown (the bars go back and forth between
-        a few: laying them out again was ~1% of a table update's CPU, measured)."""
+        """Each set of items laid out, as it was shown, the most recent last (the bars go
+        back and forth between a few: laying them out again was ~1% of a table update's
+        CPU, measured)."""
 
     @property
     def items(self) -> tuple[Item, ...]:
@@ -82,11 +83,12 @@ class ClickBar(KeepsDrawn, Widget):
         self._items = items
         self._cursor = cursor
         layouts = self._layouts
-        layout = layouts.get((items, cursor))
+        layout = layouts.pop((items, cursor), None)
         if layout is None:
+            layout = self.layout_items(items)
             if len(layouts) >= DRAWN_KEPT:
-                layouts.clear()
-            layout = layouts[items, cursor] = self.layout_items(items)
+                del layouts[next(iter(layouts))]  # the least recently shown
+        layouts[items, cursor] = layout  # (the most recent last)
         self._text, self._spans = layout
         self.refresh()
 
