@@ -99,6 +99,11 @@ Textual assumes one app per process. Measured over SSH:
     width, padded, between its side borders made once), the same strips; any other
     widget takes Textual's way.
 
+16. `DOMNode.screen` imported the Screen class each time it was read, to walk up to
+    the screen: a widget reads it for its region, its size, its content region, many
+    times a frame (~1.5% of a table update's CPU, py-spy). Here the class is imported
+    once; the walk is the same.
+
 `install()` checks that textual and asyncssh are the versions these were written for
 (`internals.py`) and refuses otherwise; `uninstall()` undoes it. The server installs them
 while it runs (`MoonServer.start` to `stop`); tests that need them use the
@@ -622,6 +627,22 @@ def _plain(styles: Any) -> bool:
     styles.__dict__["_moon_plain"] = (key, plain)
     return plain
 
+def _screen(self: DOMNode) -> Screen[object]:
+    # Textual's `DOMNode.screen` without `from textual.screen import Screen` at each read.
+    node: MessagePump | None = self
+    try:
+        while node is not None and not isinstance(node, Screen):
+            node = node._parent
+    except AttributeError:
+        raise RuntimeError(
+            "Widget is missing attributes; have you called the constructor in your widget "
+            "class?"
+        ) from None
+    if not isinstance(node, Screen):
+        raise NoScreen("node has no screen")
+    return node
+
+
 _original_reload_config = SSHServerConnection.reload_config
 
 
@@ -678,6 +699,8 @@ PATCHES = Patches("server/patches.py", [
              _render_widget, watched=lambda: [
                  _original_render_widget, StylesCache.render, StylesCache.render_line,
                  vars(DOMNode)["background_colors"].fget, vars(Widget)["opacity"].fget]),
+    _textual(DOMNode, "screen", "16. the screen found without an import",
+             property(_screen), watched=lambda: [vars(DOMNode)["screen"].fget]),
     Patch(Internal("asyncssh", SSHServerConnection, "reload_config",
                    "10. no config re-read per login"), _reload_config),
 ])

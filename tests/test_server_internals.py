@@ -75,6 +75,7 @@ ORIGINALS = {
     "textual: Content._wrap_and_format": "6bf904d927f5bf29",
     "textual: _FormattedLine.to_strip": "5393b649ee150522",
     "textual: StylesCache.render_widget": "6a66574895d4d253",
+    "textual: DOMNode.screen": "df1e242285df4edd",
 }
 """What each original's source hashed to when its adjustment was written (textual 8.2.8,
 asyncssh 2.24.1)."""
