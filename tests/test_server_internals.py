@@ -76,6 +76,7 @@ ORIGINALS = {
     "textual: _FormattedLine.to_strip": "5393b649ee150522",
     "textual: StylesCache.render_widget": "6a66574895d4d253",
     "textual: DOMNode.screen": "df1e242285df4edd",
+    "textual: ChopsUpdate.render_segments": "79868b34c2b74dbf",
 }
 """What each original's source hashed to when its adjustment was written (textual 8.2.8,
 asyncssh 2.24.1)."""

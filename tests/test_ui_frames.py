@@ -4,7 +4,8 @@ each drawn once; `KeepsDrawn`: a text shown before is not drawn again; `HandView
 drawn before is not drawn again; `KeyBar`: the keys of a state seen before are not
 worked out again) are checked against Textual's own drawing, through a
 terminal emulator. Each widget's lines drawn by server patch 15 (a widget without
-border or the like, drawn plainly) are checked against Textual's own drawing of them.
+border or the like, drawn plainly) are checked against Textual's own drawing of them,
+and each frame's text written out (patch 17) against Textual's.
 
 A game is played with the server's adjustments installed. Each frame is drawn both ways
 from the same changes, the shortcut's and Textual's, and each is fed to a terminal of its
@@ -136,6 +137,7 @@ async def test_each_frame_of_a_game_is_the_one_textual_would_send(
         checked_keys[0] += 1
 
     plain_widget, textual_widget = render_partial("render_widget")
+    textual_segments, _ = render_partial("render_segments")
 
     def fresh_widget(cache: StylesCache, widget: Any, crop: Region) -> list[Strip]:
         lines: list[Strip] = plain_widget(cache, widget, crop)
@@ -167,7 +169,9 @@ async def test_each_frame_of_a_game_is_the_one_textual_would_send(
                     pending.clear()
                     frames.append("layout")
                 elif isinstance(update, ChopsUpdate):
-                    mine.feed(update.render_segments(app.console))
+                    data = update.render_segments(app.console)
+                    assert data == textual_segments(update, app.console)  # (patch 17)
+                    mine.feed(data)
                     theirs.feed(pending.pop())
                     frames.append("chops")
                 else:
