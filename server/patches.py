@@ -498,9 +498,15 @@ def _truecolor_apply(self: ANSIToTruecolor, segments: list[Segment],
     # Textual's conversion (`truecolor_style`, control codes dropped), each style's
     # result kept by this filter under the style's id (the entry holds the style, so the
     # id cannot be reused while kept); `segments` itself when nothing changes.
-    kept: dict[tuple[int, Color], tuple[Style, Style]] | None = self.__dict__.get("_kept")
+    kept_by_background: dict[Color, dict[int, tuple[Style, Style]]] | None = \
+        self.__dict__.get("_kept")
+    if kept_by_background is None:
+        kept_by_background = self.__dict__["_kept"] = {}
+    kept = kept_by_background.get(background)
     if kept is None or len(kept) >= TRUECOLOR_KEPT:
-        kept = self.__dict__["_kept"] = {}
+        if len(kept_by_background) >= TRUECOLOR_KEPT:
+            kept_by_background.clear()
+        kept = kept_by_background[background] = {}
     rich_background = background.rich_color
     changed: list[Segment] | None = None
     for index, segment in enumerate(segments):
@@ -508,15 +514,22 @@ def _truecolor_apply(self: ANSIToTruecolor, segments: list[Segment],
         new = None
         if style is not None and style._meta:
             # A style carrying its cell's place (text drawn through Content) is made
-            # anew for each line drawn: not worth keeping.
-            new = self.truecolor_style(style, rich_background)
+            # anew for each line drawn: not worth keeping. Most need no conversion:
+            # colours that are triplets already, and no dim on a colour (as in
+            # `truecolor_style`, which would give the style back).
+            color, bgcolor = style.color, style.bgcolor
+            if (color is None or color.triplet is not None) and (
+                    bgcolor is None or bgcolor.triplet is not None) and not (
+                    style.dim and color is not None):
+                new = style
+            else:
+                new = self.truecolor_style(style, rich_background)
         elif style is not None:
-            entry = kept.get((id(style), background))
+            entry = kept.get(id(style))
             if entry is None or entry[0] is not style:
                 converted = self.truecolor_style(style, rich_background)
                 # (an equal style from the shared cache is this one: unchanged)
-                entry = kept[id(style), background] = (
-                    style, style if converted == style else converted)
+                entry = kept[id(style)] = (style, style if converted == style else converted)
             new = entry[1]
         if changed is None and (new is not style or control is not None):
             changed = segments[:index]

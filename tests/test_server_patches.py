@@ -282,7 +282,11 @@ def test_the_colour_filter_converts_as_textual_does_and_keeps_unchanged_lines() 
     styles = [None, Style(bold=True), Style(color="red"), Style(bgcolor="blue", dim=True),
               Style(color="#102030", dim=True), Style(color="#ffffff", bgcolor="#000000"),
               Style.parse("italic green on #303030"),
-              Style(color="red", meta={"offset": (3, 1)})]
+              Style(color="red", meta={"offset": (3, 1)}),
+              Style(color="#102030", dim=True, meta={"offset": (1, 2)}),
+              Style(dim=True, meta={"offset": (2, 2)}),
+              Style(color="#102030", bgcolor="#000000", bold=True, meta={"offset": (0, 4)}),
+              Style(bgcolor="blue", meta={"offset": (5, 1)})]
     lines = [[Segment(f"t{i}", styles[(i * k) % len(styles)]) for i in range(6)]
              for k in range(1, 8)]
     lines.append([Segment("ctl", Style(bold=True), [(1,)])])  # type: ignore[list-item]
