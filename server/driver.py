@@ -49,6 +49,10 @@ RESIZE_COST = 8.0
 """Tokens a window change costs: each one lays the whole screen out again (a key press
 costs 1); a flood is read at this pace, and the window changes that arrive meanwhile
 are merged into one (server/channel.py)."""
+ANSWER_WINDOW = 0.25
+"""Seconds after a player's input during which their app's work does not wait its turn
+behind other apps' on a busy server (server/patches.py, patch 9). A player typing without
+pause keeps it, within the reading budget above."""
 END_SLOT_LOAN = 10.0
 """Seconds an ending app may hold its end slot (`SSHTerminal.take_end_slot`)."""
 
@@ -269,6 +273,10 @@ class SSHDriver(Driver):
                 self._input_open = False
                 await self._terminal.take_end_slot()
                 self._app.exit()
+
+    def answering(self) -> bool:
+        """Whether the player typed in the last `ANSWER_WINDOW` seconds (see patch 9)."""
+        return time.monotonic() - self._terminal.last_input < ANSWER_WINDOW
 
     def _deliver(self, messages: Iterator[Message]) -> None:
         for message in messages:

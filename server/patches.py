@@ -54,7 +54,11 @@ Textual assumes one app per process. Measured over SSH:
    pass, after the network has been served. A single long step (composing a dialog,
    ~25 ms) still runs whole. Nothing is done
    twice or dropped, only interleaved; when the server is not busy no pass reaches the
-   budget and nothing changes.
+   budget and nothing changes. The app of a player who has just typed (`ANSWER_WINDOW`
+   in driver.py) does not wait: on a busy server a key is answered first, and other
+   players' screens showing what they did not ask for (another's move, the lobby's
+   news) wait a pass. With 300 club players on a full 2-core machine, key -> screen
+   p50/p99 went from 145/685 and 230/1052 ms to 101/621 and 168/679 (two pairs of runs).
 
 10. asyncssh re-reads its sshd-style config for each user who logs in, in a worker thread:
     a trip there and back, two passes of the loop, for nothing when no such file is
@@ -135,6 +139,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual._border import get_box
 from textual._compositor import ChopsUpdate, Compositor
+from textual._context import active_app
 from textual._segment_tools import line_pad, make_blank
 from textual._styles_cache import StylesCache
 from textual.cache import FIFOCache
@@ -151,6 +156,7 @@ from textual.style import Style as TextualStyle
 from textual.timer import Timer
 from textual.widget import Widget
 
+from .driver import SSHDriver
 from .internals import Internal, Patch, Patches
 
 _TAG = {system: chr(int(system)) for system in ColorSystem}
@@ -364,12 +370,21 @@ class _Pass:
 
 
 _pass = _Pass()
+
+
+def _answering() -> bool:
+    """Whether the running app's player typed in the last `ANSWER_WINDOW` seconds: its
+    work then goes on past the pass's budget, so what a player typed answers first."""
+    app = active_app.get(None)
+    driver = None if app is None else app._driver
+    return isinstance(driver, SSHDriver) and driver.answering()
 _original_get_message = MessagePump._get_message
 
 
 async def _get_message(self: MessagePump) -> Message:
     ready = self._pending_message is not None or not self._message_queue.empty()
-    if ready and _pass.spent():  # (with none ready, the pump waits for one anyway)
+    # (With none ready, the pump waits for one anyway.)
+    if ready and _pass.spent() and not _answering():
         await asyncio.sleep(0)
     return await _original_get_message(self)
 
@@ -378,7 +393,7 @@ _original_tick = Timer._tick
 
 
 async def _tick(self: Timer, *, next_timer: float, count: int) -> None:
-    if _pass.spent():
+    if _pass.spent() and not _answering():
         await asyncio.sleep(0)
     await _original_tick(self, next_timer=next_timer, count=count)
 
@@ -646,6 +661,7 @@ def _plain(styles: Any) -> bool:
              and not styles.tint.a and styles.text_opacity == 1.0)
     styles.__dict__["_moon_plain"] = (key, plain)
     return plain
+
 
 def _screen(self: DOMNode) -> Screen[object]:
     # Textual's `DOMNode.screen` without `from textual.screen import Screen` at each read.

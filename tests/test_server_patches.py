@@ -207,6 +207,44 @@ async def test_a_timer_waits_a_pass_once_the_pass_has_run_its_budget() -> None:
             active_app.reset(token)
 
 
+async def test_the_app_of_a_player_who_just_typed_does_not_wait_a_pass() -> None:
+    # On a busy server a key waited its turn behind every other app's work (another
+    # player's move drawn, a lobby redrawn): the app of a player who has just typed
+    # now goes on past the pass's budget; once the moment has passed, it waits again.
+    import asyncio
+    import time
+    from types import SimpleNamespace
+
+    from textual._context import active_app
+    from textual.app import App
+    from textual.timer import Timer
+
+    from server.driver import ANSWER_WINDOW, SSHDriver
+
+    app = App[None]()
+    async with app.run_test():
+        order: list[str] = []
+        timer = Timer(app, 1.0, callback=lambda: order.append("timer"))
+        driver = SSHDriver.__new__(SSHDriver)  # only what `answering` reads
+        headless, app._driver = app._driver, driver
+        token = active_app.set(app)
+        try:
+            loop = asyncio.get_running_loop()
+            for typed_ago, expected in ((0.0, ["timer", "next pass"]),
+                                        (ANSWER_WINDOW * 2, ["next pass", "timer"])):
+                driver._terminal = SimpleNamespace(last_input=time.monotonic() - typed_ago)
+                order.clear()
+                patches._pass._loop = loop
+                patches._pass._began = time.perf_counter() - patches.PASS_BUDGET * 2
+                loop.call_soon(order.append, "next pass")
+                await timer._tick(next_timer=0.0, count=1)
+                await asyncio.sleep(0)
+                assert order == expected, typed_ago
+        finally:
+            active_app.reset(token)
+            app._driver = headless
+
+
 def test_a_strip_makes_each_cache_when_first_used_and_keeps_it(server_patches: None) -> None:
     from rich.segment import Segment
     from textual.strip import Strip
