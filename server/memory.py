@@ -8,13 +8,17 @@ sessions one pass froze the whole server for over a second (measured). Objects i
   the previous tick: cheap) and then `gc.freeze()`: what survives that long stops
   costing scan time. The collection is a full one while sessions come and go (for
   `FRESH` seconds after a connection, a session start or end); in a steady spell, only
-  the young generations (`STEADY_GENERATION`). A young collection leaves the cyclic
-  garbage that Python's own collections had already moved to the old generation, and
+  the youngest generation (`STEADY_GENERATION`). A young collection leaves the cyclic
+  garbage that Python's own collections had already moved to an older generation, and
   the freeze then keeps it. Measured with 100 club players (bench/ssh_load.py --mix
   club, MOON_GARBAGE_EVERY=60; notes/cap.md): the steady play left 0-66 such objects a
-  minute with young ticks and 49 with full ones; the arrivals left ~550,000 with either
-  (things alive at a tick that die later: a full tick does not help there, a reclaim
-  does). Full ticks took ~10% of the server's CPU, young ones ~1-2%;
+  minute with ticks up to generation 1 and 49 with full ones; the arrivals left
+  ~550,000 with either (things alive at a tick that die later: a full tick does not
+  help there, a reclaim does). Full ticks took ~10% of the server's CPU, generation-1
+  ticks ~1-2%. With 300 club players, generation-1 ticks took 6% (23 ms of CPU each,
+  for the ~45,000 objects Python's collections had moved there since the last tick, to
+  find one piece of garbage a tick); generation-0 ticks take 0.6%, and left no garbage
+  in four minutes of play (three counts 30 s apart: 0, 0, 0);
 - when a session ends, its app is dismantled (`teardown.py`) so reference counting
   frees most of it, frozen or not;
 - what cyclic garbage stays frozen (~140 objects per ended session, measured, with the
@@ -42,7 +46,7 @@ class FreezePolicy:
     INTERVAL = 0.5
     FRESH = 10.0
     """Seconds after the connections or sessions changed during which ticks are full."""
-    STEADY_GENERATION = 1
+    STEADY_GENERATION = 0
     """The generation a tick collects up to in a steady spell (2: everything not frozen,
     as while sessions come and go)."""
     SLOW_TICK = 0.05
