@@ -18,7 +18,7 @@ sessions one pass froze the whole server for over a second (measured). Objects i
   ticks ~1-2%. With 300 club players, generation-1 ticks took 6% (23 ms of CPU each,
   for the ~45,000 objects Python's collections had moved there since the last tick, to
   find one piece of garbage a tick); generation-0 ticks take 0.6%, and left no garbage
-  in four minutes of play (three counts 30 s apart: 0, 0, 0);
+  in steady play (counts 30 s apart: 0, 0, 0; with `OLDER_EVERY` as now, 0, 0);
 - when a session ends, its app is dismantled (`teardown.py`) so reference counting
   frees most of it, frozen or not;
 - what cyclic garbage stays frozen (~140 objects per ended session, measured, with the

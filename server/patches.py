@@ -378,6 +378,8 @@ def _answering() -> bool:
     app = active_app.get(None)
     driver = None if app is None else app._driver
     return isinstance(driver, SSHDriver) and driver.answering()
+
+
 _original_get_message = MessagePump._get_message
 
 
