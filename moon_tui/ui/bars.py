@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from .base import MoonParts
-from .panel import DRAWN_KEPT, KeepsDrawn
+from .panel import DRAWN_KEPT, KeepsDrawn, keep, recall
 
 KEY_NAMES = {"question_mark": "?", "escape": "esc", "enter": "⏎", "left": "←",
              "right": "→", "ctrl+s": "^s", "ctrl+q": "^q", "space": "space"}
@@ -82,13 +82,10 @@ class ClickBar(KeepsDrawn, Widget):
             return
         self._items = items
         self._cursor = cursor
-        layouts = self._layouts
-        layout = layouts.pop((items, cursor), None)
+        layout = recall(self._layouts, (items, cursor))
         if layout is None:
             layout = self.layout_items(items)
-            if len(layouts) >= DRAWN_KEPT:
-                del layouts[next(iter(layouts))]  # the least recently shown
-        layouts[items, cursor] = layout  # (the most recent last)
+            keep(self._layouts, (items, cursor), layout, DRAWN_KEPT)
         self._text, self._spans = layout
         self.refresh()
 
@@ -171,11 +168,10 @@ class KeyBar(ClickBar):
         # Working out the active bindings runs every check_action: ~3% of a table
         # update's CPU, for a few states that come back every hand (measured).
         key = (state, screen.focused)
-        items = self._items_by_state.get(key)
+        items = recall(self._items_by_state, key)
         if items is None:
-            if len(self._items_by_state) >= STATES_KEPT:
-                self._items_by_state.clear()
-            items = self._items_by_state[key] = self._active_items(screen)
+            items = self._active_items(screen)
+            keep(self._items_by_state, key, items, STATES_KEPT)
         self.set_items(items)
 
     def _active_items(self, screen: Screen[object]) -> tuple[Item, ...]:

@@ -45,6 +45,12 @@ class TooSmall(Static):
         )
 
 
+def heading(words: str) -> Text:
+    """A text that begins with `words` in bold; what is appended to it stays plain (a
+    Text's own style, `Text(words, style="bold")`, would make all of it bold)."""
+    return Text.assemble((words, "bold"))
+
+
 def set_text(widget: Static, text: str | Text | Content, *, layout: bool = False) -> None:
     """Update a Static only when its content changed, without a re-layout by default.
 

@@ -9,7 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from ..rules import Rules
-from .base import MoonModal
+from .base import MoonModal, heading
 
 
 def rules_text(rules: Rules) -> str:
@@ -144,8 +144,8 @@ class HelpScreen(MoonModal):
             yield Static("Help", classes="title")
             with VerticalScroll(id="help-scroll"):
                 rules, title = self._rules()
-                yield Static(Text.assemble((f"{title}\n", "bold")) + Text(rules_text(rules)))
-                yield Static(Text.assemble(("\nKeys\n", "bold")) + keys_text(
+                yield Static(heading(f"{title}\n") + Text(rules_text(rules)))
+                yield Static(heading("\nKeys\n") + keys_text(
                     operator=self.moon.operator, keys=self.moon.keys is not None))
             yield Static("↑↓ scroll · Esc closes", classes="hint")
 

@@ -20,7 +20,7 @@ emulator, and every kept line against a fresh drawing (tests/test_ui_frames.py).
 from __future__ import annotations
 
 from collections.abc import Collection, Hashable
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual.content import Content, _FormattedLine
@@ -183,6 +183,30 @@ def _may_act(style: object) -> bool:
     return getattr(style, "_meta", None) is not None or bool(getattr(style, "link", None))
 
 
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+def recall(kept: dict[K, V], key: K) -> V | None:
+    """`kept[key]` (None: not kept), now the most recently used: `kept` holds its keys
+    least recently used first (see `keep`)."""
+    value = kept.pop(key, None)
+    if value is not None:
+        kept[key] = value
+    return value
+
+
+def keep(kept: dict[K, V], key: K, value: V, limit: int) -> None:
+    """Keep `value` under `key` as the most recently used, dropping the least recently
+    used past `limit`. A plain dict in use order, not Textual's `LRUCache`, whose
+    linked entries are reference cycles: every session holds a few of these, and what
+    an ended session leaves in cycles waits for the garbage collector
+    (server/memory.py)."""
+    if len(kept) >= limit:
+        del kept[next(iter(kept))]
+    kept[key] = value
+
+
 DRAWN_KEPT = 12
 """Contents a `KeepsDrawn` widget keeps drawn, the most recently shown (a prompt or a key
 bar has a few states; every session holds them). Dropping them all once there were 12
@@ -232,15 +256,11 @@ class KeepsDrawn(Widget):
         drawn = self.__dict__.get("_drawn")
         if drawn is None:
             drawn = self._drawn = {}
-        lines = drawn.pop(key, None)
+        lines = recall(drawn, key)
         if lines is None:
             super()._render_content()
-            lines = self._render_cache.lines
-            if len(drawn) >= DRAWN_KEPT:
-                del drawn[next(iter(drawn))]  # the least recently shown
-            drawn[key] = lines
+            keep(drawn, key, self._render_cache.lines, DRAWN_KEPT)
             return
-        drawn[key] = lines  # (the most recent last)
         self._render_cache = _RenderCache(size, lines)
         self._dirty_regions.clear()
 

@@ -11,6 +11,7 @@ from rich.text import Text
 from ..lobby.messages import GameFinished, TableInfo
 from ..rules import TRUMP_DOUBLES, TRUMP_NONE, Phase, SeatView, Termination, Tile, Trick
 from ..rules.tiles import tile_set
+from .base import heading
 from .dominoes import small_tile
 from .words import (
     NAME_WIDTH,
@@ -251,7 +252,7 @@ def _centre_list(view: SeatView, table: TableInfo, names: int,
     one, once a hand is over). `last`: the table as seated for the last hand over."""
     rules = view.rules
     if view.phase is Phase.BID:
-        text = Text.assemble(("Bidding", "bold"))
+        text = heading("Bidding")
         text.append(f"\nLowest bid {rules.min_bid}")
         text.append_text(auction(view, table, names))
         if view.results:
@@ -259,7 +260,7 @@ def _centre_list(view: SeatView, table: TableInfo, names: int,
             text.append(result_words(view.results[-1], rules, last or table))
         return text
     if view.phase in (Phase.DISCARD, Phase.TRUMP):
-        text = Text.assemble((contract(view, table, names), "bold"))
+        text = heading(contract(view, table, names))
         assert view.declarer is not None
         who = seat_name(table, view.declarer)
         if view.phase is Phase.DISCARD:
@@ -297,7 +298,7 @@ def trick_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Te
                            names)
     if view.phase is not Phase.PLAY:
         return Text("")
-    text = Text.assemble(("Trick 1", "bold"))
+    text = heading("Trick 1")
     if view.trump is not None:
         text.append(f"\nTrump: {trump_words(view.trump)}")
     text.append("\n◀ marks who wins")
@@ -307,7 +308,7 @@ def trick_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Te
 def played_panel(view: SeatView) -> Text:
     """What has been played this hand, by suit, and the trumps still out: the count a
     good player keeps in their head, from what this seat has seen."""
-    text = Text.assemble(("Played this hand", "bold"))
+    text = heading("Played this hand")
     played = view.played_tiles()
     if not played and view.phase is not Phase.PLAY:
         text.append("\nnothing yet")
@@ -363,7 +364,7 @@ def hand_over(view: SeatView, table: TableInfo, seen: bool = True) -> Text:
     """The hand's result: the contract and whether it was made, tricks per side, points;
     `seen` False asks for the key that says the player has read it."""
     rules = view.rules
-    text = Text.assemble((f"Hand {view.hand_number + 1} is over", "bold"))
+    text = heading(f"Hand {view.hand_number + 1} is over")
     if view.results:
         result = view.results[-1]
         text.append("\n" + result_words(result, rules, table))
@@ -392,7 +393,7 @@ _WHY: dict[Termination, str] = {
 def game_over(view: SeatView, table: TableInfo, finished: GameFinished | None,
               last: TableInfo | None = None, *, solo: bool = False) -> Text:
     rules = view.rules
-    text = Text.assemble(("Game over: ", "bold"))
+    text = heading("Game over: ")
     if view.outcome is not None:
         winner = side_name(rules, table, view.outcome.winner)
         text.append(f"{winner} win{'' if rules.players == 4 else 's'}"
