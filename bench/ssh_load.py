@@ -67,6 +67,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,8 @@ async def _serve(data: Path) -> None:
             gc_pauses[generation] = max(gc_pauses[generation], pause)
 
     gc.callbacks.append(time_gc)
+    answers = _time_answers_in_the_server()
+    journal_waits = _time_journal_waits()
 
     stall_cpu = [0.0]
     long_stalls: list[tuple[float, float, float]] = []
@@ -170,6 +173,8 @@ async def _serve(data: Path) -> None:
                 began = loop.time()
                 long_stalls.clear()
             if command in ("reset", "begin"):
+                answers.clear()
+                journal_waits.clear()
                 worst_stall = 0.0
                 stall_cpu[0] = 0.0
                 gc_pauses.update({0: 0.0, 1: 0.0, 2: 0.0})
@@ -188,6 +193,9 @@ async def _serve(data: Path) -> None:
                 "sessions": server.sessions.count,
                 "gc_ms": {g: round(p * 1000, 1) for g, p in gc_pauses.items()},
                 "long_stalls": long_stalls[:20],
+                "answers": {screen: _spread([took for on, took in answers if on == screen])
+                            for screen in ("table", "lobby")},
+                "journal_waits": _spread(journal_waits),
             }
             if command == "garbage":
                 # What the memory ticks left frozen that is garbage: the reclaim's count,
@@ -225,6 +233,72 @@ async def _serve(data: Path) -> None:
                 reply["young_ticks"] = server.memory.young_ticks
             print(json.dumps(reply), flush=True)
         watcher.cancel()
+
+
+def _time_answers_in_the_server() -> list[tuple[str, float]]:
+    """Key -> screen as the server sees it, beside the players' own clocks: from the moment
+    the driver reads a key to the moment it writes the next frame, as ("table" or
+    "lobby", seconds). The players' clocks also count their own process's lag (on a
+    machine of two cores they share it with the server), this does not; it misses the
+    time a key waits in the socket before the loop reads it (at most a pass: see the
+    worst stall). Enter and r are not timed, as the players do not time them (the
+    screen changes when the others are ready)."""
+    from textual import events
+
+    from server.driver import SSHDriver
+
+    answers: list[tuple[str, float]] = []
+    deliver, flush = SSHDriver._deliver, SSHDriver.flush
+    untimed = {"enter", "r"}
+
+    def timed_deliver(self: Any, messages: Any) -> None:
+        messages = list(messages)
+        if getattr(self, "_bench_key_at", None) is None and any(
+                isinstance(m, events.Key) and m.key not in untimed for m in messages):
+            self._bench_key_at = time.perf_counter()
+        deliver(self, iter(messages))
+
+    def timed_flush(self: Any) -> None:
+        key_at = getattr(self, "_bench_key_at", None)
+        if key_at is not None and self._pending:
+            self._bench_key_at = None
+            screen = type(self._app.screen).__name__
+            answers.append(("table" if screen == "GameScreen" else "lobby",
+                            time.perf_counter() - key_at))
+        flush(self)
+
+    SSHDriver._deliver = timed_deliver  # type: ignore[method-assign]
+    SSHDriver.flush = timed_flush  # type: ignore[method-assign]
+    return answers
+
+
+def _time_journal_waits() -> list[float]:
+    """How long each table pass waited for the journal to have its moves (seconds): a
+    move is told to the players only then (`moon_tui/lobby/writing.py`)."""
+    from server.journal import SqliteJournal
+
+    waits: list[float] = []
+    write = SqliteJournal.write
+
+    async def timed_write(self: Any, entries: Any) -> None:
+        started = time.perf_counter()
+        try:
+            await write(self, entries)
+        finally:
+            if entries:
+                waits.append(time.perf_counter() - started)
+
+    SqliteJournal.write = timed_write  # type: ignore[method-assign]
+    return waits
+
+
+def _spread(values: list[float]) -> dict[str, float]:
+    """Count, p50, p99 and max (ms) of `values` (seconds)."""
+    if not values:
+        return {"count": 0}
+    return {"count": len(values), "p50": round(percentile(values, 0.5) * 1000, 1),
+            "p99": round(percentile(values, 0.99) * 1000, 1),
+            "max": round(max(values) * 1000, 1)}
 
 
 def _proc_figures(pid: int) -> dict[str, float]:
@@ -571,8 +645,8 @@ async def club_player(port: int, index: int, role: Role, stop: asyncio.Event, ta
 
 
 async def run(sessions: int, typing_seconds: float, openers: str,
-              mix: str = "lobby", client_processes: int = 2, players_nice: int = 0
-              ) -> dict[str, Any]:
+              mix: str = "lobby", client_processes: int = 2, players_nice: int = 0,
+              pin: bool = False) -> dict[str, Any]:
     # Imported now, not by the first player: the import (~0.4 s, it pulls in the whole
     # server) blocked this process's loop while the first players' clocks ran.
     importlib.import_module("tests.support.probe")
@@ -582,7 +656,8 @@ async def run(sessions: int, typing_seconds: float, openers: str,
     gc.disable()
     try:
         if mix == "club":
-            return await _run_club(sessions, typing_seconds, client_processes, players_nice)
+            return await _run_club(sessions, typing_seconds, client_processes, players_nice,
+                                   pin)
         return await _run(sessions, typing_seconds, openers)
     finally:
         gc.enable()
@@ -775,13 +850,26 @@ class ClubClients:
         return sum(a["cpu"] for a in answers), merged
 
 
+def pin_to(pids: Iterable[int], cpu: int) -> None:
+    """Run those processes on CPU `cpu` only (`--pin`): each of their threads, as Linux
+    sets a thread's CPUs, and a new thread takes those of the thread that starts it."""
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for thread in os.listdir(f"/proc/{pid}/task"):
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(int(thread), {cpu})
+
+
 async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
-                    players_nice: int) -> dict[str, Any]:
+                    players_nice: int, pin: bool) -> dict[str, Any]:
     server = await ServerProcess.start()
     port = server.port
     base = await server.ask("begin")
     roles = club_roles(sessions)
     clients = ClubClients(port, roles, client_processes, players_nice)
+    if pin:  # the server has CPU 0 to itself; everything else shares CPU 1
+        pin_to([server.process.pid], 0)
+        pin_to([os.getpid(), *(p.pid for p in clients.processes if p.pid)], 1)
     await clients.begin()
     arrivals = time.perf_counter()
     await asyncio.sleep(sessions / CONNECT_RATE)
@@ -799,6 +887,8 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
     await asyncio.sleep(5)
     client_cpu = -sum(a["cpu"] for a in await clients.ask("reset"))
     steady_from = await server.ask("reset")
+    if pin:  # the workers start when first needed, from the server: on its CPU
+        pin_to([w["pid"] for w in steady_from["workers"]], 1)
     wall = time.perf_counter()
     garbage = await _garbage_probes(server, typing_seconds)
     steady = await server.ask("status")
@@ -821,6 +911,7 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
         "tables_of_three": sum(1 for r in roles if r.kind == "host"),
         "client_processes": client_processes,
         "players_nice": players_nice,
+        "pinned": pin,
         "tables_with_computers": sum(1 for r in roles if r.kind == "solo"),
         "expert_seats": sum(1 for r in roles if r.expert),
         "everyone_seated_s": everyone_in,
@@ -837,6 +928,8 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
         "table_key_p99_ms": percentile(tally.table_keys, 0.99) * ms,
         "lobby_key_p50_ms": percentile(tally.lobby_keys, 0.5) * ms,
         "lobby_key_p99_ms": percentile(tally.lobby_keys, 0.99) * ms,
+        "server_side_answers_ms": steady["answers"],
+        "journal_waits_ms": steady["journal_waits"],
         "keys_measured": len(keys),
         "table_keys_measured": len(tally.table_keys),
         "unanswered_keys": tally.unanswered,
@@ -874,6 +967,10 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
     }
 
 
+def _p50_p99(spread: dict[str, float]) -> str:
+    return f"{spread['p50']:.1f}/{spread['p99']:.1f}" if spread["count"] else "none"
+
+
 def print_club(result: dict[str, Any]) -> None:
     per_hand = ("no hand finished" if result["server_cpu_ms_per_hand"] is None
                 else f"{result['server_cpu_ms_per_hand']:.0f} ms per hand")
@@ -884,7 +981,10 @@ def print_club(result: dict[str, Any]) -> None:
         f"lobby): key->screen p50/p99 {result['key_p50_ms']:.1f}/{result['key_p99_ms']:.1f} ms "
         f"(table {result['table_key_p50_ms']:.1f}/{result['table_key_p99_ms']:.1f}, lobby "
         f"{result['lobby_key_p50_ms']:.1f}/{result['lobby_key_p99_ms']:.1f}; "
-        f"{result['keys_measured']} keys, {result['unanswered_keys']} unanswered), "
+        f"{result['keys_measured']} keys, {result['unanswered_keys']} unanswered; in the "
+        f"server: table {_p50_p99(result['server_side_answers_ms']['table'])}, lobby "
+        f"{_p50_p99(result['server_side_answers_ms']['lobby'])}; a move's wait for the "
+        f"journal {_p50_p99(result['journal_waits_ms'])}), "
         f"worst stall {result['worst_stall_ms']:.0f} ms (whole run "
         f"{result['worst_stall_whole_run_ms']:.0f}), server CPU "
         f"{result['server_cpu_percent']:.0f}% + workers {result['workers_cpu_percent']:.0f}% "
@@ -897,7 +997,7 @@ def print_club(result: dict[str, Any]) -> None:
         f"{result['bot_decisions_in_workers']} (longest wait for a worker "
         f"{result['longest_wait_for_a_worker_ms']:.0f} ms, fallbacks "
         f"{result['bot_fallbacks']}), clients' CPU {result['client_cpu_percent']:.0f}% "
-        f"(nice {result['players_nice']}), "
+        f"(nice {result['players_nice']}{', pinned' if result['pinned'] else ''}), "
         f"load {result['load_average_1_5_15']}, errors {result['errors']}",
         flush=True,
     )
@@ -925,11 +1025,15 @@ def main() -> None:
         "--players-nice", type=int, default=0,
         help="niceness of those processes (default 0): 10 stands for players on machines "
              "of their own, whose work does not take the server's CPU (see above)")
+    parser.add_argument(
+        "--pin", action="store_true",
+        help="--mix club: the server alone on CPU 0, the players and the computers' "
+             "workers on CPU 1 (a server with a core of its own)")
     args = parser.parse_args()
     use_uvloop()
     for count in args.sessions:
         result = asyncio.run(run(count, args.typing, args.openers, args.mix,
-                                 args.client_processes, args.players_nice))
+                                 args.client_processes, args.players_nice, args.pin))
         print(json.dumps(result, indent=None), flush=True)
         if args.mix == "club":
             print_club(result)

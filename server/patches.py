@@ -85,7 +85,9 @@ Textual assumes one app per process. Measured over SSH:
     wake-ups for what one set of the screen's dirty widgets holds. Here a widget with
     nothing else to do when idle (no layout, scroll, restyle or queued callback pending,
     no idle handler of its own) marks its screen at once, as the screen would on that
-    `Update`; anything else takes Textual's way.
+    `Update`, and resumes the screen's frame timer, as the screen's idle would on the
+    `Prompt` that marking sends it (a pass of the event loop sooner); anything else
+    takes Textual's way.
 
 14. Every line a widget draws goes through a filter that turns ANSI colours (and dim
     text) into true colours: a new segment for every segment, each style looked up in
@@ -114,6 +116,19 @@ Textual assumes one app per process. Measured over SSH:
     format call) only for their text: about a fifth of writing a frame out. Here the
     same text is written directly.
 
+18. A screen drew its frames on a grid of 1/60 s: a change made a few milliseconds after
+    the last frame (a table's answer right after the key's own echo) waited for the
+    next line of the grid, up to 17 ms. Here the grid is `FRAME_PERIOD` (4 ms); changes
+    made in one pass of the event loop are still drawn as one frame.
+
+19. A key went to the focused widget, then bubbled to its screen, then to the app, where
+    the bindings act on it: a pass of the event loop at each step, 20-30 ms each on a
+    busy server. Here a key skips the nodes that would only pass it on (no key handler
+    of their own, nothing queued before it) and goes straight to the first that would
+    do something with it: the app, or a screen with an `on_key`. With patch 13, an arrow
+    key in the waiting room is drawn two passes after the driver reads it instead of
+    six (counted with a callback that runs once a pass).
+
 `install()` checks that textual and asyncssh are the versions these were written for
 (`internals.py`) and refuses otherwise; `uninstall()` undoes it. The server installs them
 while it runs (`MoonServer.start` to `stop`); tests that need them use the
@@ -131,12 +146,14 @@ from functools import lru_cache
 from typing import Any, cast
 
 import textual.app as textual_app
+import textual.screen as textual_screen
 from asyncssh.connection import SSHServerConnection
 from rich.color import ColorSystem
 from rich.console import Console
 from rich.control import Control
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual._border import get_box
 from textual._compositor import ChopsUpdate, Compositor
 from textual._context import active_app
@@ -424,8 +441,20 @@ def _marked_its_screen(widget: Widget) -> bool:
     widget._repaint_required = False
     if widget.display and screen in screen._compositor:
         screen._dirty_widgets.add(widget)
-        screen.check_idle()
+        _wake(screen)
     return True
+
+
+def _wake(screen: Screen[Any]) -> None:
+    """Do now what the screen's idle would do about a dirty widget (`Screen._on_idle`):
+    resume its update timer, a pass of the event loop sooner than through a `Prompt`. A
+    screen with messages waiting, not shown, or in a batch update is told as Textual
+    tells it."""
+    if screen._running and screen._message_queue.empty() and screen.is_current \
+            and not screen.app._batch_count:
+        screen._update_timer.resume()
+    else:
+        screen.check_idle()
 
 
 @lru_cache(256)
@@ -665,6 +694,51 @@ def _plain(styles: Any) -> bool:
     return plain
 
 
+_original_forward_event = Widget._forward_event
+
+
+def _forward_event(self: Widget, event: events.Event) -> None:
+    if isinstance(event, events.Key):
+        target = _first_to_hear(self)
+        if target is not self:
+            event._set_forwarded()
+            target.post_message(event)
+            return
+    _original_forward_event(self, event)
+
+
+def _first_to_hear(widget: Widget) -> MessagePump:
+    """Where a key given to `widget` is first handled or waits behind other messages:
+    the first node from it up to its app with a key handler of its own (`on_key`,
+    `key_...`), messages queued, or not running; the app (whose bindings then take the
+    key) when there is none."""
+    node: MessagePump = widget
+    while not isinstance(node, textual_app.App):
+        parent = node._parent
+        if (_hears_keys(type(node)) or not node._message_queue.empty()
+                or node._pending_message is not None or not node._running
+                or not node.is_attached or parent is None or parent._closing
+                or parent._closed):
+            return node
+        node = parent
+    return node
+
+
+@lru_cache(256)
+def _hears_keys(cls: type[MessagePump]) -> bool:
+    """Whether a class has key handlers beside Textual's `Widget._on_key`, which only
+    looks for `key_...` methods."""
+    for base in cls.__mro__:
+        if base in (Widget, Screen):
+            continue
+        if events.Key in getattr(base, "_decorated_handlers", {}):
+            return True
+        for name in vars(base):
+            if name in ("on_key", "_on_key") or name.startswith(("key_", "_key_")):
+                return True
+    return False
+
+
 def _screen(self: DOMNode) -> Screen[object]:
     # Textual's `DOMNode.screen` without `from textual.screen import Screen` at each read.
     node: MessagePump | None = self
@@ -725,6 +799,10 @@ def _textual(owner: Any, name: str, why: str, replacement: Any,
     return Patch(Internal("textual", owner, name, why, watched), replacement)
 
 
+FRAME_PERIOD = 0.004
+"""Patch 18: a screen's frames are at most this far apart (Textual: 1/60 s)."""
+
+
 PATCHES = Patches("server/patches.py", [
     _textual(textual_app, "redirect_stdout", "1. stdout stays the server's", _no_redirect,
              watched=lambda: [textual_app.App._process_messages]),
@@ -752,6 +830,14 @@ PATCHES = Patches("server/patches.py", [
                               Widget.refresh, vars(Screen)["_on_update"],
                               vars(Screen)["_on_idle"]]),
     _textual(Strip, "__init__", "11. a strip's caches made on first use", _strip_init),
+    _textual(Widget, "_forward_event", "19. a key reaches the bindings at once",
+             _forward_event, watched=lambda: [_original_forward_event,
+                                              MessagePump._on_message,
+                                              vars(Widget)["_on_key"],
+                                              textual_app.App.on_event]),
+    _textual(textual_screen, "UPDATE_PERIOD", "18. a frame a pass after its change",
+             FRAME_PERIOD, watched=lambda: [vars(Screen)["_update_timer"].fget, Timer._run,
+                                            vars(Screen)["_on_idle"]]),
     *(_textual(Strip, name, "11. a strip's caches made on first use",
                _CacheOnFirstUse(vars(Strip)[name], size),
                watched=lambda: [_original_strip_init])

@@ -70,6 +70,8 @@ ORIGINALS = {
     "textual: Visual.to_strips": "237262d432caa6c4",
     "textual: Widget._get_style": "c070a87f85df1396",
     "textual: MessagePump.check_idle": "2b83fc5ea1cca676",
+    "textual: textual.screen.UPDATE_PERIOD": "3f1676d329ec9336",
+    "textual: Widget._forward_event": "953f13dc082b17fc",
     "textual: ANSIToTruecolor.apply": "5ae9658a499a9978",
     "textual: Content.render_strips": "5595f673f3a2e010",
     "textual: Content._wrap_and_format": "6bf904d927f5bf29",

@@ -78,11 +78,12 @@ async def test_the_chat_keeps_its_last_lines(db: Database) -> None:
     assert [line["n"] for line in saved.chat] == list(range(7, CHAT_KEPT + 7))
 
 
-async def test_writes_of_one_pass_are_one_commit_and_on_disk_when_write_returns(
+async def test_writes_of_one_pass_are_two_commits_and_on_disk_when_write_returns(
         db: Database) -> None:
     journal = SqliteJournal(db)
     await asyncio.gather(*(journal.write([TableRow(str(n), {"n": n})]) for n in range(50)))
-    assert journal.commits == 1
+    # The first goes at once; the other 49 gather while it is on its way, and go together.
+    assert journal.commits == 2
     # Another connection (another process, after a crash) sees every row.
     with sqlite3.connect(db.path) as other:
         assert other.execute("SELECT count(*) FROM saved_tables").fetchone() == (50,)
@@ -97,6 +98,21 @@ async def test_writes_while_a_commit_is_on_its_way_go_in_the_next_one(db: Databa
     assert journal.commits == 2
     (saved,) = await journal.load()
     assert [hand["n"] for hand in saved.hands] == [0, 1, 2, 3, 4]
+
+
+async def test_a_cancelled_writer_stops_waiting_alone(db: Database) -> None:
+    journal = SqliteJournal(db)
+    first = asyncio.ensure_future(journal.write([TableRow("1", {"n": 1})]))
+    await asyncio.sleep(0)  # on its way: the next two gather for the next commit
+    gone = asyncio.ensure_future(journal.write([TableRow("2", {"n": 2})]))
+    kept = asyncio.ensure_future(journal.write([TableRow("3", {"n": 3})]))
+    await asyncio.sleep(0)
+    gone.cancel()
+    await asyncio.gather(first, kept)
+    assert gone.cancelled()
+    # What it handed over is written all the same, with the others of its commit.
+    assert {saved.table_id for saved in await journal.load()} == {"1", "2", "3"}
+    assert journal.commits == 2
 
 
 async def test_a_row_that_is_not_json_loses_only_its_table(

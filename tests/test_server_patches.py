@@ -298,6 +298,11 @@ async def test_a_repaint_marks_the_screen_without_waking_the_widget() -> None:
         text.received.clear()
         text.update("after", layout=False)
         assert text in app.screen._dirty_widgets  # marked at once
+        # ... and the screen's frame is due at once too: no Prompt for the screen to idle on.
+        assert app.screen._message_queue.empty()
+        assert app.screen._update_timer._active.is_set()
+        # Frames come up to FRAME_PERIOD apart, not Textual's 1/60 s.
+        assert app.screen._update_timer._interval == patches.FRAME_PERIOD
         await pilot.pause()
         assert "Prompt" not in text.received and "Update" not in text.received
         assert not app.screen._dirty_widgets  # the frame was drawn
@@ -306,6 +311,67 @@ async def test_a_repaint_marks_the_screen_without_waking_the_widget() -> None:
         assert text not in app.screen._dirty_widgets and text._repaint_required
         await pilot.pause()
         assert "lengthened_text" in app.export_screenshot()
+
+
+async def test_a_key_goes_straight_to_the_bindings_past_widgets_that_ignore_it() -> None:
+    # A key went to the focused widget, then bubbled to its screen, then to the app, whose
+    # bindings act on it: a pass of the event loop each. Past nodes with no key handler
+    # of their own and nothing queued, it now goes to the app at once.
+    from textual import events
+    from textual.app import App, ComposeResult
+    from textual.message import Message
+    from textual.widgets import Static
+
+    class Quiet(Static, can_focus=True):
+        BINDINGS = [("x", "mark")]
+
+        def __init__(self, text: str, **options: str) -> None:
+            super().__init__(text, **options)
+            self.received: list[str] = []
+            self.marks = 0
+
+        async def _on_message(self, message: Message) -> None:
+            self.received.append(type(message).__name__)
+            await super()._on_message(message)
+
+        def action_mark(self) -> None:
+            self.marks += 1
+
+    class Listens(Quiet):
+        def __init__(self, text: str, **options: str) -> None:
+            super().__init__(text, **options)
+            self.heard: list[str] = []
+
+        def on_key(self, event: events.Key) -> None:
+            self.heard.append(event.key)
+
+    class Keys(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Quiet("quiet", id="quiet")
+            yield Listens("listens", id="listens")
+
+    app = Keys()
+    async with app.run_test(size=(40, 5)) as pilot:
+        quiet, listens = app.query_one(Quiet), app.query_one(Listens)
+        quiet.focus()
+        await pilot.pause()
+        quiet.received.clear()
+        await pilot.press("x")
+        assert quiet.marks == 1  # its binding ran
+        assert "Key" not in quiet.received  # without the key passing through it
+        # A widget that handles keys itself still gets them first, then its bindings run.
+        listens.focus()
+        await pilot.pause()
+        await pilot.press("x")
+        assert listens.heard == ["x"] and listens.marks == 1
+        # A widget with messages waiting gets the key after them, as before.
+        class Note(Message):
+            pass
+
+        quiet.post_message(Note())
+        assert patches._first_to_hear(quiet) is quiet
+        await pilot.pause()
+        assert patches._first_to_hear(quiet) is app
 
 
 def test_the_colour_filter_converts_as_textual_does_and_keeps_unchanged_lines() -> None:
