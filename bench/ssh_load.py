@@ -33,6 +33,12 @@ On a machine of two cores, those processes also take CPU the server would have h
 (at 300, 70% of a core beside the server's 85%): `--players-nice 10` lowers their
 priority, as players on machines of their own would take none of the server's CPU;
 their clocks then include their own wait for a CPU, so a key's time can only grow.
+`--pin` runs the server alone on CPU 0 and the players and the computers' workers on
+CPU 1: a server with a core of its own (the players then share the other core).
+The players' clocks count their own process's lag too, so keys are also timed inside
+the server: from the moment its driver reads a key to the moment it writes the next
+frame (this misses only the time a key waits in the socket before the loop reads it),
+and so is each table's wait for the journal before it may tell anyone of a move.
 Keys are timed at the table and in the lobby apart;
 hands and games finished, the expert decisions, the longest wait of one for a free
 worker, and the workers' CPU and memory are reported too, with the load average and the
