@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -158,6 +158,12 @@ class MoonApp(App[None]):
 
     def on_session_start(self) -> None:
         """Hook for a local game: the handle is ready."""
+
+    def on_key(self, event: events.Key) -> None:
+        # Before the app's bindings, as the table screen's own handler would have been.
+        screen = self.screen
+        if isinstance(screen, GameScreen):
+            screen.out_of_turn(event)
 
     def send(self, command: Command) -> None:
         if self.handle is not None and not self.handle.closed:

@@ -125,9 +125,10 @@ Textual assumes one app per process. Measured over SSH:
     the bindings act on it: a pass of the event loop at each step, 20-30 ms each on a
     busy server. Here a key skips the nodes that would only pass it on (no key handler
     of their own, nothing queued before it) and goes straight to the first that would
-    do something with it: the app, or a screen with an `on_key`. With patch 13, an arrow
-    key in the waiting room is drawn two passes after the driver reads it instead of
-    six (counted with a callback that runs once a pass).
+    do something with it: the app (whose bindings take it), or a widget or screen with
+    a key handler (a chat line's Input). With patch 13, an arrow key in the waiting room
+    is drawn two passes after the driver reads it instead of six (counted with a
+    callback that runs once a pass).
 
 `install()` checks that textual and asyncssh are the versions these were written for
 (`internals.py`) and refuses otherwise; `uninstall()` undoes it. The server installs them

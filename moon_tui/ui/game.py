@@ -441,8 +441,11 @@ class GameScreen(MoonScreen):
             return not self.moon.solo
         return True
 
-    def on_key(self, event: events.Key) -> None:
-        """A digit pressed out of turn gets a word, not silence (the keys are off then)."""
+    def out_of_turn(self, event: events.Key) -> None:
+        """A digit pressed out of turn gets a word, not silence (the keys are off then).
+        Called by the app (`MoonApp.on_key`): a screen with a key handler of its own
+        would hold up every key at the table for a pass of the server's event loop
+        (server/patches.py, patch 19)."""
         view = self._view
         if (view is None or view.seat is None or view.my_turn or view.to_move is None
                 or not (event.character or "").isdigit()):
