@@ -127,8 +127,7 @@ Textual assumes one app per process. Measured over SSH:
     of their own, nothing queued before it) and goes straight to the first that would
     do something with it: the app (whose bindings take it), or a widget or screen with
     a key handler (a chat line's Input). With patch 13, an arrow key in the waiting room
-    is drawn two passes after the driver reads it instead of six (counted with a
-    callback that runs once a pass).
+    is drawn two passes after the driver reads it instead of six (bench/passes.py).
 
 `install()` checks that textual and asyncssh are the versions these were written for
 (`internals.py`) and refuses otherwise; `uninstall()` undoes it. The server installs them
