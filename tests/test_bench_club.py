@@ -8,6 +8,8 @@ and leaves no app behind, so the capacity figures in the README can be measured 
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,3 +37,16 @@ def test_club_mix_benchmark_seats_its_players_and_plays() -> None:
     assert result["live_apps_after"] == 0
     # A per-hand figure only when hands finished (it once divided by 1 instead of 0).
     assert (result["server_cpu_ms_per_hand"] is None) == (result["hands_finished"] == 0)
+
+
+def test_pass_counting_benchmark_counts_the_passes_of_a_key() -> None:
+    run = subprocess.run(
+        [sys.executable, "bench/passes.py", "--keys", "3"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    found = re.search(r"key -> frame in (\d+) passes .*median of (\d+)", run.stdout)
+    assert found, run.stdout
+    # At least the reader's pass and the app's: a key is never drawn in the pass it is read.
+    assert int(found.group(1)) >= 1 and int(found.group(2)) >= 1
