@@ -123,10 +123,11 @@ Textual assumes one app per process. Measured over SSH:
 
 19. A key went to the focused widget, then bubbled to its screen, then to the app, where
     the bindings act on it: a pass of the event loop at each step, 20-30 ms each on a
-    busy server. Here a key skips the nodes that would only pass it on (no key handler
-    of their own, nothing queued before it) and goes straight to the first that would
+    busy server. Here a key skips the nodes that would only pass it on (no handler for
+    it of their own, nothing queued before it) and goes straight to the first that would
     do something with it: the app (whose bindings take it), or a widget or screen with
-    a key handler (a chat line's Input). With patch 13, an arrow key in the waiting room
+    a handler for it (a chat line's Input; a screen's `_key_escape`, which clears a
+    text selection). With patch 13, an arrow key in the waiting room
     is drawn two passes after the driver reads it instead of six (bench/passes.py).
 
 `install()` checks that textual and asyncssh are the versions these were written for
@@ -461,7 +462,13 @@ def _wake(screen: Screen[Any]) -> None:
 def _idles_itself(cls: type[Widget]) -> bool:
     """Whether a widget class has idle work of its own (a DataTable, a Tree)."""
     return any("_on_idle" in vars(base) or "on_idle" in vars(base)
-               for base in cls.__mro__[:cls.__mro__.index(Widget)])
+               for base in _own_bases(cls))
+
+
+def _own_bases(cls: type[Widget]) -> tuple[type, ...]:
+    """The classes of a widget's class that come before Textual's `Widget` (a screen's
+    include `Screen`): where handlers of its own may be."""
+    return cls.__mro__[:cls.__mro__.index(Widget)]
 
 
 def _render_partial_update(self: Compositor) -> ChopsUpdate | None:
@@ -699,7 +706,7 @@ _original_forward_event = Widget._forward_event
 
 def _forward_event(self: Widget, event: events.Event) -> None:
     if isinstance(event, events.Key):
-        target = _first_to_hear(self)
+        target = _first_to_hear(self, event)
         if target is not self:
             event._set_forwarded()
             target.post_message(event)
@@ -707,36 +714,38 @@ def _forward_event(self: Widget, event: events.Event) -> None:
     _original_forward_event(self, event)
 
 
-def _first_to_hear(widget: Widget) -> MessagePump:
-    """Where a key given to `widget` is first handled or waits behind other messages:
-    the first node from it up to its app with a key handler of its own (`on_key`,
-    `key_...`), messages queued, or not running; the app (whose bindings then take the
-    key) when there is none."""
-    node: MessagePump = widget
-    while not isinstance(node, textual_app.App):
-        parent = node._parent
-        if (_hears_keys(type(node)) or not node._message_queue.empty()
+def _first_to_hear(widget: Widget, key: events.Key) -> MessagePump:
+    """Where `key`, given to `widget`, is first handled or waits behind other messages:
+    the first node from it up to its app with a handler for it (`on_key`, or a
+    `key_...` method for that key, such as a screen's `_key_escape`), messages queued,
+    or not running; the app (whose bindings then take the key) when there is none. A
+    widget not linked to its app keeps the key, as it would not pass it on
+    (`MessagePump._on_message`)."""
+    if not widget.is_attached:
+        return widget
+    names = tuple(key.name_aliases)
+    node: Widget = widget
+    while True:
+        parent = cast(MessagePump, node._parent)  # attached: parents up to the app
+        if (_hears(type(node), names) or not node._message_queue.empty()
                 or node._pending_message is not None or not node._running
-                or not node.is_attached or parent is None or parent._closing
-                or parent._closed):
+                or parent._closing or parent._closed):
             return node
+        if not isinstance(parent, Widget):
+            return parent  # the app
         node = parent
-    return node
 
 
-@lru_cache(256)
-def _hears_keys(cls: type[MessagePump]) -> bool:
-    """Whether a class has key handlers beside Textual's `Widget._on_key`, which only
-    looks for `key_...` methods."""
-    for base in cls.__mro__:
-        if base in (Widget, Screen):
-            continue
-        if events.Key in getattr(base, "_decorated_handlers", {}):
-            return True
-        for name in vars(base):
-            if name in ("on_key", "_on_key") or name.startswith(("key_", "_key_")):
-                return True
-    return False
+@lru_cache(1024)
+def _hears(cls: type[Widget], names: tuple[str, ...]) -> bool:
+    """Whether a widget class handles a key of these names itself: a key handler of its
+    own (beside Textual's `Widget._on_key`, which only calls the `key_...` methods), or
+    the `key_...` method `dispatch_key` would call for it."""
+    return any(getattr(cls, f"key_{name}", None) or getattr(cls, f"_key_{name}", None)
+               for name in names) or any(
+        events.Key in getattr(base, "_decorated_handlers", {})
+        or "on_key" in vars(base) or "_on_key" in vars(base)
+        for base in _own_bases(cls))
 
 
 def _screen(self: DOMNode) -> Screen[object]:

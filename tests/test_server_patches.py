@@ -368,10 +368,13 @@ async def test_a_key_goes_straight_to_the_bindings_past_widgets_that_ignore_it()
         class Note(Message):
             pass
 
+        x = events.Key("x", "x")
         quiet.post_message(Note())
-        assert patches._first_to_hear(quiet) is quiet
+        assert patches._first_to_hear(quiet, x) is quiet
         await pilot.pause()
-        assert patches._first_to_hear(quiet) is app
+        assert patches._first_to_hear(quiet, x) is app
+        # Escape stops at the screen, whose `_key_escape` clears a text selection.
+        assert patches._first_to_hear(quiet, events.Key("escape", None)) is app.screen
 
 
 def test_the_colour_filter_converts_as_textual_does_and_keeps_unchanged_lines() -> None:
