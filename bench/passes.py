@@ -23,9 +23,7 @@ import asyncio
 import statistics
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -53,27 +51,10 @@ class PassCounter:
 
     def watch_driver(self) -> None:
         """Note the pass of each key the driver reads and of the frame that follows."""
-        from textual import events
+        from bench.answers import watch_answers
 
-        from server.driver import SSHDriver
-
-        deliver, flush = SSHDriver._deliver, SSHDriver.flush
-        counter = self
-
-        def timed_deliver(driver: Any, messages: Iterator[Any]) -> None:
-            messages = list(messages)  # type: ignore[assignment]
-            if any(isinstance(m, events.Key) for m in messages):
-                driver._bench_key_pass = counter.passes
-            deliver(driver, iter(messages))
-
-        def timed_flush(driver: Any) -> None:
-            key_pass = driver.__dict__.pop("_bench_key_pass", None)
-            if key_pass is not None and driver._pending:
-                counter.answers.append(counter.passes - key_pass)
-            flush(driver)
-
-        SSHDriver._deliver = timed_deliver  # type: ignore[method-assign, assignment]
-        SSHDriver.flush = timed_flush  # type: ignore[method-assign, assignment]
+        watch_answers(lambda key: self.passes,
+                      lambda driver, key_pass: self.answers.append(self.passes - key_pass))
 
 
 async def measure(keys: int) -> dict[str, list[int]]:

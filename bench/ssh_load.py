@@ -249,32 +249,17 @@ def _time_answers_in_the_server() -> list[tuple[str, float]]:
     time a key waits in the socket before the loop reads it (at most a pass: see the
     worst stall). Enter and r are not timed, as the players do not time them (the
     screen changes when the others are ready)."""
-    from textual import events
-
-    from server.driver import SSHDriver
+    from bench.answers import watch_answers
 
     answers: list[tuple[str, float]] = []
-    deliver, flush = SSHDriver._deliver, SSHDriver.flush
     untimed = {"enter", "r"}
 
-    def timed_deliver(self: Any, messages: Any) -> None:
-        messages = list(messages)
-        if getattr(self, "_bench_key_at", None) is None and any(
-                isinstance(m, events.Key) and m.key not in untimed for m in messages):
-            self._bench_key_at = time.perf_counter()
-        deliver(self, iter(messages))
+    def answered(driver: Any, key_at: float) -> None:
+        screen = type(driver._app.screen).__name__
+        answers.append(("table" if screen == "GameScreen" else "lobby",
+                        time.perf_counter() - key_at))
 
-    def timed_flush(self: Any) -> None:
-        key_at = getattr(self, "_bench_key_at", None)
-        if key_at is not None and self._pending:
-            self._bench_key_at = None
-            screen = type(self._app.screen).__name__
-            answers.append(("table" if screen == "GameScreen" else "lobby",
-                            time.perf_counter() - key_at))
-        flush(self)
-
-    SSHDriver._deliver = timed_deliver  # type: ignore[method-assign]
-    SSHDriver.flush = timed_flush  # type: ignore[method-assign]
+    watch_answers(lambda key: None if key.key in untimed else time.perf_counter(), answered)
     return answers
 
 
