@@ -24,7 +24,7 @@ from moon_tui.lobby.journal import (
     TableGone,
     TableRow,
 )
-from server.journal import SqliteJournal
+from server.journal import ROWS_PER_STATEMENT, SqliteJournal
 from server.store import Database
 
 TABLE_IDS = st.sampled_from(["1", "2", "3"])
@@ -50,7 +50,7 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
 
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(batches=st.lists(st.lists(ENTRIES, max_size=6), max_size=8))
+@given(batches=st.lists(st.lists(ENTRIES, max_size=30), max_size=8))
 def test_sqlite_keeps_what_the_memory_journal_keeps(
         tmp_path_factory: pytest.TempPathFactory, batches: list[list[JournalEntry]]) -> None:
     async def both() -> None:
@@ -78,6 +78,24 @@ async def test_the_chat_keeps_its_last_lines(db: Database) -> None:
     assert [line["n"] for line in saved.chat] == list(range(7, CHAT_KEPT + 7))
 
 
+
+async def test_a_batch_larger_than_a_statement_keeps_every_row(db: Database) -> None:
+    # A batch is written a few statements of many rows each: past ROWS_PER_STATEMENT
+    # rows, and past CHAT_KEPT chat lines in one batch, it keeps what the memory journal
+    # keeps.
+    count = ROWS_PER_STATEMENT * 2 + 7
+    batch: list[JournalEntry] = [TableRow(str(n), {"n": n}) for n in range(count)]
+    batch += [HandRow(str(n), 1, {"n": n}) for n in range(count)]
+    batch += [ChatRow("3", {"n": n}) for n in range(CHAT_KEPT + 9)]
+    batch += [TableGone(str(n)) for n in range(0, count, 2)]
+    memory, journal = MemoryJournal(), SqliteJournal(db)
+    await memory.write(batch)
+    await journal.write(batch)
+    assert journal.commits == 1
+    assert await journal.load() == await memory.load()
+    (three,) = [saved for saved in await journal.load() if saved.table_id == "3"]
+    assert [line["n"] for line in three.chat] == list(range(9, CHAT_KEPT + 9))
+
 async def test_writes_of_one_pass_are_two_commits_and_on_disk_when_write_returns(
         db: Database) -> None:
     journal = SqliteJournal(db)
@@ -99,6 +117,25 @@ async def test_writes_while_a_commit_is_on_its_way_go_in_the_next_one(db: Databa
     (saved,) = await journal.load()
     assert [hand["n"] for hand in saved.hands] == [0, 1, 2, 3, 4]
 
+
+
+async def test_what_runs_then_runs_as_the_commit_is_known_before_its_writers_wake(
+        db: Database) -> None:
+    # A table tells its players from `then`: in the pass the commit's answer comes, not
+    # a pass later when the table's task wakes.
+    journal = SqliteJournal(db)
+    first = asyncio.ensure_future(journal.write([TableRow("1", {"n": 1})]))
+    await asyncio.sleep(0)  # on its way: the next two gather for the next commit
+    order: list[str] = []
+
+    async def writer(table_id: str) -> None:
+        await journal.write([TableRow(table_id, {})],
+                            then=lambda: order.append(f"{table_id} told"))
+        order.append(f"{table_id} woke")
+
+    await asyncio.gather(first, writer("2"), writer("3"))
+    assert order == ["2 told", "3 told", "2 woke", "3 woke"]
+    assert journal.commits == 2
 
 async def test_a_cancelled_writer_stops_waiting_alone(db: Database) -> None:
     journal = SqliteJournal(db)
@@ -158,9 +195,12 @@ async def test_a_full_disk_keeps_the_moves_and_writes_them_when_it_has_room(
     await journal.write([TableRow("1", {"n": 0})])
     await _fill(db)
     with caplog.at_level(logging.ERROR):
+        told = []
         for n in range(3):
             with pytest.raises(sqlite3.OperationalError, match="full"):
-                await journal.write([HandRow("1", n, {"n": n, "pad": "x" * 10_000})])
+                await journal.write([HandRow("1", n, {"n": n, "pad": "x" * 10_000})],
+                                    then=lambda n=n: told.append(n))
+        assert told == [0, 1, 2]  # the games go on: their tables tell all the same
     assert caplog.text.count("cannot write the tables' journal") == 1  # said once
     assert any("cannot be written" in alarm for alarm in db.alarms())
 
