@@ -271,10 +271,10 @@ def _time_journal_waits() -> list[float]:
     waits: list[float] = []
     write = SqliteJournal.write
 
-    async def timed_write(self: Any, entries: Any) -> None:
+    async def timed_write(self: Any, entries: Any, then: Any = None) -> None:
         started = time.perf_counter()
         try:
-            await write(self, entries)
+            await write(self, entries, then)
         finally:
             if entries:
                 waits.append(time.perf_counter() - started)

@@ -362,9 +362,10 @@ class DiskLikeJournal(MemoryJournal):
     """A journal whose writes take a while, as the server's do (they wait for its
     database thread): other tasks run meanwhile."""
 
-    async def write(self, entries: Sequence[JournalEntry]) -> None:
+    async def write(self, entries: Sequence[JournalEntry],
+                    then: Callable[[], object] | None = None) -> None:
         await asyncio.sleep(0.005)
-        await super().write(entries)
+        await super().write(entries, then)
 
 
 class LateStore(MemoryRecordStore):
@@ -501,11 +502,12 @@ class GateJournal(MemoryJournal):
         self.gate.set()
         self.waiting = 0
 
-    async def write(self, entries: Sequence[JournalEntry]) -> None:
+    async def write(self, entries: Sequence[JournalEntry],
+                    then: Callable[[], object] | None = None) -> None:
         self.waiting += 1
         await self.gate.wait()
         self.waiting -= 1
-        await super().write(entries)
+        await super().write(entries, then)
 
 
 async def test_nothing_is_told_before_the_journal_has_it() -> None:
@@ -540,10 +542,11 @@ async def test_nothing_is_told_before_the_journal_has_it() -> None:
 class CheckingJournal(MemoryJournal):
     """A journal slow to write (other tasks run meanwhile)."""
 
-    async def write(self, entries: Sequence[JournalEntry]) -> None:
+    async def write(self, entries: Sequence[JournalEntry],
+                    then: Callable[[], object] | None = None) -> None:
         for _ in range(3):
             await asyncio.sleep(0)
-        await super().write(entries)
+        await super().write(entries, then)
 
 
 def in_journal(journal: MemoryJournal, update: TableUpdate) -> bool:
@@ -642,10 +645,11 @@ async def test_a_journal_that_fails_does_not_stop_the_game(
     class Failing(MemoryJournal):
         broken = True
 
-        async def write(self, entries: Sequence[JournalEntry]) -> None:
+        async def write(self, entries: Sequence[JournalEntry],
+                        then: Callable[[], object] | None = None) -> None:
             if self.broken:
                 raise OSError("disk full")
-            await super().write(entries)
+            await super().write(entries, then)
 
     journal, store = Failing(), MemoryRecordStore()
     with caplog.at_level(logging.WARNING, logger="moon_tui.lobby.writing"):

@@ -204,7 +204,9 @@ class Table:
         if self._closing is not None and self._for_good:
             await self.writer.gone()
         else:
-            await self.writer.write(self)
+            # Told from the journal's answer (a pass before this task wakes), or here
+            # when there was nothing to write.
+            await self.writer.write(self, then=self.publisher.release)
         self.publisher.release()
         record = self.recorder.due()
         if record is not None and self._tg is not None:

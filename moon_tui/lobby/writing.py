@@ -17,6 +17,7 @@ The table row's shape is here too (`table_row`), next to the code that reads it 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..rules import GameState
@@ -167,10 +168,11 @@ class TableWriter:
         self._written(self._changes(table)[1])
         self._row = None
 
-    async def write(self, table: Table) -> None:
-        """Write what changed since the last write; return once it is durable (or failed)."""
+    async def write(self, table: Table, then: Callable[[], object] | None = None) -> None:
+        """Write what changed since the last write; return once it is durable (or failed).
+        `then` runs as soon as it is, when there was anything to write (`TableJournal`)."""
         entries, done = self._changes(table)
-        if entries and await self._write(entries):
+        if entries and await self._write(entries, then):
             self._written(done)
 
     async def gone(self) -> None:
@@ -178,9 +180,10 @@ class TableWriter:
         self._chat.clear()
         await self._write([TableGone(self.table_id)])
 
-    async def _write(self, entries: list[JournalEntry]) -> bool:
+    async def _write(self, entries: list[JournalEntry],
+                     then: Callable[[], object] | None = None) -> bool:
         try:
-            await self.journal.write(entries)
+            await self.journal.write(entries, then)
         except Exception:
             if not self.failing:
                 log.exception("table %s: the journal failed; the table goes on in memory and "
