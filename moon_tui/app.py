@@ -38,6 +38,7 @@ from .lobby.messages import (
 from .services import KeyManager, ServerHealth
 from .ui.base import MoonModal, MoonParts, MoonScreen
 from .ui.context import ScreenContext
+from .ui.frames import draw_now
 from .ui.game import GameScreen
 from .ui.lobby_screen import LobbyScreen
 from .ui.model import Model
@@ -126,6 +127,9 @@ class MoonApp(App[None]):
         """Why the player was called (rung for or not), oldest first: `turn`, `start`,
         `chat`, `timer`. Kept short."""
         self.window_title = ""
+        self._key_unanswered = False
+        """The player pressed a key since the last frame drawn for the lobby's events: the
+        next events' frame is drawn as soon as they are in (`ui.frames`)."""
 
     # -- the session -----------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -148,18 +152,24 @@ class MoonApp(App[None]):
             self.end_session(f"could not join the lobby: {exc}")
             return
         self.on_session_start()
-        async for event in self.handle:
+        handle = self.handle
+        async for event in handle:
             try:
                 self.take(event)
             except Exception:
                 # A drawing bug must not stop the session: the model is up to date and
                 # the next event redraws.
                 log.exception("could not show %s", type(event).__name__)
+            if self._key_unanswered and not handle.has_events and draw_now(self.screen):
+                # Every event that came is in (they are taken without a pass between),
+                # and the player waits on what they changed: drawn now.
+                self._key_unanswered = False
 
     def on_session_start(self) -> None:
         """Hook for a local game: the handle is ready."""
 
     def on_key(self, event: events.Key) -> None:
+        self._key_unanswered = True
         # Before the app's bindings, as the table screen's own handler would have been.
         screen = self.screen
         if isinstance(screen, GameScreen):

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from moon_tui.ui import panel
+from moon_tui.ui import frames, panel
 from server import channel, cli, driver, internals, keyboard, patches, teardown, terminal
 from server.internals import Internal, UnsupportedVersion
 
@@ -79,6 +79,10 @@ ORIGINALS = {
     "textual: StylesCache.render_widget": "6a66574895d4d253",
     "textual: DOMNode.screen": "df1e242285df4edd",
     "textual: ChopsUpdate.render_segments": "79868b34c2b74dbf",
+    "textual: Screen._on_idle": "05781131b10da971",
+    "textual: Screen._on_timer_update": "421401660de142c5",
+    "textual: Timer.resume": "b933857b2ebafb49",
+    "textual: Timer.pause": "cdad007f69a895f3",
 }
 """What each original's source hashed to when its adjustment was written (textual 8.2.8,
 asyncssh 2.24.1)."""
@@ -88,7 +92,9 @@ OVERRIDES = {"server/channel.py": channel.OVERRIDDEN, "server/keyboard.py": keyb
              "server/driver.py": driver.OVERRIDDEN, "server/terminal.py": terminal.OVERRIDDEN,
              # The interface may not import the server: its list is turned into Internals here.
              "moon_tui/ui/panel.py": tuple(Internal("textual", owner, name, why)
-                                           for owner, name, why in panel.RELIES_ON)}
+                                           for owner, name, why in panel.RELIES_ON),
+             "moon_tui/ui/frames.py": tuple(Internal("textual", owner, name, why)
+                                            for owner, name, why in frames.RELIES_ON)}
 
 
 def _source_hash(code: list[Any]) -> str:

@@ -8,10 +8,13 @@ import dataclasses
 import re
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
+import pytest
 from manual_clock import ManualClock
-from test_ui_support import FAST, current_view, screen_text, take_turn, wait_for
+from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn, wait_for
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 import moon_tui.app
 from moon_tui.app import MoonApp
@@ -27,6 +30,7 @@ from moon_tui.lobby import (
     TableUpdate,
 )
 from moon_tui.rules import Action, Phase, Rules
+from moon_tui.ui import frames
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.lobby_screen import LobbyScreen, online_text
 from moon_tui.ui.rows import RowList
@@ -103,6 +107,32 @@ async def alone_with_two_bots(app: MoonApp, pilot: Pilot[None],
     await wait_for(pilot, lambda: app.model.tables[table_id].table.seats[2].is_bot, "the bots")
     app.send(StartGame(table_id))
 
+
+
+async def test_the_answer_to_a_key_is_drawn_in_the_step_that_takes_it_in(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Not a pass of the event loop later by the screen's update timer: the player waits on
+    # it. What nobody typed for (the computers' moves) is left to the timer.
+    drawn: list[bool] = []
+
+    def draw_now(screen: Screen[Any]) -> bool:
+        drawn.append(frames.draw_now(screen))
+        return drawn[-1]
+
+    monkeypatch.setattr(moon_tui.app, "draw_now", draw_now)
+    async with Lobby(FAST, seed=5) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await alone_with_two_bots(app, pilot)
+            await wait_for(pilot, lambda: my_turn(app), "my turn")
+            drawn.clear()
+            view = current_view(app)
+            key = await take_turn(pilot, app, bid=5)
+            # The answer's frame was drawn as the answer was taken in.
+            assert drawn.count(True) == 1, (key, drawn)
+            await wait_for(pilot, lambda: my_turn(app) and current_view(app) is not view,
+                           "my next turn")
+            assert drawn.count(True) == 1, drawn
 
 async def my_timed_turn(seconds: int) -> tuple[str, list[int]]:
     async with Lobby(FAST, seed=5, clock=ManualClock()) as lobby:

@@ -101,6 +101,11 @@ class PlayerHandle:
             self._post(HandleClosed(self))
 
     @property
+    def has_events(self) -> bool:
+        """Whether an event waits to be read (the next read does not wait)."""
+        return len(self._queue) > 0
+
+    @property
     def closed(self) -> bool:
         return self._closed or self._ended
 
