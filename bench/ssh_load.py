@@ -197,6 +197,9 @@ async def _serve(data: Path) -> None:
                 "stall_connected": worst_stall_connected,
                 "stall_cpu": stall_cpu[0],
                 "sessions": server.sessions.count,
+                # Frames not sent because the client had not read the last 256 KB.
+                "skipped_frames": sum(session.terminal.skipped_frames
+                                      for session in server.sessions.all()),
                 "gc_ms": {g: round(p * 1000, 1) for g, p in gc_pauses.items()},
                 "long_stalls": long_stalls[:20],
                 "answers": {screen: _spread([took for on, took in answers if on == screen])
@@ -924,6 +927,7 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
         "keys_measured": len(keys),
         "table_keys_measured": len(tally.table_keys),
         "unanswered_keys": tally.unanswered,
+        "frames_skipped_for_slow_clients": steady["skipped_frames"] - steady_from["skipped_frames"],
         "hands_finished": steady["hands"] - steady_from["hands"],
         "games_finished": steady["games"] - steady_from["games"],
         "hands_per_minute": 60 * (steady["hands"] - steady_from["hands"]) / wall,
@@ -972,7 +976,8 @@ def print_club(result: dict[str, Any]) -> None:
         f"lobby): key->screen p50/p99 {result['key_p50_ms']:.1f}/{result['key_p99_ms']:.1f} ms "
         f"(table {result['table_key_p50_ms']:.1f}/{result['table_key_p99_ms']:.1f}, lobby "
         f"{result['lobby_key_p50_ms']:.1f}/{result['lobby_key_p99_ms']:.1f}; "
-        f"{result['keys_measured']} keys, {result['unanswered_keys']} unanswered; in the "
+        f"{result['keys_measured']} keys, {result['unanswered_keys']} unanswered, "
+        f"{result['frames_skipped_for_slow_clients']} frames skipped; in the "
         f"server: table {_p50_p99(result['server_side_answers_ms']['table'])}, lobby "
         f"{_p50_p99(result['server_side_answers_ms']['lobby'])}; a move's wait for the "
         f"journal {_p50_p99(result['journal_waits_ms'])}), "

@@ -127,9 +127,9 @@ class MoonApp(App[None]):
         """Why the player was called (rung for or not), oldest first: `turn`, `start`,
         `chat`, `timer`. Kept short."""
         self.window_title = ""
-        self._key_unanswered = False
-        """The player pressed a key since the last frame drawn for the lobby's events: the
-        next events' frame is drawn as soon as they are in (`ui.frames`)."""
+        self._command_unanswered = False
+        """The player sent a command since the last frame drawn for the lobby's events:
+        the next events' frame is drawn as soon as they are in (`ui.frames`)."""
 
     # -- the session -----------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -160,16 +160,16 @@ class MoonApp(App[None]):
                 # A drawing bug must not stop the session: the model is up to date and
                 # the next event redraws.
                 log.exception("could not show %s", type(event).__name__)
-            if self._key_unanswered and not handle.has_events and draw_now(self.screen):
+            if self._command_unanswered and not handle.has_events \
+                    and draw_now(self.screen):
                 # Every event that came is in (they are taken without a pass between),
-                # and the player waits on what they changed: drawn now.
-                self._key_unanswered = False
+                # and the player waits on what their command changed: drawn now.
+                self._command_unanswered = False
 
     def on_session_start(self) -> None:
         """Hook for a local game: the handle is ready."""
 
     def on_key(self, event: events.Key) -> None:
-        self._key_unanswered = True
         # Before the app's bindings, as the table screen's own handler would have been.
         screen = self.screen
         if isinstance(screen, GameScreen):
@@ -178,6 +178,7 @@ class MoonApp(App[None]):
     def send(self, command: Command) -> None:
         if self.handle is not None and not self.handle.closed:
             self.handle.send(command)
+            self._command_unanswered = True
 
     async def on_unmount(self) -> None:
         if self.handle is not None and not self.handle.closed:

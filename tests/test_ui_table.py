@@ -109,7 +109,7 @@ async def alone_with_two_bots(app: MoonApp, pilot: Pilot[None],
 
 
 
-async def test_the_answer_to_a_key_is_drawn_in_the_step_that_takes_it_in(
+async def test_the_answer_to_a_move_is_drawn_in_the_step_that_takes_it_in(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # Not a pass of the event loop later by the screen's update timer: the player waits on
     # it. What nobody typed for (the computers' moves) is left to the timer.

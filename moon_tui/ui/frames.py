@@ -5,7 +5,7 @@ the frame comes in a later pass of the event loop. On a busy server a pass takes
 (bench/ssh_load.py, 300 club players), and the answer to a player's move waited one more
 pass for it, after the ones it already took (the key to the app, the move to the table,
 the journal's answer, the table's news to the app). An app that has taken in every event
-that came, with a key of its player unanswered, draws the frame they made now
+that came, with a command of its player unanswered, draws the frame they made now
 (`MoonApp`); others leave it to the timer, which a busy server may hold back a pass
 (server/patches.py) so that what a player typed is answered first.
 
