@@ -100,7 +100,7 @@ class SqliteJournal:
         callback: each hop through the event loop is a whole pass of it, 20-30 ms on a
         busy server, and a move waited six of them (a future chained to the thread's,
         a shield) before its table could tell anyone (p50 162 ms at 300 players,
-        bench/ssh_load.py); now it waits two."""
+        bench/ssh_load.py); now its table tells from that callback (`then`)."""
         batch, waiting = self._unwritten + self._gathering, self._waiting
         self._gathering, self._waiting = [], []
         self._committing = True
