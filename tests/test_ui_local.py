@@ -241,6 +241,43 @@ async def test_the_online_panel_grows_as_players_arrive_after_the_lobby_is_drawn
                 await other.close()
 
 
+async def test_a_lobby_update_makes_again_only_the_rows_of_tables_that_changed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every lobby on the server redraws at each change of any table: it laid out every
+    # row again, a few milliseconds with a hundred tables listed, for one that changed.
+    from dataclasses import replace
+
+    from moon_tui.lobby.messages import LobbyUpdate, SeatInfo, TableInfo
+    from moon_tui.ui import lobby_screen
+
+    made: list[str] = []
+    table_row = lobby_screen.table_row
+
+    def counted(info: TableInfo, seats_width: int = 19) -> tuple[str, ...]:
+        made.append(info.table_id)
+        return table_row(info, seats_width)
+
+    monkeypatch.setattr(lobby_screen, "table_row", counted)
+    tables = [TableInfo(f"t{i}", f"table {i}", "bob", Rules.make(), (SeatInfo("bob"),
+                        SeatInfo(None, "normal"), SeatInfo()), "waiting", False, True, (), None)
+              for i in range(40)]
+    async with Lobby(FAST) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "• ann (you)" in screen_text(app), "the lobby")
+            online, places = ("ann", "bob"), (("idle", None), ("idle", None))
+            app.take(LobbyUpdate(tuple(tables), online, places))
+            await pilot.pause()
+            assert len(made) == 40
+            made.clear()
+            tables[1] = replace(tables[1], seats=(SeatInfo("bob"), SeatInfo("cy"), SeatInfo()))
+            app.take(LobbyUpdate(tuple(tables), online, places))
+            await pilot.pause()
+            assert made == ["t1"]
+            row = next(line for line in screen_text(app).splitlines() if " table 1 " in line)
+            assert "bob, cy " in row
+
+
 async def test_alone_there_is_no_chat_and_q_quits_or_starts_a_new_game() -> None:
     """Issue 13, item 10: `moon` has no lobby: q asks, then quits or deals a new game."""
     from moon_tui.ui.chat import ChatPanel

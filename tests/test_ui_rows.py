@@ -98,3 +98,35 @@ async def test_a_tile_picked_just_before_the_hand_changes_is_the_tile_the_player
         view.set_tiles(hand[:1])  # the trick moved on before the pick was handled
         await pilot.pause()
     assert picked == [Tile.ALL[2]]
+
+
+async def test_a_changed_row_draws_again_only_where_it_is_on_screen() -> None:
+    # A club lists a hundred tables, one changes at a time and most are out of sight:
+    # every change redrew the whole list (and every lobby on the server redrew it).
+    app = ListApp()
+    async with app.run_test(size=(30, 4)) as pilot:  # a header and three rows visible
+        listing = app.query_one(RowList)
+        listing.set_rows(rows(10))
+        await pilot.pause()
+        drawn: list[int] = []
+        draw = listing.render_line
+
+        def counted(y: int) -> object:
+            drawn.append(y)
+            return draw(y)
+
+        listing.render_line = counted  # type: ignore[method-assign,assignment]
+        listing.set_rows([*rows(9), ("t9", ("changed", "3/3"))])  # out of sight
+        await pilot.pause()
+        assert drawn == []
+        listing.set_rows([("t0", ("changed", "3/3")), *rows(10)[1:]])  # the first row
+        await pilot.pause()
+        assert drawn == [1]
+        assert screen_lines(app)[1].startswith(" changed   3/3")
+        assert screen_lines(app)[2].startswith(" table 1")
+        drawn.clear()
+        listing.set_rows([row for row in rows(10) if row[0] != "t1"])  # rows move up
+        await pilot.pause()
+        assert sorted(drawn) == [1, 2, 3]
+        assert [line[:9] for line in screen_lines(app)[1:]] == \
+            [" table 0 ", " table 2 ", " table 3 "]

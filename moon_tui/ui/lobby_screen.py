@@ -21,7 +21,7 @@ from ..lobby.messages import (
 from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
-from .rows import RowList
+from .rows import Row, RowList
 
 GUEST_NOTE = (
     "You play as a guest: your SSH client offered no key, so this name is for this visit "
@@ -141,6 +141,8 @@ class LobbyScreen(MoonScreen):
         super().__init__(classes="lobby")
         self._stale = False
         self._to_table = False
+        self._rows_made: dict[str, tuple[TableInfo, int, tuple[str, ...]]] = {}
+        """Each table's row as last made, with the entry and seats width it was made of."""
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
@@ -198,8 +200,24 @@ class LobbyScreen(MoonScreen):
                              lobby.tables))
         rows = self.query_one(RowList)
         width = rows.column_width(SEATS_COLUMN)
-        if rows.set_rows([(info.table_id, table_row(info, width)) for info in lobby.tables]):
+        had_rows = rows.selected is not None
+        if rows.set_rows(self._rows(lobby.tables, width)) \
+                and had_rows != (rows.selected is not None):
             self.refresh_bindings()  # join and watch need a table to choose
+
+    def _rows(self, tables: tuple[TableInfo, ...], width: int) -> list[Row]:
+        """The list's rows; a row is made again only for a table whose entry changed (the
+        lobby sends the same entry, the same object, for every table that did not)."""
+        before, made = self._rows_made, dict[str, tuple[TableInfo, int, tuple[str, ...]]]()
+        rows = []
+        for info in tables:
+            row = before.get(info.table_id)
+            if row is None or row[0] is not info or row[1] != width:
+                row = (info, width, table_row(info, width))
+            made[info.table_id] = row
+            rows.append((info.table_id, row[2]))
+        self._rows_made = made
+        return rows
 
     def on_resize(self) -> None:
         # The list's seats column grows with the screen: name more players in it.

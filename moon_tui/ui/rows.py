@@ -85,15 +85,31 @@ class RowList(Widget, can_focus=True):
         shown = tuple(rows)
         if shown == self._rows:
             return False
-        selected = self.selected
+        selected, on_screen = self.selected, self._on_screen()
+        made = {cells: line for (_, cells), line in zip(self._rows, self._lines, strict=True)}
         self._rows = shown
-        self._lines = tuple(self._line(cells) for _, cells in self._rows)
+        # A row is laid out again only when its cells changed (a club lists a hundred
+        # tables and one changes at a time).
+        self._lines = tuple(made.get(cells) or self._line(cells) for _, cells in shown)
         keys = [key for key, _ in self._rows]
         self.cursor = keys.index(selected) if selected in keys else \
             min(self.cursor, max(0, len(keys) - 1))
         self._scroll_to_cursor()
-        self.refresh()
+        # Only the lines on screen that now look different are drawn again: most changes
+        # in a long list are out of sight.
+        for y, (old, new) in enumerate(zip(on_screen, self._on_screen(), strict=True)):
+            if old != new:
+                self.refresh(Region(0, 1 + y, self.size.width, 1))
         return True
+
+    def _on_screen(self) -> list[tuple[str | None, bool]]:
+        """What each row line on screen shows: its text (None: blank) and whether it is
+        the cursor's."""
+        shown = []
+        for index in range(self._top, self._top + self._visible):
+            line = self._lines[index] if index < len(self._lines) else None
+            shown.append((line, index == self.cursor and line is not None))
+        return shown
 
     def _line(self, cells: tuple[str, ...]) -> str:
         """Cells are data (names, table names): drawn as segments, never read as markup,
