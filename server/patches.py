@@ -55,10 +55,15 @@ Textual assumes one app per process. Measured over SSH:
    ~25 ms) still runs whole. Nothing is done
    twice or dropped, only interleaved; when the server is not busy no pass reaches the
    budget and nothing changes. The app of a player who has just typed (`ANSWER_WINDOW`
-   in driver.py) does not wait: on a busy server a key is answered first, and other
-   players' screens showing what they did not ask for (another's move, the lobby's
-   news) wait a pass. With 300 club players on a full 2-core machine, key -> screen
-   p50/p99 went from 145/685 and 230/1052 ms to 101/621 and 168/679 (two pairs of runs).
+   in driver.py) goes on to `ANSWER_BUDGET`: on a busy server a key is answered first,
+   and other players' screens showing what they did not ask for (another's move, the
+   lobby's news) wait a pass. With 300 club players on a full 2-core machine, key ->
+   screen p50/p99 went from 145/685 and 230/1052 ms to 101/621 and 168/679 (two pairs
+   of runs). At first the app of a player who had typed never waited, and a pass in
+   which many had typed kept logins waiting: with 300 club players arriving, the first
+   screen p50 was 1.96-2.20 s and the p99 3.5-5.9 s in four runs without
+   `ANSWER_BUDGET`, 1.65-1.96 s and 2.6-4.0 s in four with it (two rounds in the order
+   without, with, with, without); the keys at tables were no slower.
 
 10. asyncssh re-reads its sshd-style config for each user who logs in, in a worker thread:
     a trip there and back, two passes of the loop, for nothing when no such file is
@@ -361,6 +366,9 @@ def _screen_resized(self: Screen[Any], size: Size) -> None:
 
 PASS_BUDGET = 0.010
 """Seconds of app work in one pass of the event loop before the rest waits a pass."""
+ANSWER_BUDGET = 0.030
+"""The same for the app of a player who has just typed: it goes on past `PASS_BUDGET`,
+but not without end (a pass where many had typed held logins back, see patch 9)."""
 
 
 class _Pass:
@@ -374,20 +382,25 @@ class _Pass:
         self._began = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def spent(self) -> bool:
+    def spent(self, budget: float = PASS_BUDGET) -> bool:
         now = time.perf_counter()
         loop = asyncio.get_running_loop()
         if self._loop is not loop or now - self._began > 1.0:
             self._loop, self._began = loop, now
             loop.call_soon(self._new_pass)
             return False
-        return now - self._began > PASS_BUDGET
+        return now - self._began > budget
 
     def _new_pass(self) -> None:
         self._loop = None
 
 
 _pass = _Pass()
+
+
+def _must_wait() -> bool:
+    """Whether the running app's next step waits for the next pass of the loop."""
+    return _pass.spent() and (not _answering() or _pass.spent(ANSWER_BUDGET))
 
 
 def _answering() -> bool:
@@ -404,7 +417,7 @@ _original_get_message = MessagePump._get_message
 async def _get_message(self: MessagePump) -> Message:
     ready = self._pending_message is not None or not self._message_queue.empty()
     # (With none ready, the pump waits for one anyway.)
-    if ready and _pass.spent() and not _answering():
+    if ready and _must_wait():
         await asyncio.sleep(0)
     return await _original_get_message(self)
 
@@ -413,7 +426,7 @@ _original_tick = Timer._tick
 
 
 async def _tick(self: Timer, *, next_timer: float, count: int) -> None:
-    if _pass.spent() and not _answering():
+    if _must_wait():
         await asyncio.sleep(0)
     await _original_tick(self, next_timer=next_timer, count=count)
 
