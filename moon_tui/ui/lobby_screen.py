@@ -208,10 +208,10 @@ class LobbyScreen(MoonScreen):
     def _rows(self, tables: tuple[TableInfo, ...], width: int) -> list[Row]:
         """The list's rows; a row is made again only for a table whose entry changed (the
         lobby sends the same entry, the same object, for every table that did not)."""
-        before, made = self._rows_made, dict[str, tuple[TableInfo, int, tuple[str, ...]]]()
+        made: dict[str, tuple[TableInfo, int, tuple[str, ...]]] = {}
         rows = []
         for info in tables:
-            row = before.get(info.table_id)
+            row = self._rows_made.get(info.table_id)
             if row is None or row[0] is not info or row[1] != width:
                 row = (info, width, table_row(info, width))
             made[info.table_id] = row
