@@ -202,6 +202,22 @@ async def test_a_session_sees_the_lobby_and_who_is_online() -> None:
         assert lobby.online() == ("ann", "bob")
 
 
+async def test_the_tables_stay_in_the_order_they_were_opened_as_they_change() -> None:
+    # A table that changed moved to the end of the list, so the rows of a player
+    # browsing it jumped under the cursor at every join, start or spectator.
+    async with running() as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        bob = await join(lobby, tg, "bob")
+        cy = await join(lobby, tg, "cy")
+        first = await new_table(ann, CreateTable("first"))
+        second = await new_table(bob, CreateTable("second"))
+        await cy.wait_type(LobbyUpdate, lambda u: len(u.tables) == 2)
+        cy.handle.send(Spectate(first))
+        listed = await cy.wait_type(LobbyUpdate, lambda u: len(u.tables) == 2 and any(
+            t.spectators == ("cy",) for t in u.tables))
+        assert [t.table_id for t in listed.tables] == [first, second]
+
+
 async def test_seats_bots_and_starting_follow_the_owner() -> None:
     async with running() as (lobby, tg):
         ann = await join(lobby, tg, "ann")

@@ -31,9 +31,11 @@ class Listing:
         """Goes up with every change of the tables."""
 
     def update(self, info: TableInfo) -> None:
-        """A table's new entry (with its invite code, as the table reports it)."""
+        """A table's new entry (with its invite code, as the table reports it). A table
+        keeps its place in the list: it moved to the end at each change, and the rows of
+        a player browsing the list jumped under the cursor."""
         table_id = info.table_id
-        self.remove(table_id)
+        self._forget_involved(table_id)
         self._full[table_id] = info
         self._public[table_id] = replace(info, invite_code=None) \
             if info.invite_code is not None else info
@@ -48,13 +50,16 @@ class Listing:
         if self._full.pop(table_id, None) is None:
             return
         self._public.pop(table_id)
-        for name in self._involved.pop(table_id):
+        self._forget_involved(table_id)
+        self._shared = None
+        self.version += 1
+
+    def _forget_involved(self, table_id: str) -> None:
+        for name in self._involved.pop(table_id, ()):
             ids = self._by_name[name]
             ids.discard(table_id)
             if not ids:
                 del self._by_name[name]
-        self._shared = None
-        self.version += 1
 
     def tables(self) -> tuple[TableInfo, ...]:
         return tuple(self._full.values())
