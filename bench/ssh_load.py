@@ -52,7 +52,8 @@ Reported per run:
   server CPU while everyone types, the longest event-loop stall (while typing; over the
   whole run with the arrivals and departures; and over the whole run but only while
   anyone was connected: the memory reclaim runs once nobody is), the slowest first
-  screens with their arrival number, every stall over 100 ms, live Apps after all have
+  screens with their arrival number, how many stalls were over 100 ms (while typing, and
+  over the whole run) and the 20 longest with when they came, live Apps after all have
   disconnected.
 """
 
@@ -133,6 +134,8 @@ async def _serve(data: Path) -> None:
     long_stalls: list[tuple[float, float, float]] = []
     """(seconds since the run began, stall ms, CPU ms the server used meanwhile) for each
     stall over 100 ms: when they happen, and whether the server was busy or descheduled."""
+    long_stalls_since_reset = [0]
+    """How many stalls over 100 ms since the last reset (while everyone types)."""
     began = loop.time()
 
     async def watch_stalls() -> None:
@@ -146,6 +149,7 @@ async def _serve(data: Path) -> None:
             if server.gate.connections:  # anyone connected, even at the banner
                 worst_stall_connected = max(worst_stall_connected, stall)
             if stall > 0.1:
+                long_stalls_since_reset[0] += 1
                 long_stalls.append((round(start - began, 1), round(stall * 1000),
                                     round((time.process_time() - cpu) * 1000)))
             if stall > worst_stall:
@@ -183,6 +187,7 @@ async def _serve(data: Path) -> None:
                 journal_waits.clear()
                 worst_stall = 0.0
                 stall_cpu[0] = 0.0
+                long_stalls_since_reset[0] = 0
                 gc_pauses.update({0: 0.0, 1: 0.0, 2: 0.0})
             with open("/proc/self/schedstat") as schedstat:
                 # The event loop's thread: ns on a CPU, ns waiting for one (runnable).
@@ -201,7 +206,10 @@ async def _serve(data: Path) -> None:
                 "skipped_frames": sum(session.terminal.skipped_frames
                                       for session in server.sessions.all()),
                 "gc_ms": {g: round(p * 1000, 1) for g, p in gc_pauses.items()},
-                "long_stalls": long_stalls[:20],
+                # The 20 longest, with when they came: the arrivals have most of them.
+                "long_stalls": sorted(long_stalls, key=lambda s: -s[1])[:20],
+                "long_stall_count": len(long_stalls),
+                "long_stalls_since_reset": long_stalls_since_reset[0],
                 "answers": {screen: _spread([took for on, took in answers if on == screen])
                             for screen in ("table", "lobby")},
                 "journal_waits": _spread(journal_waits),
@@ -954,6 +962,8 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
         "worst_stall_ms": steady["stall"] * ms,
         "worst_stall_cpu_ms": steady.get("stall_cpu", 0.0) * ms,
         "worst_stall_whole_run_ms": after["stall_run"] * ms,
+        "stalls_over_100ms_while_typing": steady["long_stalls_since_reset"],
+        "stalls_over_100ms_whole_run": after["long_stall_count"],
         "long_stalls": after["long_stalls"],
         "worst_gc_ms_by_generation": steady["gc_ms"],
         "longest_gc_tick_ms": steady.get("longest_tick", 0.0) * ms,
@@ -991,8 +1001,10 @@ def print_club(result: dict[str, Any]) -> None:
         f"server: table {_p50_p99(result['server_side_answers_ms']['table'])}, lobby "
         f"{_p50_p99(result['server_side_answers_ms']['lobby'])}; a move's wait for the "
         f"journal {_p50_p99(result['journal_waits_ms'])}), "
-        f"worst stall {result['worst_stall_ms']:.0f} ms (whole run "
-        f"{result['worst_stall_whole_run_ms']:.0f}), server CPU "
+        f"worst stall {result['worst_stall_ms']:.0f} ms, "
+        f"{result['stalls_over_100ms_while_typing']} over 100 ms (whole run "
+        f"{result['worst_stall_whole_run_ms']:.0f} ms, "
+        f"{result['stalls_over_100ms_whole_run']} over 100 ms), server CPU "
         f"{result['server_cpu_percent']:.0f}% + workers {result['workers_cpu_percent']:.0f}% "
         f"(the server's loop waited for a CPU "
         f"{result['server_waiting_for_a_cpu_percent']:.0f}% of the time; "

@@ -35,6 +35,9 @@ def test_club_mix_benchmark_seats_its_players_and_plays() -> None:
     assert result["table_keys_measured"] > 0
     assert result["unanswered_keys"] == 0
     assert result["live_apps_after"] == 0
+    # The stalls over 100 ms are counted, not only listed (the list keeps the 20 longest).
+    assert 0 <= result["stalls_over_100ms_while_typing"] <= result["stalls_over_100ms_whole_run"]
+    assert len(result["long_stalls"]) == min(20, result["stalls_over_100ms_whole_run"])
     # A per-hand figure only when hands finished (it once divided by 1 instead of 0).
     assert (result["server_cpu_ms_per_hand"] is None) == (result["hands_finished"] == 0)
 
