@@ -122,6 +122,7 @@ async def test_a_client_that_vanishes_mid_hand_comes_back_to_its_seat(
         await back.press("enter")
         told = await back.wait_for("Welcome back")
         assert next_move(told) is not None  # still her turn: nothing was played
+        assert "✗" not in told  # a greeting, not a refusal
         await back.press("enter")  # the second takes the marked choice: the turn moves on
         await eventually(lambda: "Welcome back" not in back.text(), "her move taken")
         await back.close()

@@ -89,6 +89,7 @@ async def test_create_table_bid_discard_trump_play_a_hand_and_the_next() -> None
             assert "Score sheet" in sheet and ("made" in sheet or "set" in sheet)
             await pilot.press("escape", "q")
             assert "Press q again" in screen_text(app)  # leaving mid-game asks first
+            assert "✗" not in screen_text(app)  # a question, not a refusal
             await pilot.press("q")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
 

@@ -102,6 +102,8 @@ class GameScreen(MoonScreen):
         self._update: TableUpdate | None = None
         self._finished: GameFinished | None = None
         self._problem: str = ""
+        self._problem_wrong = True
+        """Whether `_problem` says something was refused (drawn with ✗)."""
         self._turn_key: tuple[object, ...] = ()
         self._turn_deadline: float | None = None
         self._reconnect_deadline: float | None = None
@@ -149,8 +151,7 @@ class GameScreen(MoonScreen):
             self.query_one(ChatPanel).add(event.line)
         elif isinstance(event, Rejected):
             words = refusal_words(event)
-            self._problem = words[:1].upper() + words[1:]
-            self._draw_prompt()
+            self._tell(words[:1].upper() + words[1:])
 
     def show(self, update: TableUpdate) -> None:
         """Draw the table as this update shows it."""
@@ -354,6 +355,12 @@ class GameScreen(MoonScreen):
             cursor = 0 if old is None else old
         bar.set_items(choices, cursor)
 
+    def _tell(self, words: str, *, wrong: bool = True) -> None:
+        """Show `words` in place of the prompt until the turn moves on: marked ✗ when
+        what the player did was refused, unmarked for a question or a greeting."""
+        self._problem, self._problem_wrong = words, wrong
+        self._draw_prompt()
+
     def _draw_prompt(self) -> None:
         view = self._view
         if view is None:
@@ -364,7 +371,8 @@ class GameScreen(MoonScreen):
             text.append(f" {warning} s left! ", style="bold reverse")
             text.append(" ")
         if self._problem:
-            text.append("✗ ", style="bold")
+            if self._problem_wrong:
+                text.append("✗ ", style="bold")
             text.append(self._problem, style="bold reverse")
         else:
             text.append(self._prompt(view))
@@ -452,8 +460,7 @@ class GameScreen(MoonScreen):
             return
         if view.phase in (Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY):
             who = seat_name(self._table(), view.to_move)
-            self._problem = f"Not your turn yet: {who} is to play."
-            self._draw_prompt()
+            self._tell(f"Not your turn yet: {who} is to play.")
 
     def _act(self, action: Action) -> None:
         self._problem = ""
@@ -488,8 +495,7 @@ class GameScreen(MoonScreen):
             self._returning = False
             if view is not None and view.my_turn and view.phase in (
                     Phase.BID, Phase.TRUMP, Phase.DISCARD, Phase.PLAY):
-                self._problem = "Welcome back! Enter again takes the marked choice."
-                self._draw_prompt()
+                self._tell("Welcome back! Enter again takes the marked choice.", wrong=False)
                 return
         if self._in_row():
             bar = self.query_one("#actions", ClickBar)
@@ -587,7 +593,7 @@ class GameScreen(MoonScreen):
         now = time.monotonic()
         if playing and now > self._leave_armed_until:
             self._leave_armed_until = now + LEAVE_CONFIRM_SECONDS
-            self._problem = "Leave this game? A computer takes your seat. Press q again."
-            self._draw_prompt()
+            self._tell("Leave this game? A computer takes your seat. Press q again.",
+                       wrong=False)
             return
         self.moon.send(LeaveTable(self.table_id))
