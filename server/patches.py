@@ -382,14 +382,15 @@ class _Pass:
         self._began = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def spent(self, budget: float = PASS_BUDGET) -> bool:
+    def spent(self) -> float:
+        """Seconds of app work the current pass has run so far."""
         now = time.perf_counter()
         loop = asyncio.get_running_loop()
         if self._loop is not loop or now - self._began > 1.0:
             self._loop, self._began = loop, now
             loop.call_soon(self._new_pass)
-            return False
-        return now - self._began > budget
+            return 0.0
+        return now - self._began
 
     def _new_pass(self) -> None:
         self._loop = None
@@ -400,7 +401,8 @@ _pass = _Pass()
 
 def _must_wait() -> bool:
     """Whether the running app's next step waits for the next pass of the loop."""
-    return _pass.spent() and (not _answering() or _pass.spent(ANSWER_BUDGET))
+    spent = _pass.spent()
+    return spent > PASS_BUDGET and (spent > ANSWER_BUDGET or not _answering())
 
 
 def _answering() -> bool:

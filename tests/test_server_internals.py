@@ -83,6 +83,7 @@ ORIGINALS = {
     "textual: Screen._on_timer_update": "421401660de142c5",
     "textual: Timer.resume": "b933857b2ebafb49",
     "textual: Timer.pause": "cdad007f69a895f3",
+    "textual: App._begin_batch": "d3e5faaf577ddb81",
 }
 """What each original's source hashed to when its adjustment was written (textual 8.2.8,
 asyncssh 2.24.1)."""

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.app import App
 from textual.screen import Screen
 from textual.timer import Timer
 
 RELIES_ON = (
+    (App, "_begin_batch", "counts open batch updates in _batch_count"),
     (Screen, "_on_idle", "a change resumes _update_timer, whose tick draws the frame"),
     (Screen, "_on_timer_update", "draws the changes and pauses _update_timer"),
     (Timer, "resume", "sets _active: the timer has a frame to draw"),

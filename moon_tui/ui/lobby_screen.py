@@ -141,8 +141,10 @@ class LobbyScreen(MoonScreen):
         super().__init__(classes="lobby")
         self._stale = False
         self._to_table = False
-        self._rows_made: dict[str, tuple[TableInfo, int, tuple[str, ...]]] = {}
-        """Each table's row as last made, with the entry and seats width it was made of."""
+        self._rows_made: dict[str, tuple[TableInfo, tuple[str, ...]]] = {}
+        """Each table's row as last made, with the entry it was made of."""
+        self._rows_width = 0
+        """The seats column's width those rows were made at."""
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
@@ -208,16 +210,15 @@ class LobbyScreen(MoonScreen):
     def _rows(self, tables: tuple[TableInfo, ...], width: int) -> list[Row]:
         """The list's rows; a row is made again only for a table whose entry changed (the
         lobby sends the same entry, the same object, for every table that did not)."""
-        made: dict[str, tuple[TableInfo, int, tuple[str, ...]]] = {}
-        rows = []
+        before = self._rows_made if width == self._rows_width else {}
+        made: dict[str, tuple[TableInfo, tuple[str, ...]]] = {}
         for info in tables:
-            row = self._rows_made.get(info.table_id)
-            if row is None or row[0] is not info or row[1] != width:
-                row = (info, width, table_row(info, width))
+            row = before.get(info.table_id)
+            if row is None or row[0] is not info:
+                row = (info, table_row(info, width))
             made[info.table_id] = row
-            rows.append((info.table_id, row[2]))
-        self._rows_made = made
-        return rows
+        self._rows_made, self._rows_width = made, width
+        return [(table_id, cells) for table_id, (_, cells) in made.items()]
 
     def on_resize(self) -> None:
         # The list's seats column grows with the screen: name more players in it.
