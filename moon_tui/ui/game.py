@@ -101,9 +101,9 @@ class GameScreen(MoonScreen):
         self._view: SeatView | None = None
         self._update: TableUpdate | None = None
         self._finished: GameFinished | None = None
-        self._problem: str = ""
-        self._problem_wrong = True
-        """Whether `_problem` says something was refused (drawn with ✗)."""
+        self._told: tuple[str, bool] | None = None
+        """What `_tell` shows in place of the prompt: its words, and whether they say
+        something was refused (drawn with ✗)."""
         self._turn_key: tuple[object, ...] = ()
         self._turn_deadline: float | None = None
         self._reconnect_deadline: float | None = None
@@ -164,7 +164,7 @@ class GameScreen(MoonScreen):
                len(view.played_tiles()))
         if key != self._turn_key:
             self._turn_key = key
-            self._problem = ""
+            self._told = None
         # The table says how long each wait has left: the countdowns run from here.
         now = time.monotonic()
         self._turn_deadline = None if update.turn_left is None else now + update.turn_left
@@ -358,7 +358,7 @@ class GameScreen(MoonScreen):
     def _tell(self, words: str, *, wrong: bool = True) -> None:
         """Show `words` in place of the prompt until the turn moves on: marked ✗ when
         what the player did was refused, unmarked for a question or a greeting."""
-        self._problem, self._problem_wrong = words, wrong
+        self._told = (words, wrong)
         self._draw_prompt()
 
     def _draw_prompt(self) -> None:
@@ -370,10 +370,11 @@ class GameScreen(MoonScreen):
         if warning is not None:
             text.append(f" {warning} s left! ", style="bold reverse")
             text.append(" ")
-        if self._problem:
-            if self._problem_wrong:
+        if self._told is not None:
+            words, wrong = self._told
+            if wrong:
                 text.append("✗ ", style="bold")
-            text.append(self._problem, style="bold reverse")
+            text.append(words, style="bold reverse")
         else:
             text.append(self._prompt(view))
         set_text(self.query_one("#prompt", Static), text)
@@ -463,7 +464,7 @@ class GameScreen(MoonScreen):
             self._tell(f"Not your turn yet: {who} is to play.")
 
     def _act(self, action: Action) -> None:
-        self._problem = ""
+        self._told = None
         self.moon.send(Act(self.table_id, action))
 
     def _in_row(self) -> bool:
