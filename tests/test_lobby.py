@@ -386,6 +386,24 @@ async def test_disconnect_and_reconnect_mid_hand_restores_the_seat_and_view() ->
         assert check_sees_only_its_own(client.events, record) > 0
 
 
+async def test_the_message_of_the_day_greets_a_newcomer_not_one_back_at_a_table() -> None:
+    # Seen in a trial: a player who came back mid-hand went straight to the table, and
+    # the message's toast covered half of their hand.
+    config = dataclasses.replace(FAST, motd="Club night is Thursday", bot_delay=0.2)
+    async with running(config) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", first_legal)
+        await ann.wait_type(Notice, lambda n: n.text == config.motd)
+        await table_with_bots(ann, LONG_GAME)
+        await ann.wait_type(TableUpdate, lambda u: u.view is not None and u.view.hand)
+        await ann.handle.close()
+        again = await join(lobby, tg, "ann", first_legal)
+        back = await again.wait_type(TableUpdate)
+        assert back.seat == 0
+        assert not [e for e in again.events if isinstance(e, Notice)]
+        bob = await join(lobby, tg, "bob")
+        await bob.wait_type(Notice, lambda n: n.text == config.motd)
+
+
 async def test_after_the_grace_period_the_seat_goes_to_a_bot_and_an_empty_table_closes() -> None:
     store = MemoryRecordStore()
     clock = ManualClock()  # the computers wait for it too, so the game cannot run away
