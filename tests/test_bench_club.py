@@ -53,3 +53,18 @@ def test_pass_counting_benchmark_counts_the_passes_of_a_key() -> None:
     assert found, run.stdout
     # At least the reader's pass and the app's: a key is never drawn in the pass it is read.
     assert int(found.group(1)) >= 1 and int(found.group(2)) >= 1
+
+
+def test_one_widget_sketch_draws_the_table_it_is_compared_with() -> None:
+    # The what-if for issue 15's option (1) compares like with like only if its sketch
+    # draws the same table: seats, the trick, the hand.
+    run = subprocess.run(
+        [sys.executable, "bench/one_widget_table.py", "--plays", "10", "--show-last"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert re.search(r"the table screen: \d+ table updates, .* ms per update", run.stdout)
+    assert re.search(r"one widget \(sketch\): .* ms per update \(-?\d+% less\)", run.stdout)
+    assert "ann (you)" in run.stdout and "(computer, random)" in run.stdout
+    assert "╰─" in run.stdout and "choose tile" in run.stdout
