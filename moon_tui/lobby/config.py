@@ -37,7 +37,8 @@ class LobbyConfig:
     operators: frozenset[str] = frozenset()
     """Names that are operators even when they connect without `operator=True`."""
     motd: str = ""
-    """Shown to every session as a Notice when it connects (nothing when empty)."""
+    """Shown as a Notice to each session that connects, unless a table holds a place for
+    its player: they go straight back to it (nothing when empty)."""
     hand_pause: float = 2.0
     """Seconds between the end of a hand and the next deal, to see the last trick."""
     hand_result_seconds: float = 10.0
