@@ -18,9 +18,9 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from textual._compositor import CompositorUpdate
 from textual.pilot import Pilot
 
+from bench.ui import render_frames
 from moon_tui.app import MoonApp
 from moon_tui.lobby import Lobby, LobbyConfig
 from moon_tui.lobby.messages import LobbyUpdate, Place, SeatInfo, TableInfo
@@ -64,16 +64,7 @@ async def measure(count: int, updates: int) -> None:
         app = MoonApp(lobby, "ann")
         frames = [0]
         async with app.run_test(size=(80, 24)) as pilot:
-            display = app._display
-
-            def counted_display(screen: Any, renderable: Any) -> None:
-                # Headless apps skip the output step: turn the frame into terminal bytes.
-                display(screen, renderable)
-                if isinstance(renderable, CompositorUpdate):
-                    renderable.render_segments(app.console)
-                    frames[0] += 1
-
-            app._display = counted_display  # type: ignore[method-assign]
+            render_frames(app, lambda: frames.__setitem__(0, frames[0] + 1))
             while app.handle is None:
                 await asyncio.sleep(0.01)
             tables = listing(count)

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from rich.segment import Segment
@@ -34,15 +32,12 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import ui as ui_bench  # noqa: E402  (bench/ui.py: its game and its ANSI step)
-
-from moon_tui.app import MoonApp  # noqa: E402
-from moon_tui.lobby.messages import TableUpdate  # noqa: E402
-from moon_tui.rules import Phase  # noqa: E402
-from moon_tui.ui.dominoes import HandTile, Mark, tile_rows  # noqa: E402
-from moon_tui.ui.table_text import centre_panel, header, seats_panel  # noqa: E402
+from bench import ui as ui_bench  # its game and its ANSI step
+from moon_tui.app import MoonApp
+from moon_tui.lobby.messages import TableUpdate
+from moon_tui.rules import Phase
+from moon_tui.ui.dominoes import HandTile, Mark, tile_rows
+from moon_tui.ui.table_text import centre_panel, header, seats_panel
 
 WIDTH, HEIGHT = 80, 24
 KEPT = 2000
@@ -192,9 +187,7 @@ async def replay(updates: list[TableUpdate], spent: Spent,
     frame for each."""
     app = BoardApp()
     async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
-        clock = ui_bench.Clock.__new__(ui_bench.Clock)
-        clock.writes, clock.changed = [], asyncio.Event()
-        clock.watch_frames(app)  # type: ignore[arg-type]  (the ANSI step, as for MoonApp)
+        ui_bench.render_frames(app, lambda: None)  # the ANSI step, as for MoonApp
         board = app.query_one(Board)
         await pilot.pause()
         spent.frames = 0.0

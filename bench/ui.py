@@ -23,11 +23,13 @@ import resource
 import statistics
 import time
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from textual import events
 from textual._compositor import CompositorUpdate
+from textual.app import App
 
 from moon_tui.app import MoonApp
 from moon_tui.lobby import AddBot, CreateTable, Lobby, LobbyConfig, StartGame
@@ -68,18 +70,27 @@ class Clock:
         app.model.apply = apply  # type: ignore[method-assign]
 
     def watch_frames(self, app: MoonApp) -> None:
-        """Headless apps skip the output step: do it here (render the update to the
-        terminal bytes a real driver would write) and note when each frame is ready."""
-        display = app._display
+        """Note when each frame is ready (as terminal bytes, see `render_frames`)."""
 
-        def timed_display(screen: Any, renderable: Any) -> None:
-            display(screen, renderable)
-            if isinstance(renderable, CompositorUpdate):
-                renderable.render_segments(app.console)
-                self.writes.append(time.perf_counter())
-                self.changed.set()
+        def written() -> None:
+            self.writes.append(time.perf_counter())
+            self.changed.set()
 
-        app._display = timed_display  # type: ignore[method-assign]
+        render_frames(app, written)
+
+
+def render_frames(app: App[Any], each: Callable[[], None]) -> None:
+    """Headless apps skip the output step: do it here (render each update to the terminal
+    bytes a real driver would write), then call `each`."""
+    display = app._display
+
+    def rendered(screen: Any, renderable: Any) -> None:
+        display(screen, renderable)
+        if isinstance(renderable, CompositorUpdate):
+            renderable.render_segments(app.console)
+            each()
+
+    app._display = rendered  # type: ignore[method-assign]
 
 
 def press(app: MoonApp, key: str) -> None:

@@ -387,7 +387,7 @@ class Lobby:
         handle.deliver(self._lobby_update(name))
         for line in self._chat_kept:  # the lobby chat's recent lines, for who arrives
             handle.deliver(line)
-        if self.config.motd and not self._listing.holds(name):
+        if self.config.motd and not self.has_place(name):
             # One who comes back to a table goes straight to it, where the toast would
             # cover their hand; they were told when they first came.
             handle.deliver(Notice(self.config.motd))
