@@ -15,6 +15,7 @@ from manual_clock import ManualClock
 from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn, wait_for
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.widgets._toast import Toast
 
 import moon_tui.app
 from moon_tui.app import MoonApp
@@ -22,6 +23,7 @@ from moon_tui.lobby import (
     Act,
     AddBot,
     BotLevel,
+    Broadcast,
     CreateTable,
     JoinSeat,
     LeaveTable,
@@ -32,6 +34,7 @@ from moon_tui.lobby import (
 from moon_tui.rules import Action, Phase, Rules
 from moon_tui.ui import frames
 from moon_tui.ui.game import GameScreen
+from moon_tui.ui.hand import HandView
 from moon_tui.ui.lobby_screen import LobbyScreen, online_text
 from moon_tui.ui.rows import RowList
 from moon_tui.ui.waiting import WaitingScreen
@@ -365,3 +368,35 @@ async def test_when_everybody_passes_the_table_says_so_while_it_waits() -> None:
                            in screen_text(ann), "the all-pass said")
             for passer in passers:
                 passer.cancel()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (130, 40)])
+async def test_a_toast_at_the_table_leaves_the_hand_and_the_table_in_view(
+        size: tuple[int, int]) -> None:
+    """A broadcast's toast at the bottom right covered half the hand, on the player's
+    turn too; at the table it stands over the chat column instead."""
+    async with Lobby(FAST, seed=3) as lobby:
+        ann = MoonApp(lobby, "ann", operator=True)
+        async with ann.run_test(size=size, notifications=True) as pilot:
+            ann.send(CreateTable("t", Rules.make(players=3)))
+            await wait_for(pilot, lambda: ann.current_table is not None, "ann's table")
+            table_id = ann.current_table
+            assert table_id is not None
+            ann.send(AddBot(table_id, 1, "random"))
+            ann.send(AddBot(table_id, 2, "random"))
+            await wait_for(pilot, lambda: all(
+                seat.is_bot for seat in ann.model.tables[table_id].table.seats[1:]), "bots")
+            ann.send(StartGame(table_id))
+            await wait_for(pilot, lambda: isinstance(ann.screen, GameScreen), "the table")
+            words = "Club night: drinks after the 9pm round, everybody welcome"
+            ann.send(Broadcast(words))
+            await wait_for(pilot, lambda: any(words in toast.render().plain
+                                              for toast in ann.screen.query(Toast)),
+                           "the broadcast")
+            toast = ann.screen.query_one(Toast)
+            screen = ann.screen
+            for part in (HandView, "#header", "#seats", "#centre", "#prompt", "#actions"):
+                region = screen.query_one(part).region  # type: ignore[call-overload]
+                assert not toast.region.overlaps(region), (part, toast.region, region)
+            chat = screen.query_one("#chat").region
+            assert chat.contains_region(toast.region), (toast.region, chat)
