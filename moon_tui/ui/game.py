@@ -411,7 +411,10 @@ class GameScreen(MoonScreen):
             return "Name trump: a number, d doubles or n none. (How many trumps you'd hold.)"
         if n == 1:
             return "Your turn: play your last tile (Enter or 1)."
-        return f"Your turn: play a tile (←→ Enter, or {keys}). Dashed tiles may not be played."
+        prompt = f"Your turn: play a tile (←→ Enter, or {keys})."
+        if len(view.legal) < n:  # (the hint only when some tile is drawn dashed)
+            prompt += " Dashed tiles may not be played."
+        return prompt
 
     # -- choosing --------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
