@@ -38,8 +38,12 @@ CPU 1: a server with a core of its own (the players then share the other core).
 The players' clocks count their own process's lag too, so keys are also timed inside
 the server: from the moment its driver reads a key to the moment it writes the next
 frame (this misses only the time a key waits in the socket before the loop reads it),
-and so is each table's wait for the journal before it may tell anyone of a move.
-Keys are timed at the table and in the lobby apart;
+and so is each table's wait for the journal before it may tell anyone of a move. Keys
+are timed a third way, on one clock: from the moment a player sent the key to the
+moment the server wrote the frame that answers it (the machine's monotonic clock, which
+every process shares). That counts the wait in the socket and leaves out the players'
+own lag in reading the answer: what a player on a machine of their own waits, less the
+network. Keys are timed at the table and in the lobby apart;
 hands and games finished, the expert decisions, the longest wait of one for a free
 worker, and the workers' CPU and memory are reported too, with the load average and the
 share of the time the server's event loop was ready to run but waited for a CPU (from
@@ -61,6 +65,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import dataclasses
 import gc
@@ -210,7 +215,9 @@ async def _serve(data: Path) -> None:
                 "long_stalls": sorted(long_stalls, key=lambda s: -s[1])[:20],
                 "long_stall_count": len(long_stalls),
                 "long_stalls_since_reset": long_stalls_since_reset[0],
-                "answers": {screen: _spread([took for on, took in answers if on == screen])
+                "answers": {screen: _spread([written - read
+                                             for on, read, _, written in answers
+                                             if on == screen])
                             for screen in ("table", "lobby")},
                 "journal_waits": _spread(journal_waits),
             }
@@ -224,6 +231,8 @@ async def _serve(data: Path) -> None:
                 gc.freeze()
                 reply["garbage_pause"] = time.perf_counter() - started
                 reply["frozen"] = frozen
+            if command == "answered":
+                reply["answered"] = answers
             if command == "apps":
                 gc.unfreeze()
                 gc.collect()
@@ -252,25 +261,32 @@ async def _serve(data: Path) -> None:
         watcher.cancel()
 
 
-def _time_answers_in_the_server() -> list[tuple[str, float]]:
+Answer = tuple[str, float, int, float]
+"""A key answered in the server: ("table" or "lobby", the moment the driver read it, the
+client's port, the moment the driver wrote the next frame), on the machine's monotonic
+clock, which the players' processes share (see `_from_the_send`)."""
+
+
+def _time_answers_in_the_server() -> list[Answer]:
     """Key -> screen as the server sees it, beside the players' own clocks: from the moment
-    the driver reads a key to the moment it writes the next frame, as ("table" or
-    "lobby", seconds). The players' clocks also count their own process's lag (on a
-    machine of two cores they share it with the server), this does not; it misses the
-    time a key waits in the socket before the loop reads it (at most a pass: see the
-    worst stall). Enter and r are not timed, as the players do not time them (the
-    screen changes when the others are ready)."""
+    the driver reads a key to the moment it writes the next frame. The players' clocks also
+    count their own process's lag (on a machine of two cores they share it with the
+    server), this does not; alone it misses the time a key waits in the socket before the
+    loop reads it, which `_from_the_send` adds from the players' send times. Enter and r
+    are not timed, as the players do not time them (the screen changes when the others
+    are ready)."""
     from bench.answers import watch_answers
 
-    answers: list[tuple[str, float]] = []
+    answers: list[Answer] = []
     untimed = {"enter", "r"}
 
     def answered(driver: Any, key_at: float) -> None:
         screen = type(driver._app.screen).__name__
-        answers.append(("table" if screen == "GameScreen" else "lobby",
-                        time.perf_counter() - key_at))
+        peer = driver._terminal.process.get_extra_info("peername")
+        answers.append(("table" if screen == "GameScreen" else "lobby", key_at,
+                        peer[1] if peer else 0, time.monotonic()))
 
-    watch_answers(lambda key: None if key.key in untimed else time.perf_counter(), answered)
+    watch_answers(lambda key: None if key.key in untimed else time.monotonic(), answered)
     return answers
 
 
@@ -358,6 +374,7 @@ class ServerProcess:
         process = await asyncio.create_subprocess_exec(
             sys.executable, __file__, "--serve", tempfile.mkdtemp(prefix="moon-bench-"),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            limit=64 * 1024 * 1024,  # a line of every key answered (`answered`) is long
         )
         server = cls(process)
         assert process.stdout is not None
@@ -492,11 +509,14 @@ class Tally:
     """Keys answered after more than 0.2 s: ms, the key, the screen's end."""
     seated: int = 0
     """Players who sat down and saw their first hand."""
+    sends: list[tuple[int, float]] = field(default_factory=list)
+    """Each timed key: (the client's port, the moment it was sent, monotonic clock)."""
 
     def clear_keys(self) -> None:
         """Forget the keys timed so far (the steady spell starts now)."""
         self.lobby_keys.clear()
         self.table_keys.clear()
+        self.sends.clear()
         self.slow.clear()
         self.unanswered = 0
 
@@ -510,10 +530,14 @@ class Tally:
                 setattr(self, name, mine + value)
 
 
-async def press_and_wait(client: Any, key: str) -> float | None:
-    """Press `key`; the seconds until the next screen update (None: none within 10 s)."""
+async def press_and_wait(client: Any, key: str,
+                         sends: list[tuple[int, float]] | None = None) -> float | None:
+    """Press `key`; the seconds until the next screen update (None: none within 10 s).
+    `sends` gets (this client's port, the moment it sent the key on the monotonic clock)."""
     seen = client.updates
     sent = time.perf_counter()
+    if sends is not None:
+        sends.append((client.conn.get_extra_info("sockname")[1], time.monotonic()))
     await client.press(key)
     deadline = sent + 10
     while client.updates == seen and time.perf_counter() < deadline:
@@ -525,7 +549,7 @@ async def press_and_wait(client: Any, key: str) -> float | None:
 
 async def timed_press(client: Any, key: str, into: list[float], tally: Tally) -> None:
     """Press `key`; record the time to the next screen update (10 s at most)."""
-    took = await press_and_wait(client, key)
+    took = await press_and_wait(client, key, tally.sends)
     if took is not None:
         into.append(took)
         if took > 0.2:
@@ -862,6 +886,36 @@ class ClubClients:
         return sum(a["cpu"] for a in answers), merged
 
 
+SPEED_PROBE = """
+import os, sys, time
+if sys.argv[1] != "any":
+    os.sched_setaffinity(0, {int(sys.argv[1])})
+def work():
+    began = time.process_time()
+    x = 0
+    for i in range(2_000_000):
+        x += i * i % 7
+    return time.process_time() - began
+print(min(work() for _ in range(3)) * 1000)
+"""
+"""A fixed piece of pure-Python work, timed on one CPU: the fastest of three, in ms."""
+
+
+def core_speed(cpu: int | None) -> float:
+    """Milliseconds of CPU the speed probe takes on CPU `cpu` (None: wherever it runs).
+    A core of this machine is not always as fast: on one machine the same probe took
+    107-111 ms on a quiet core and 126-164 ms at other moments (another tenant of the
+    host on the same physical core, most likely: no steal time showed), and the server's
+    CPU per hand moved with it (112 ms in one run at 300 club players, 179 and 202 ms in
+    the next two). Each run says how fast the server's core was, before and after, so
+    runs can be compared."""
+    import subprocess
+
+    run = subprocess.run([sys.executable, "-c", SPEED_PROBE, "any" if cpu is None else str(cpu)],
+                         capture_output=True, text=True, check=True, timeout=60)
+    return round(float(run.stdout), 1)
+
+
 def pin_to(pids: Iterable[int], cpu: int) -> None:
     """Run those processes on CPU `cpu` only (`--pin`): each of their threads, as Linux
     sets a thread's CPUs, and a new thread takes those of the thread that starts it."""
@@ -874,6 +928,7 @@ def pin_to(pids: Iterable[int], cpu: int) -> None:
 
 async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
                     players_nice: int, pin: bool) -> dict[str, Any]:
+    speed_before = core_speed(0 if pin else None)
     server = await ServerProcess.start()
     port = server.port
     base = await server.ask("begin")
@@ -905,10 +960,12 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
     garbage = await _garbage_probes(server, typing_seconds)
     steady = await server.ask("status")
     wall = time.perf_counter() - wall
+    answered = (await server.ask("answered"))["answered"]
     load = os.getloadavg()
     cpu_at_stop, tally = await clients.finish()
     client_cpu += cpu_at_stop
     after = await server.finish()
+    speed_after = core_speed(0 if pin else None)
     connected = max(steady["sessions"], 1)
     keys = tally.lobby_keys + tally.table_keys
     worker_cpu_from = {w["pid"]: w["cpu"] for w in steady_from["workers"]}
@@ -941,6 +998,7 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
         "lobby_key_p50_ms": percentile(tally.lobby_keys, 0.5) * ms,
         "lobby_key_p99_ms": percentile(tally.lobby_keys, 0.99) * ms,
         "server_side_answers_ms": steady["answers"],
+        "from_send_to_frame_ms": _from_the_send(answered, tally.sends),
         "journal_waits_ms": steady["journal_waits"],
         "keys_measured": len(keys),
         "table_keys_measured": len(tally.table_keys),
@@ -962,6 +1020,7 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
         "worst_stall_ms": steady["stall"] * ms,
         "worst_stall_cpu_ms": steady.get("stall_cpu", 0.0) * ms,
         "worst_stall_whole_run_ms": after["stall_run"] * ms,
+        "worst_stall_anyone_connected_ms": after["stall_connected"] * ms,
         "stalls_over_100ms_while_typing": steady["long_stalls_since_reset"],
         "stalls_over_100ms_whole_run": after["long_stall_count"],
         "long_stalls": after["long_stalls"],
@@ -974,12 +1033,42 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
         "server_cpu_ms_per_session_start":
             ms * (connected_at["cpu"] - base["cpu"]) / connected,
         "load_average_1_5_15": [round(x, 2) for x in load],
+        "core_speed_probe_ms_before_after": [speed_before, speed_after],
         "live_apps_after": after["apps"],
         "slow_keys": sorted(tally.slow, reverse=True)[:5],
         "garbage_probes": garbage,
         "full_and_young_ticks_while_typing": [
             steady.get(k, 0) - steady_from.get(k, 0) for k in ("full_ticks", "young_ticks")],
     }
+
+
+def _from_the_send(answered: list[Answer], sends: list[tuple[int, float]]) -> dict[str, Any]:
+    """Key -> screen from the moment a player sent the key to the moment the server wrote
+    the frame that answers it, both on the machine's monotonic clock: what a player on a
+    machine of their own would wait, less the network. Beside the time inside the server,
+    it counts the key's wait in the socket until the event loop read it; unlike the
+    players' own clocks, it leaves out their process's lag in reading the frame. Each
+    answer goes with the last key its client sent before the server read it (a player
+    sends the next key only after the answer)."""
+    by_port: dict[int, list[float]] = {}
+    for port, sent in sends:
+        by_port.setdefault(port, []).append(sent)
+    for times in by_port.values():
+        times.sort()
+    totals: dict[str, list[float]] = {"table": [], "lobby": []}
+    waits: list[float] = []
+    unmatched = 0
+    for screen, read, port, written in answered:
+        times = by_port.get(port, [])
+        before = bisect.bisect_right(times, read)
+        if not before:
+            unmatched += 1  # (a key sent before the timing began)
+            continue
+        sent = times[before - 1]
+        totals[screen].append(written - sent)
+        waits.append(read - sent)
+    return {"table": _spread(totals["table"]), "lobby": _spread(totals["lobby"]),
+            "socket_wait": _spread(waits), "unmatched": unmatched}
 
 
 def _p50_p99(spread: dict[str, float]) -> str:
@@ -999,11 +1088,15 @@ def print_club(result: dict[str, Any]) -> None:
         f"{result['keys_measured']} keys, {result['unanswered_keys']} unanswered, "
         f"{result['frames_skipped_for_slow_clients']} frames skipped; in the "
         f"server: table {_p50_p99(result['server_side_answers_ms']['table'])}, lobby "
-        f"{_p50_p99(result['server_side_answers_ms']['lobby'])}; a move's wait for the "
+        f"{_p50_p99(result['server_side_answers_ms']['lobby'])}; from the key's send to "
+        f"the frame, one clock: table {_p50_p99(result['from_send_to_frame_ms']['table'])}, "
+        f"lobby {_p50_p99(result['from_send_to_frame_ms']['lobby'])}, of which the socket "
+        f"{_p50_p99(result['from_send_to_frame_ms']['socket_wait'])}; a move's wait for the "
         f"journal {_p50_p99(result['journal_waits_ms'])}), "
         f"worst stall {result['worst_stall_ms']:.0f} ms, "
         f"{result['stalls_over_100ms_while_typing']} over 100 ms (whole run "
-        f"{result['worst_stall_whole_run_ms']:.0f} ms, "
+        f"{result['worst_stall_whole_run_ms']:.0f} ms, while anyone was connected "
+        f"{result['worst_stall_anyone_connected_ms']:.0f} ms, "
         f"{result['stalls_over_100ms_whole_run']} over 100 ms), server CPU "
         f"{result['server_cpu_percent']:.0f}% + workers {result['workers_cpu_percent']:.0f}% "
         f"(the server's loop waited for a CPU "
@@ -1016,7 +1109,9 @@ def print_club(result: dict[str, Any]) -> None:
         f"{result['longest_wait_for_a_worker_ms']:.0f} ms, fallbacks "
         f"{result['bot_fallbacks']}), clients' CPU {result['client_cpu_percent']:.0f}% "
         f"(nice {result['players_nice']}{', pinned' if result['pinned'] else ''}), "
-        f"load {result['load_average_1_5_15']}, errors {result['errors']}",
+        f"load {result['load_average_1_5_15']}, the server's core ran the speed probe in "
+        f"{'/'.join(f'{ms:.0f}' for ms in result['core_speed_probe_ms_before_after'])} ms "
+        f"before/after, errors {result['errors']}",
         flush=True,
     )
 

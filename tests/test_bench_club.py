@@ -38,6 +38,17 @@ def test_club_mix_benchmark_seats_its_players_and_plays() -> None:
     # The stalls over 100 ms are counted, not only listed (the list keeps the 20 longest).
     assert 0 <= result["stalls_over_100ms_while_typing"] <= result["stalls_over_100ms_whole_run"]
     assert len(result["long_stalls"]) == min(20, result["stalls_over_100ms_whole_run"])
+    # Every key the server answered goes with the send of a player's key, on one clock
+    # (only a key sent before the timing began, one per player at most, has none).
+    from_send, inside = result["from_send_to_frame_ms"], result["server_side_answers_ms"]
+    assert from_send["table"]["count"] > 0
+    assert 0 <= from_send["unmatched"] <= result["connected"]
+    assert from_send["table"]["count"] + from_send["lobby"]["count"] \
+        == from_send["socket_wait"]["count"] \
+        == inside["table"]["count"] + inside["lobby"]["count"] - from_send["unmatched"]
+    # How fast the server's core was, before and after: runs are compared by it.
+    assert all(ms > 0 for ms in result["core_speed_probe_ms_before_after"])
+    assert result["worst_stall_anyone_connected_ms"] <= result["worst_stall_whole_run_ms"]
     # A per-hand figure only when hands finished (it once divided by 1 instead of 0).
     assert (result["server_cpu_ms_per_hand"] is None) == (result["hands_finished"] == 0)
 
