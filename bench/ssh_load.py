@@ -905,11 +905,11 @@ speed changes from one second to the next: the fastest would hide it)."""
 def core_speed(cpu: int | None) -> float:
     """Milliseconds of CPU the speed probe takes on CPU `cpu` (None: wherever it runs).
     A core of this machine is not always as fast: on one machine the same probe took
-    107-111 ms on a quiet core and 126-164 ms at other moments (another tenant of the
-    host on the same physical core, most likely: no steal time showed), and the server's
-    CPU per hand moved with it (112 ms in one run at 300 club players, 179 and 202 ms in
-    the next two). Each run says how fast the server's core was, before and after, so
-    runs can be compared."""
+    about 110 ms on a quiet core and 120-180 ms at other moments, changing from second
+    to second (another tenant of the host on the same physical core, most likely: no
+    steal time showed), and the server's CPU per hand moved with it (112 ms in one run
+    at 300 club players, 159-212 ms in eight later ones). Each run says how fast the
+    server's core was, before and after; the CPU per hand says how fast it was during."""
     import subprocess
 
     run = subprocess.run([sys.executable, "-c", SPEED_PROBE, "any" if cpu is None else str(cpu)],
