@@ -908,7 +908,7 @@ def core_speed(cpu: int | None) -> float:
     about 110 ms on a quiet core and 120-180 ms at other moments, changing from second
     to second (another tenant of the host on the same physical core, most likely: no
     steal time showed), and the server's CPU per hand moved with it (112 ms in one run
-    at 300 club players, 159-212 ms in eight later ones). Each run says how fast the
+    at 300 club players, 159-212 ms in nine later ones). Each run says how fast the
     server's core was, before and after; the CPU per hand says how fast it was during."""
     import subprocess
 
