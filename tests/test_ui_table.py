@@ -378,15 +378,7 @@ async def test_a_toast_at_the_table_leaves_the_hand_and_the_table_in_view(
     async with Lobby(FAST, seed=3) as lobby:
         ann = MoonApp(lobby, "ann", operator=True)
         async with ann.run_test(size=size, notifications=True) as pilot:
-            ann.send(CreateTable("t", Rules.make(players=3)))
-            await wait_for(pilot, lambda: ann.current_table is not None, "ann's table")
-            table_id = ann.current_table
-            assert table_id is not None
-            ann.send(AddBot(table_id, 1, "random"))
-            ann.send(AddBot(table_id, 2, "random"))
-            await wait_for(pilot, lambda: all(
-                seat.is_bot for seat in ann.model.tables[table_id].table.seats[1:]), "bots")
-            ann.send(StartGame(table_id))
+            await alone_with_two_bots(ann, pilot)
             await wait_for(pilot, lambda: isinstance(ann.screen, GameScreen), "the table")
             words = "Club night: drinks after the 9pm round, everybody welcome"
             ann.send(Broadcast(words))
