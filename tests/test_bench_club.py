@@ -79,3 +79,15 @@ def test_one_widget_sketch_draws_the_table_it_is_compared_with() -> None:
     assert re.search(r"one widget \(sketch\): .* ms per update \(-?\d+% less\)", run.stdout)
     assert "ann (you)" in run.stdout and "(computer, random)" in run.stdout
     assert "╰─" in run.stdout and "choose tile" in run.stdout
+
+
+def test_send_benchmark_times_a_frame_both_ways() -> None:
+    run = subprocess.run(
+        [sys.executable, "bench/ssh_send.py", "--frames", "50"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert re.search(r"as released \(an empty packet before each\): \d+\.\d us", run.stdout)
+    assert re.search(r"with patch 20 \(no empty packet\): +\d+\.\d us \(-?\d+% less\)",
+                     run.stdout)

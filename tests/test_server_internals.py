@@ -36,6 +36,7 @@ ORIGINALS = {
     "textual: MessagePump._get_message": "5c8f2e35f9c74837",
     "textual: Timer._tick": "131880e700f4ae71",
     "asyncssh: SSHServerConnection.reload_config": "d78b0be8399d5491",
+    "asyncssh: SSHConnection.send_packet": "fb9da7bec6dd395a",
     "textual: App._register": "8b2138af0f6bb490",
     "textual: Worker._run": "f6d25246c9cd2663",
     "textual: Widget._message_loop_exit": "f11bec54df4efd84",

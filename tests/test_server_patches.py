@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from rich.segment import Segment
@@ -476,3 +477,48 @@ async def test_a_node_finds_its_screen_as_textual_finds_it() -> None:
         with pytest.raises(NoScreen):
             original(lost)
     assert isinstance(DOMNode.screen, property)
+
+
+@pytest.mark.parametrize(("cipher", "ignored"), [("chacha20-poly1305@openssh.com", False),
+                                                 ("aes128-gcm@openssh.com", False),
+                                                 ("aes128-ctr", False),
+                                                 ("aes128-cbc", True)])
+async def test_an_empty_packet_goes_before_each_packet_only_with_a_cbc_cipher(
+    cipher: str, ignored: bool, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncssh
+    from asyncssh.connection import SSHConnection
+    from asyncssh.constants import MSG_IGNORE
+
+    # The client counts the empty packets it receives, in asyncssh's table of handlers.
+    received: list[int] = []
+    original = SSHConnection._packet_handlers[MSG_IGNORE]
+
+    def counted(self: SSHConnection, *args: Any) -> Any:
+        received.append(1)
+        return original(self, *args)
+
+    monkeypatch.setitem(SSHConnection._packet_handlers, MSG_IGNORE, counted)
+
+    class Open(asyncssh.SSHServer):
+        def begin_auth(self, username: str) -> bool:
+            return False
+
+    async def session(process: asyncssh.SSHServerProcess[str]) -> None:
+        for _ in range(5):
+            process.stdout.write("frame\n")
+        process.exit(0)
+
+    server = await asyncssh.create_server(
+        Open, "127.0.0.1", 0, server_host_keys=[asyncssh.generate_private_key("ssh-ed25519")],
+        process_factory=session, encryption_algs=[cipher])
+    try:
+        port = server.sockets[0].getsockname()[1]
+        async with asyncssh.connect("127.0.0.1", port, known_hosts=None, username="x",
+                                    encryption_algs=[cipher]) as client:
+            result = await client.run("", check=False)
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert result.stdout == "frame\n" * 5
+    assert bool(received) is ignored
