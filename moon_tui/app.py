@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, on
@@ -19,6 +19,7 @@ from textual.content import Content
 from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.widgets import Static
 
 from .lobby import Lobby, PlayerHandle
@@ -67,6 +68,10 @@ RESTART_NOTICE_SECONDS = 12.0
 """How long a restart notice stays up (it is repeated at 60, 30, 10 and 5 s)."""
 ENDED_SECONDS = 4.0
 """How long the reason a session ended stays on screen before the app exits."""
+RELIES_ON = (
+    (App, "_background_screens", "the screens drawn under the top one, and is_current"),
+)
+"""Private parts of Textual `MoonApp` overrides: (owner, name, what it relies on)."""
 
 
 class SessionOver(MoonModal):
@@ -130,6 +135,18 @@ class MoonApp(App[None]):
         self._command_unanswered = False
         """The player sent a command since the last frame drawn for the lobby's events:
         the next events' frame is drawn as soon as they are in (`ui.frames`)."""
+
+    @property
+    def _background_screens(self) -> list[Screen[Any]]:
+        """The screens that show through the top one. Textual's list always names the
+        screen under the top one, even when the top one hides it: the lobby under a table
+        was then drawn at every lobby change, and each change redrew the whole table
+        screen on top. Here a screen with an opaque background hides the rest; a
+        translucent dialog still shows what is under it (`RELIES_ON`)."""
+        stack = self._screen_stack
+        if stack and stack[-1].styles.background.a == 1:
+            return []
+        return super()._background_screens
 
     # -- the session -----------------------------------------------------------------------
     def on_mount(self) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from moon_tui import app
 from moon_tui.ui import frames, panel
 from server import channel, cli, driver, internals, keyboard, patches, teardown, terminal
 from server.internals import Internal, UnsupportedVersion
@@ -85,6 +86,7 @@ ORIGINALS = {
     "textual: Timer.resume": "b933857b2ebafb49",
     "textual: Timer.pause": "cdad007f69a895f3",
     "textual: App._begin_batch": "d3e5faaf577ddb81",
+    "textual: App._background_screens": "d925a6b094052092",
 }
 """What each original's source hashed to when its adjustment was written (textual 8.2.8,
 asyncssh 2.24.1)."""
@@ -96,11 +98,15 @@ OVERRIDES = {"server/channel.py": channel.OVERRIDDEN, "server/keyboard.py": keyb
              "moon_tui/ui/panel.py": tuple(Internal("textual", owner, name, why)
                                            for owner, name, why in panel.RELIES_ON),
              "moon_tui/ui/frames.py": tuple(Internal("textual", owner, name, why)
-                                            for owner, name, why in frames.RELIES_ON)}
+                                            for owner, name, why in frames.RELIES_ON),
+             "moon_tui/app.py": tuple(Internal("textual", owner, name, why)
+                                      for owner, name, why in app.RELIES_ON)}
 
 
 def _source_hash(code: list[Any]) -> str:
-    text = "".join(inspect.getsource(getattr(item, "__func__", item)) for item in code)
+    # (A method's function, a property's getter, or the code itself.)
+    text = "".join(inspect.getsource(getattr(item, "__func__", getattr(item, "fget", item)))
+                   for item in code)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -392,3 +392,49 @@ async def test_a_toast_at_the_table_leaves_the_hand_and_the_table_in_view(
                 assert not toast.region.overlaps(region), (part, toast.region, region)
             chat = screen.query_one("#chat").region
             assert chat.contains_region(toast.region), (toast.region, chat)
+
+
+async def test_lobby_news_wait_for_the_lobby_instead_of_redrawing_the_table(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lobby under a table is hidden: a lobby change once redrew it there, and each
+    such change drew ann's whole table screen again (`MoonApp._background_screens`)."""
+    from textual._compositor import Compositor
+
+    from moon_tui.lobby import SendChat
+
+    whole: list[Compositor] = []
+    render_full_update = Compositor.render_full_update
+
+    def counted(self: Compositor, simplify: bool = False) -> Any:
+        whole.append(self)
+        return render_full_update(self, simplify)
+
+    monkeypatch.setattr(Compositor, "render_full_update", counted)
+    async with Lobby(FAST, seed=3) as lobby, AsyncExitStack() as stack:
+        ann = MoonApp(lobby, "ann")
+        pa = await stack.enter_async_context(ann.run_test(size=(80, 24)))
+        await alone_with_two_bots(ann, pa)
+        await wait_for(pa, lambda: my_turn(ann), "ann's turn (the table waits for her)")
+        table = ann.screen
+        assert isinstance(table, GameScreen)
+        await pa.pause()
+        lobby_screen = next(s for s in ann.screen_stack if isinstance(s, LobbyScreen))
+        whole.clear()
+        bob = MoonApp(lobby, "bob")
+        pb = await stack.enter_async_context(bob.run_test(size=(80, 24)))
+        await wait_for(pb, lambda: isinstance(bob.screen, LobbyScreen), "bob's lobby")
+        bob.send(SendChat("anyone for a game?"))
+        bob.send(CreateTable("bob's"))
+        await wait_for(pa, lambda: ann.model.lobby is not None
+                       and len(ann.model.lobby.tables) == 2
+                       and "bob" in ann.model.lobby.online, "bob and his table")
+        await wait_for(pa, lambda: any("anyone for a game?" in line.text
+                                       for line in ann.model.chat_of(None)), "bob's line")
+        await pa.pause()
+        assert table._compositor not in whole, "ann's table was drawn whole"
+        assert lobby_screen._compositor not in whole
+        assert not lobby_screen.is_current and ann.screen is table
+        await pa.press("q", "q")  # back to the lobby: it shows what changed meanwhile
+        await wait_for(pa, lambda: ann.screen is lobby_screen, "the lobby")
+        await wait_for(pa, lambda: "bob's" in screen_text(ann)
+                       and "anyone for a game?" in screen_text(ann), "the news")
