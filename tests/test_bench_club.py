@@ -21,14 +21,21 @@ pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_club_mix_benchmark_seats_its_players_and_plays() -> None:
+def bench(script: str, *args: str, timeout: float = 120) -> str:
+    """What `bench/<script>` printed, run as the README says (it must succeed)."""
     run = subprocess.run(
-        [sys.executable, "bench/ssh_load.py", "--mix", "club", "--sessions", "9",
-         "--typing", "5"],
-        cwd=ROOT, capture_output=True, text=True, timeout=240, check=False,
+        [sys.executable, f"bench/{script}", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert run.returncode == 0, run.stderr[-2000:]
-    result = json.loads(run.stdout.splitlines()[0])
+    return run.stdout
+
+
+def test_club_mix_benchmark_seats_its_players_and_plays() -> None:
+    out = bench("ssh_load.py", "--mix", "club", "--sessions", "9", "--typing", "5",
+                timeout=240)
+    result = json.loads(out.splitlines()[0])
     assert result["errors"] == 0, result["error_sample"]
     assert result["connected"] == 9
     assert result["seated"] == 9 - result["in_lobby"] > 0
@@ -54,14 +61,9 @@ def test_club_mix_benchmark_seats_its_players_and_plays() -> None:
 
 
 def test_pass_counting_benchmark_counts_the_passes_of_a_key() -> None:
-    run = subprocess.run(
-        [sys.executable, "bench/passes.py", "--keys", "3"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    found = re.search(r"key -> frame in (\d+) passes .*median of (\d+)", run.stdout)
-    assert found, run.stdout
+    out = bench("passes.py", "--keys", "3")
+    found = re.search(r"key -> frame in (\d+) passes .*median of (\d+)", out)
+    assert found, out
     # At least the reader's pass and the app's: a key is never drawn in the pass it is read.
     assert int(found.group(1)) >= 1 and int(found.group(2)) >= 1
 
@@ -69,25 +71,14 @@ def test_pass_counting_benchmark_counts_the_passes_of_a_key() -> None:
 def test_one_widget_sketch_draws_the_table_it_is_compared_with() -> None:
     # The what-if for issue 15's option (1) compares like with like only if its sketch
     # draws the same table: seats, the trick, the hand.
-    run = subprocess.run(
-        [sys.executable, "bench/one_widget_table.py", "--plays", "10", "--show-last"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert re.search(r"the table screen: \d+ table updates, .* ms per update", run.stdout)
-    assert re.search(r"one widget \(sketch\): .* ms per update \(-?\d+% less\)", run.stdout)
-    assert "ann (you)" in run.stdout and "(computer, random)" in run.stdout
-    assert "╰─" in run.stdout and "choose tile" in run.stdout
+    out = bench("one_widget_table.py", "--plays", "10", "--show-last")
+    assert re.search(r"the table screen: \d+ table updates, .* ms per update", out)
+    assert re.search(r"one widget \(sketch\): .* ms per update \(-?\d+% less\)", out)
+    assert "ann (you)" in out and "(computer, random)" in out
+    assert "╰─" in out and "choose tile" in out
 
 
 def test_send_benchmark_times_a_frame_both_ways() -> None:
-    run = subprocess.run(
-        [sys.executable, "bench/ssh_send.py", "--frames", "50"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert re.search(r"as released \(an empty packet before each\): \d+\.\d us", run.stdout)
-    assert re.search(r"with patch 20 \(no empty packet\): +\d+\.\d us \(-?\d+% less\)",
-                     run.stdout)
+    out = bench("ssh_send.py", "--frames", "50")
+    assert re.search(r"as released \(an empty packet before each\): \d+\.\d us", out)
+    assert re.search(r"with patch 20 \(no empty packet\): +\d+\.\d us \(-?\d+% less\)", out)
