@@ -53,6 +53,7 @@ from .identity import AccountKeys, Player, fingerprint
 from .journal import SqliteJournal
 from .limits import Gate
 from .link_codes import LinkCodes
+from .load import LoadWatch
 from .memory import FreezePolicy
 from .registry import SessionRegistry
 from .restart import RestartCountdown
@@ -128,6 +129,9 @@ class MoonServer:
         self.link_codes = LinkCodes(config.limits)
         """Codes from keys dialogs (in memory: a restart forgets them). Tests set its clock."""
         self.memory = FreezePolicy() if freeze_memory else None
+        self.load = LoadWatch(lambda text: self.db.alarm("busy", text),
+                              lambda: self.db.clear_alarm("busy"), lambda: self.sessions.count)
+        """Tells the operators when the event loop falls behind (tests shorten its window)."""
         self.sessions = SessionRegistry(
             idle_minutes=config.limits.idle_minutes,
             on_ended=None if self.memory is None else lambda _: self._memory_session_ended(),
@@ -243,6 +247,7 @@ class MoonServer:
         if sockets:
             self.door.port = sockets[0].getsockname()[1]
         self._tasks.append(asyncio.create_task(self.sessions.watch_idle(), name="moon-idle"))
+        self._tasks.append(asyncio.create_task(self.load.run(), name="moon-load"))
         if self.memory is not None:
             self.memory.start()
             self._tasks.append(asyncio.create_task(self._tick_memory(), name="moon-gc"))

@@ -1,0 +1,89 @@
+"""Telling the operators when the server has more players than it can serve briskly.
+
+One process draws every player's screen (README, Capacity): past what its core can
+carry, keys wait behind other players' screens and the event loop falls behind. The
+watch wakes every `PERIOD` and notes how late it woke. When the loop fell behind by over
+`STALL` at least `STALLS` times within `window`, the operators' screen says so in plain
+words with the figures, and the log says so once. The alarm ends when a whole `window`
+passes without such a stall (one stall, a memory reclaim say, is no alarm).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+
+log = logging.getLogger(__name__)
+
+
+class LoadWatch:
+    """Run `run()` as a task; it calls `raise_alarm(text)` while busy, `clear_alarm()`
+    when no longer. `players()`: how many are connected (for the message)."""
+
+    PERIOD = 0.05
+    STALL = 0.1
+    STALLS = 3
+    WINDOW = 60.0
+
+    def __init__(self, raise_alarm: Callable[[str], None], clear_alarm: Callable[[], None],
+                 players: Callable[[], int], *, window: float = WINDOW) -> None:
+        self._raise_alarm = raise_alarm
+        self._clear_alarm = clear_alarm
+        self._players = players
+        self.window = window
+        self.busy = False
+        self._stalls: deque[tuple[float, float]] = deque()
+        """(when, seconds late) of each stall within the window, oldest first."""
+        self._cpu: deque[tuple[float, float]] = deque()
+        """(when, the process's CPU seconds) about once a second, over the window."""
+
+    async def run(self) -> None:
+        while True:
+            began = time.monotonic()
+            await asyncio.sleep(self.PERIOD)
+            now = time.monotonic()
+            self.note(now - began - self.PERIOD, now, time.process_time())
+
+    def note(self, late: float, now: float, cpu: float) -> None:
+        """The loop woke `late` seconds late at `now`; `cpu`: the process's CPU time."""
+        stalls, samples = self._stalls, self._cpu
+        if not samples or now - samples[-1][0] >= 1.0:
+            samples.append((now, cpu))
+        while len(samples) > 2 and samples[1][0] <= now - self.window:
+            samples.popleft()
+        stalled = late > self.STALL
+        if stalled:
+            stalls.append((now, late))
+        while stalls and stalls[0][0] < now - self.window:
+            stalls.popleft()
+        if not self.busy and len(stalls) >= self.STALLS:
+            self.busy = True
+            log.warning("busy: %s", self._words())
+        elif self.busy and not stalls:
+            self.busy = False
+            self._clear_alarm()
+            log.info("no longer busy: no stall over %.0f ms in %.0f s",
+                     self.STALL * 1000, self.window)
+            return
+        if self.busy and stalled:
+            self._raise_alarm(self._words())
+
+    def _words(self) -> str:
+        longest = max(late for _, late in self._stalls)
+        (since, cpu_then), (now, cpu_now) = self._cpu[0], self._cpu[-1]
+        share = (cpu_now - cpu_then) / (now - since) if now > since else 0.0
+        players = self._players()
+        return (f"The server is busy: in the last {self._span()} its event loop fell "
+                f"behind {len(self._stalls)} times by over {self.STALL * 1000:.0f} ms "
+                f"(up to {longest * 1000:.0f} ms), with {players} "
+                f"{'player' if players == 1 else 'players'} on and {share:.0%} of a core "
+                f"in use. Keys feel slow. Fewer players per server, or a faster core, "
+                f"helps (README: Capacity).")
+
+    def _span(self) -> str:
+        if self.window == 60:
+            return "minute"
+        return f"{self.window:g} seconds"

@@ -1,0 +1,70 @@
+"""The operators are told when the server falls behind its players (server/load.py).
+
+The stalls are real: the test blocks the server's event loop (it runs in the test's own),
+as a server past its capacity does, and olga, an operator, reads the alarm on her
+operator screen over SSH.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from moon_tui.lobby import LobbyConfig
+from server.load import LoadWatch
+from tests.support.probe import ScreenClient, enter_lobby, eventually, new_key, running_server
+
+pytestmark = pytest.mark.ssh
+
+FAST = LobbyConfig(bot_delay=0.0, operators=frozenset({"olga"}))
+
+
+def openssh_line(key: asyncssh.SSHKey) -> str:
+    return key.export_public_key("openssh").decode().strip()
+
+
+async def stall(times: int, seconds: float = 0.2) -> None:
+    """Hold the event loop `times` times, as a busy server does."""
+    for _ in range(times):
+        time.sleep(seconds)  # noqa: ASYNC251 - the point: nothing else runs meanwhile
+        await asyncio.sleep(LoadWatch.PERIOD * 2)
+
+
+async def test_the_operators_see_when_the_server_falls_behind_and_when_it_catches_up(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="server.load")
+    olga_key = new_key()
+    operators = {"olga": (openssh_line(olga_key),)}
+    async with running_server(tmp_path, lobby_config=FAST, operators=operators) as server:
+        server.load.window = 2.0
+        olga = await ScreenClient.connect(server.port, "olga", key=olga_key)
+        await enter_lobby(olga)
+        await stall(2)
+        await asyncio.sleep(0.2)
+        assert not server.load.busy, "two stalls are not yet an alarm"
+        await stall(2)
+        await eventually(lambda: server.load.busy, "the alarm")
+        (alarm,) = server.db.alarms()
+        found = re.search(r"fell behind (\d+) times by over 100 ms \(up to (\d+) ms\), "
+                          r"with 1 player on and \d+% of a core in use", alarm)
+        assert found, alarm
+        assert int(found.group(1)) >= 3 and int(found.group(2)) >= 150
+        assert "README: Capacity" in alarm
+        await olga.press("o")
+        await olga.wait_for("The server is busy")
+        assert [r.message for r in caplog.records if r.levelno == logging.WARNING
+                and r.message.startswith("busy: The server is busy")]
+        # A whole window without a stall: the alarm goes, from her screen too.
+        await eventually(lambda: not server.load.busy, "the all-clear", timeout=30)
+        assert server.db.alarms() == ()
+        await eventually(lambda: "busy" not in olga.text(), "her screen cleared")
+        assert "Operator" in olga.text()
+        assert any(r.message.startswith("no longer busy") for r in caplog.records)
+        await olga.close()
