@@ -216,7 +216,38 @@ async def test_seats_are_numbered_from_one_in_the_room_and_in_its_answers() -> N
         await wait_for(pb, lambda: isinstance(bob.screen, GameScreen), "bob's table")
         bob.send(LeaveTable(table_id))
         await wait_for(pa, lambda: "bob left" in notes(ann), "the notice")
-        assert f"bob left table {table_id}: a computer plays seat 2" in notes(ann)
+        assert "bob left the table: a computer plays seat 2" in notes(ann)
+
+
+async def test_a_bid_keeps_its_bidders_name_when_a_computer_takes_the_seat() -> None:
+    # bob bids the moon and leaves: the computer plays his seat, but the contract is
+    # still his (as the hand's result will be), and the seats show who plays now.
+    async with Lobby(FAST, seed=5) as lobby, AsyncExitStack() as stack:
+        ann, bob = MoonApp(lobby, "ann"), MoonApp(lobby, "bob")
+        pa = await stack.enter_async_context(ann.run_test(size=(100, 30)))
+        pb = await stack.enter_async_context(bob.run_test(size=(100, 30)))
+        table_id = await ann_bob_and_a_bot_play(ann, pa, bob, pb, "random")
+
+        def bobs_turn_to_bid() -> bool:
+            view = current_view(bob)
+            return view is not None and view.phase is Phase.BID and view.my_turn
+
+        for _ in range(30):
+            await wait_for(pa, lambda: bobs_turn_to_bid() or my_turn(ann), "a turn")
+            if bobs_turn_to_bid():
+                break
+            await take_turn(pa, ann, bid=None)
+        assert bobs_turn_to_bid()
+        bob.send(Act(table_id, Action.make_bid(21)))
+        await wait_for(pa, lambda: (v := current_view(ann)) is not None
+                       and any(seat == 1 for seat, _ in v.bids), "bob's bid")
+        bob.send(LeaveTable(table_id))
+        await wait_for(pa, lambda: "bob left the table" in notes(ann), "the notice")
+        await wait_for(pa, lambda: re.search(r"Bot 2 (★ )?\(computer", screen_text(ann))
+                       is not None, "the computer in bob's seat")
+        text = screen_text(ann)
+        assert "bob bid the moon" in text.splitlines()[0], text
+        assert "Bot 2 bid" not in text, text
 
 
 async def test_the_auction_in_order_and_the_hands_result_until_you_read_it() -> None:

@@ -9,9 +9,9 @@ import pytest
 
 from moon_tui.app import left_words
 from moon_tui.lobby.messages import Act, CreateTable, SeatInfo, TableInfo
-from moon_tui.rules import GameState, Phase, Rules
+from moon_tui.rules import Action, GameState, Phase, Rules
 from moon_tui.ui.lobby_screen import seats_cell
-from moon_tui.ui.table_text import seats_panel, summary, trick_lines
+from moon_tui.ui.table_text import centre_panel, seats_panel, summary, trick_lines
 from moon_tui.ui.words import NAME_WIDTH, NAME_WIDTH_NARROW, fit, score_words, trump_clause
 
 LONG = "bob-the-builder1"  # 16 characters, the longest name an account may have
@@ -407,3 +407,34 @@ def test_only_the_heading_of_the_centre_panel_is_bold() -> None:
         text = centre_panel(played(rules, steps).view(0), info, NAME_WIDTH_NARROW)
         assert "bold" not in str(text.style), str(text)
         assert any(span.start == 0 and "bold" in str(span.style) for span in text.spans)
+
+
+def test_bids_are_told_under_the_names_dealt_in_and_the_work_now_under_who_does_it() -> None:
+    # bob bid, then left: a computer plays seat 2 now. His bid stays his; what is being
+    # done now (naming trump, playing) is the computer's.
+    rules = Rules.make()
+    now = table(rules, SeatInfo("ann"), SeatInfo(None, "normal"), SeatInfo("cy"))
+    dealt = table(rules, SeatInfo("ann"), SeatInfo("bob"), SeatInfo("cy"))
+    state = GameState.new_game(rules, random.Random(3))
+    seen_in_the_auction = False
+    while state.phase is Phase.BID:
+        seat = state.current_player()
+        bids = [a for a in state.legal_actions() if a.kind == "bid"]
+        state.apply_action(bids[0] if seat == 1 and bids else Action.make_pass())
+        if state.phase is Phase.BID and any(s == 1 for s, _ in state.view(0).bids):
+            text = str(centre_panel(state.view(0), now, NAME_WIDTH, None, None, dealt))
+            assert "\nbob bid 4" in text and "Bot 2" not in text, text
+            seen_in_the_auction = True
+    assert seen_in_the_auction
+    assert state.phase is Phase.DISCARD and state.view(0).declarer == 1
+    text = str(centre_panel(state.view(0), now, NAME_WIDTH, None, None, dealt))
+    assert text.startswith("bob bid 4"), text
+    assert "Bot 2 takes the widow and discards one tile." in text
+    state.apply_action(state.legal_actions()[0])
+    assert state.phase is Phase.TRUMP
+    text = str(centre_panel(state.view(0), now, NAME_WIDTH, None, None, dealt))
+    assert text.startswith("bob bid 4"), text
+    assert "Bot 2 is naming trump." in text
+    assert "bob bid 4" in text.split("Bidding:")[1] and "Bot 2 bid" not in text
+    # Without the seating at the deal (as before a game knows it), the seat as it is now.
+    assert str(centre_panel(state.view(0), now)).startswith("Bot 2 bid 4")

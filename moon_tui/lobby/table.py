@@ -404,7 +404,7 @@ class Table:
         if seat is not None:
             if playing:
                 self.publisher.tell_all(Notice(
-                    f"{name} left table {self.table_id}: a computer plays seat {seat + 1}"),
+                    f"{name} left the table: a computer plays seat {seat + 1}"),
                     but=name)
             self.clocks.end_grace(name)
         if self.publisher.disconnect(name):

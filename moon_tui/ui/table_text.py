@@ -221,9 +221,12 @@ def auction(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Text:
 
 
 def centre_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH,
-                 ring_width: int | None = None, last: TableInfo | None = None) -> Text:
+                 ring_width: int | None = None, last: TableInfo | None = None,
+                 dealt: TableInfo | None = None) -> Text:
     """The middle of the table. `ring_width`: with 4 players, draw the trick around the
-    table in that many cells (None: as a list)."""
+    table in that many cells (None: as a list). `dealt`: the table as seated when this
+    hand was dealt (the bids are told under the names of those who bid, as the hand's
+    result will be; the plays under the names of who plays the seats now)."""
     if ring_width is not None and view.rules.players == 4 and view.phase is Phase.PLAY:
         current = view.current_trick
         if current is not None and current.plays:
@@ -243,24 +246,25 @@ def centre_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH,
         if view.discard is not None:
             text.append(f"\n{discard_words(view)}")
         return text
-    return _centre_list(view, table, names, last)
+    return _centre_list(view, table, names, last, dealt or table)
 
 
 def _centre_list(view: SeatView, table: TableInfo, names: int,
-                 last: TableInfo | None) -> Text:
+                 last: TableInfo | None, dealt: TableInfo) -> Text:
     """The middle of the table: bidding, widow and trump, the trick in play (or the last
-    one, once a hand is over). `last`: the table as seated for the last hand over."""
+    one, once a hand is over). `last`: the table as seated for the last hand over;
+    `dealt`: as seated for this one."""
     rules = view.rules
     if view.phase is Phase.BID:
         text = heading("Bidding")
         text.append(f"\nLowest bid {rules.min_bid}")
-        text.append_text(auction(view, table, names))
+        text.append_text(auction(view, dealt, names))
         if view.results:
             text.append("\n\nLast hand:\n", style="bold")
             text.append(result_words(view.results[-1], rules, last or table))
         return text
     if view.phase in (Phase.DISCARD, Phase.TRUMP):
-        text = heading(contract(view, table, names))
+        text = heading(contract(view, dealt, names))
         assert view.declarer is not None
         who = seat_name(table, view.declarer)
         if view.phase is Phase.DISCARD:
@@ -270,7 +274,7 @@ def _centre_list(view: SeatView, table: TableInfo, names: int,
             if view.discard is not None:
                 text.append(f"\n{discard_words(view)}")
         text.append("\n\nBidding:", style="bold")
-        text.append_text(auction(view, table, names))
+        text.append_text(auction(view, dealt, names))
         return text
     text = trick_panel(view, table, names)
     if view.discard is not None and view.phase is Phase.PLAY:
