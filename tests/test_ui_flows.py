@@ -11,6 +11,7 @@ from moon_tui.rules import Phase
 from moon_tui.services import LinkCode
 from moon_tui.ui.create import CreateTableScreen
 from moon_tui.ui.game import GameScreen
+from moon_tui.ui.hand import HandView
 from moon_tui.ui.keys import KeysScreen
 from moon_tui.ui.lobby_screen import LobbyScreen
 from moon_tui.ui.waiting import WaitingScreen
@@ -122,12 +123,23 @@ async def test_an_illegal_play_is_explained() -> None:
                     elif barred and every_tile_legal_seen:
                         # drawn dashed, without its digit
                         assert "┆" in screen_text(app)
+                        hand = app.screen.query_one(HandView)
+                        cursor = hand.cursor
+                        assert cursor is not None and view.hand[cursor] in playable
                         await pilot.press(str(barred[0] + 1))
                         await wait_for(pilot, lambda: "must follow" in screen_text(app),
                                        "the explanation")
                         text = screen_text(app)
                         assert "✗ You must follow" in text
                         assert current_view(app) == view  # nothing was played
+                        # The cursor stayed on a tile that may be played: Enter plays it.
+                        assert hand.cursor == cursor
+                        await pilot.press("enter")
+                        await wait_for(pilot, lambda seen=view: current_view(app) != seen,
+                                       "a play")
+                        after = current_view(app)
+                        assert after is not None
+                        assert view.hand[cursor] not in after.hand
                         return
                 await take_turn(pilot, app, bid=None)
             raise AssertionError("never had a tile that could not be played, after a turn "

@@ -23,6 +23,7 @@ from .dominoes import (
     TILE_HEIGHT,
     TILE_WIDTH,
     HandTile,
+    Mark,
     tile_at,
     tile_rows,
 )
@@ -123,10 +124,14 @@ class HandView(Static, can_focus=True):
     def select(self, index: int | None) -> Tile | None:
         """Put the cursor on tile `index` and give its tile (None: no such tile). The
         screen's keys choose through this, not through a `Picked` message: on a busy
-        server each message is a turn at the back of the event loop's queue."""
+        server each message is a turn at the back of the event loop's queue.
+
+        A dashed tile is given (the table says why it may not be played) but the cursor
+        stays on a tile that may: Enter after the refusal plays that one, not the
+        refused tile again."""
         if index is None or not 0 <= index < len(self._tiles):
             return None
-        if self._cursor != index:
+        if self._cursor != index and self._tiles[index].mark is not Mark.ILLEGAL:
             self._cursor = index
             self._strips = None
             self.refresh()
