@@ -4,6 +4,8 @@ plain Static draws."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
@@ -11,7 +13,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from moon_tui.ui.base import set_text
-from moon_tui.ui.panel import DRAWN_KEPT, Line, LinePanel
+from moon_tui.ui.panel import DRAWN_KEPT, Line, LinePanel, split_lines
 
 CSS = "LinePanel, Static { width: 30; height: 6; padding: 0 1; }"
 
@@ -115,3 +117,16 @@ async def test_a_line_keeps_the_texts_shown_most_recently() -> None:
         kept = [key[0][1] for key in line._drawn]  # (the content's plain text)
         assert len(kept) == DRAWN_KEPT and "text 1" not in kept
         assert kept[-2:] == [f"text {DRAWN_KEPT}", "text 0"]
+
+
+@given(st.lists(st.text(alphabet="ab \n", max_size=6), max_size=6),
+       st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40),
+                          st.sampled_from(["bold", "reverse", "red"])), max_size=6))
+def test_a_text_splits_into_the_lines_and_spans_rich_makes(
+        parts: list[str], spans: list[tuple[int, int, str]]) -> None:
+    # `split_lines` stands in for `Text.split("\n", allow_blank=True)` in LinePanel.
+    text = Text("\n".join(parts), style="italic")
+    for start, end, style in spans:
+        text.stylize(style, start, end)
+    rich = [(line.plain, tuple(line.spans)) for line in text.split("\n", allow_blank=True)]
+    assert split_lines(text) == rich
