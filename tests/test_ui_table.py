@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,19 @@ async def ann_bob_and_a_bot_play(
     ann.send(StartGame(table_id))
     await wait_for(pb, lambda: isinstance(bob.screen, GameScreen), "bob's table")
     return table_id
+
+
+@asynccontextmanager
+async def ann_and_bob_at_a_table(
+    seed: int, level: BotLevel
+) -> AsyncIterator[tuple[MoonApp, Pilot[None], MoonApp, Pilot[None], str]]:
+    """ann and bob at 100x30, playing at ann's table with a computer (see
+    `ann_bob_and_a_bot_play`): the apps, their pilots and the table's id."""
+    async with Lobby(FAST, seed=seed) as lobby, AsyncExitStack() as stack:
+        ann, bob = MoonApp(lobby, "ann"), MoonApp(lobby, "bob")
+        pa = await stack.enter_async_context(ann.run_test(size=(100, 30)))
+        pb = await stack.enter_async_context(bob.run_test(size=(100, 30)))
+        yield ann, pa, bob, pb, await ann_bob_and_a_bot_play(ann, pa, bob, pb, level)
 
 
 async def test_the_table_says_it_waits_for_a_dropped_player() -> None:
@@ -156,11 +170,7 @@ async def test_the_last_ten_seconds_of_your_turn_are_highlighted_and_announced()
 
 
 async def test_the_score_sheet_keeps_the_names_of_those_who_played() -> None:
-    async with Lobby(FAST, seed=8) as lobby, AsyncExitStack() as stack:
-        ann, bob = MoonApp(lobby, "ann"), MoonApp(lobby, "bob")
-        pa = await stack.enter_async_context(ann.run_test(size=(100, 30)))
-        pb = await stack.enter_async_context(bob.run_test(size=(100, 30)))
-        table_id = await ann_bob_and_a_bot_play(ann, pa, bob, pb, "easy")
+    async with ann_and_bob_at_a_table(8, "easy") as (ann, pa, bob, pb, table_id):
 
         def hand_over() -> bool:
             view = current_view(ann)
@@ -222,11 +232,7 @@ async def test_seats_are_numbered_from_one_in_the_room_and_in_its_answers() -> N
 async def test_a_bid_keeps_its_bidders_name_when_a_computer_takes_the_seat() -> None:
     # bob bids the moon and leaves: the computer plays his seat, but the contract is
     # still his (as the hand's result will be), and the seats show who plays now.
-    async with Lobby(FAST, seed=5) as lobby, AsyncExitStack() as stack:
-        ann, bob = MoonApp(lobby, "ann"), MoonApp(lobby, "bob")
-        pa = await stack.enter_async_context(ann.run_test(size=(100, 30)))
-        pb = await stack.enter_async_context(bob.run_test(size=(100, 30)))
-        table_id = await ann_bob_and_a_bot_play(ann, pa, bob, pb, "random")
+    async with ann_and_bob_at_a_table(5, "random") as (ann, pa, bob, pb, table_id):
 
         def bobs_turn_to_bid() -> bool:
             view = current_view(bob)
