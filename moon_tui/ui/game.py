@@ -171,13 +171,14 @@ class GameScreen(MoonScreen):
         self._reconnect_deadline = (None if update.reconnect_left is None
                                     else now + update.reconnect_left)
         finished = self._finished
-        # The contract under the name of who bid it (a computer may play the seat now).
-        self._draw_header(view, update.table_of_hand(view.hand_number))
+        # The bids under the names of who made them (a computer may play a seat now).
+        dealt = update.table_of_hand(view.hand_number)
+        self._draw_header(view, dealt)
         self._draw_seats()
         centre = self.query_one("#centre", Static)
         ring = centre.content_size.width if self.app.size.width >= 100 else None
         panel = centre_panel(view, update.table, self._names(), ring or None,
-                             self._last_hand(), update.table_of_hand(view.hand_number))
+                             self._last_hand(), dealt)
         if self.app.size.width >= 120 and self.app.size.height >= 40 and \
                 view.phase is Phase.PLAY:
             # Room enough: what has been played is always in view.

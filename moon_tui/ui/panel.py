@@ -195,7 +195,7 @@ def split_lines(text: Text) -> list[tuple[str, tuple[Span, ...]]]:
         at += len(line) + 1
     cut: list[list[Span]] = [[] for _ in words]
     for start, end, style in text.spans:
-        y = max(0, bisect_right(starts, start) - 1)
+        y = bisect_right(starts, start) - 1  # (starts[0] is 0: never before the first)
         while y < len(words) and starts[y] < end:
             first, last = starts[y], starts[y] + len(words[y])
             if min(end, last) > max(start, first):
