@@ -14,6 +14,7 @@ import asyncssh
 import pytest
 
 from moon_tui.lobby import LobbyConfig
+from server.identity import openssh_line
 from server.service import MoonServer
 from tests.support.probe import (
     ScreenClient,
@@ -29,10 +30,6 @@ pytestmark = pytest.mark.ssh
 REPO = Path(__file__).resolve().parent.parent
 FAST = LobbyConfig(bot_delay=0.0, hand_pause=0.0, bot_time_budget=0.05,
                    operators=frozenset({"olga"}))
-
-
-def openssh_line(key: asyncssh.SSHKey) -> str:
-    return key.export_public_key("openssh").decode().strip()
 
 
 async def backup_cli(*args: str) -> tuple[int, str, str]:

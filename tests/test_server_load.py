@@ -13,20 +13,16 @@ import re
 import time
 from pathlib import Path
 
-import asyncssh
 import pytest
 
 from moon_tui.lobby import LobbyConfig
+from server.identity import openssh_line
 from server.load import LoadWatch
 from tests.support.probe import ScreenClient, enter_lobby, eventually, new_key, running_server
 
 pytestmark = pytest.mark.ssh
 
 FAST = LobbyConfig(bot_delay=0.0, operators=frozenset({"olga"}))
-
-
-def openssh_line(key: asyncssh.SSHKey) -> str:
-    return key.export_public_key("openssh").decode().strip()
 
 
 async def stall(times: int, seconds: float = 0.2) -> None:

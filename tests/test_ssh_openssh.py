@@ -12,13 +12,12 @@ import asyncio
 import shutil
 from pathlib import Path
 
-import asyncssh
 import pytest
 import uvloop
 
 from moon_tui.lobby import LobbyConfig
 from server.service import SHUTDOWN_MESSAGE
-from tests.support.probe import running_server
+from tests.support.probe import new_key, running_server
 
 pytestmark = [
     pytest.mark.ssh,
@@ -49,7 +48,7 @@ async def read_until(process: asyncio.subprocess.Process, out: bytearray, marker
 
 
 def key_file_in(folder: Path) -> Path:
-    key = asyncssh.generate_private_key("ssh-ed25519")
+    key = new_key()
     key_file = folder / "id_ed25519"
     key_file.write_bytes(key.export_private_key())
     key_file.chmod(0o600)
