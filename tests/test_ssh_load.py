@@ -1,14 +1,20 @@
-"""Thirty players at once, then nothing left behind: no App, no task, no channel."""
+"""Thirty players at once, then nothing left behind: no App, no task, no channel; nor a
+table a player opened and left."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import weakref
 from pathlib import Path
 
 import pytest
 from textual.app import App
 
+from moon_tui.lobby.table import Table
+from moon_tui.rules import GameState
+from moon_tui.ui.game import GameScreen
+from moon_tui.ui.waiting import WaitingScreen
 from server.config import Limits
 from tests.support.probe import (
     ScreenClient,
@@ -141,3 +147,38 @@ async def test_sessions_that_ended_leave_no_objects_behind(tmp_path: Path) -> No
         grown = await tracked_after_all_ended() - before
     # measured: a few hundred (bounded caches of styles); 30,000 with the leak
     assert grown < 3000, f"{grown} more objects after 6 sessions came and went"
+
+
+async def test_tables_a_player_opened_and_left_are_freed_at_once(tmp_path: Path) -> None:
+    # Issue 36: a guest opening a table, seating two computers, starting and leaving,
+    # again and again, grew the server by ~2 MB a table. With the collector off, as the
+    # server keeps it off what lived half a second (server/memory.py), each closed table
+    # and its game must go by reference counting alone.
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        client = await ScreenClient.connect(server.port, "visitor")
+        await enter_lobby(client, timeout=60)
+        kept: list[weakref.ref[object]] = []
+        gc.collect()
+        gc.disable()
+        try:
+            for _ in range(3):
+                await open_bot_table(client, timeout=60)
+                (listed,) = server.lobby.tables()
+                (table,) = [o for o in gc.get_objects()
+                            if isinstance(o, Table) and o.table_id == listed.table_id]
+                assert isinstance(table.state, GameState)
+                kept += [weakref.ref(table), weakref.ref(table.state)]
+                del table
+                await client.press("q")
+                await client.wait_for("Press q again")
+                await client.press("q")
+                await client.wait_for("You left the table")
+                await eventually(lambda: server.lobby.tables() == (), "the table closed")
+            await eventually(lambda: all(ref() is None for ref in kept),
+                             "the tables and their games freed")
+        finally:
+            gc.enable()
+        gc.collect()
+        screens = [o for o in gc.get_objects() if isinstance(o, GameScreen | WaitingScreen)]
+        assert screens == [], "the player's screens of those tables are unreferenced"
+        await client.close()

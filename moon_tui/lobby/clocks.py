@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Callable
 
 from .clock import Clock, Timer
-from .internal import GraceOver, TableMessage
+from .internal import GraceOver, TableMessage, nowhere
 
 
 class TableClocks:
@@ -80,3 +80,9 @@ class TableClocks:
             timer.cancel()
         self._grace.clear()
 
+    def close(self) -> None:
+        """Stop every clock and post nothing more: the table has closed. Its `post` is
+        the table's own method, a reference cycle that would keep the closed table and
+        its game for the garbage collector (which may never look: `server/memory.py`)."""
+        self.stop()
+        self._post = nowhere

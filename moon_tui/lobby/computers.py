@@ -18,7 +18,7 @@ from ..bots import Bot, RandomBot, make_bot
 from ..bots.pool import INSTANT_LEVELS, BotPool
 from ..bots.registry import ALIASES
 from ..rules import SeatView
-from .internal import BotMoved, TableMessage
+from .internal import BotMoved, TableMessage, nowhere
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +32,12 @@ class Computers:
         self._post = post
         self._pool = bots
         self._bots: dict[tuple[int, str], Bot] = {}
+
+    def close(self) -> None:
+        """The table has closed: a move still being chosen goes nowhere, and the table
+        (whose `post` this holds) is freed at once (see `TableClocks.close`)."""
+        self._post = nowhere
+        self._bots.clear()
 
     def _bot(self, seat: int, level: str) -> Bot:
         key = (seat, level)

@@ -160,6 +160,11 @@ TableMessage = (FromMember | Attach | Detach | CloseNow | ThinkNow | BotMoved | 
                 | DealNow | GraceOver)
 
 
+def nowhere(message: TableMessage) -> None:
+    """Where a closed table's clocks and computers post: nothing acts on their messages
+    any more, and they no longer hold the table (its `post`) in a reference cycle."""
+
+
 # --- the directory: how messages find their readers ---------------------------------------
 
 class TableDoor(Protocol):

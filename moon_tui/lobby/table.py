@@ -195,6 +195,11 @@ class Table:
             self.publisher.release()
             self._tg = None
             self._closed = True
+            # Its parts hold `self.post`: a cycle that only the garbage collector would
+            # free, and the server keeps it from looking (server/memory.py). Broken, the
+            # table and its game go as soon as the lobby forgets it.
+            self.clocks.close()
+            self.computers.close()
             while not self._inbox.empty():
                 self.post(self._inbox.get_nowait())
             self._lobby_post(TableClosed(self.table_id, self.invite_code))

@@ -1,0 +1,77 @@
+"""One player opening table after table (issue 36): each closed table is freed whole, the
+tables a person opens are bounded per hour, and a game nobody played leaves no record."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from test_lobby import join, running, table_with_bots
+
+from moon_tui.lobby import LeaveTable, TableLeft, TableUpdate
+from moon_tui.lobby.table import Table
+from moon_tui.rules import GameState
+
+
+@contextmanager
+def collector_off() -> Iterator[None]:
+    """As in the server, where the collector never looks at what lived half a second
+    (`server/memory.py`): what is not freed by reference counting stays."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def live_tables() -> list[Table]:
+    return [o for o in gc.get_objects() if isinstance(o, Table)]
+
+
+async def until(condition: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.01)
+    assert condition(), what
+
+
+async def test_a_closed_table_and_its_game_are_freed_at_once() -> None:
+    # Seen over SSH: a guest opening a table, adding two computers, starting and leaving,
+    # again and again, left every table and its game in memory.
+    async with running() as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        with collector_off():
+            tables: list[weakref.ref[Table]] = []
+            games: list[weakref.ref[GameState]] = []
+            for _ in range(3):
+                mark = ann.mark()
+                table_id = await table_with_bots(ann)
+                await ann.wait_type(TableUpdate, lambda u, t=table_id: u.table.table_id == t
+                                    and u.table.status == "playing", start=mark)
+                (table,) = [t for t in live_tables() if t.table_id == table_id]
+                assert table.state is not None
+                tables.append(weakref.ref(table))
+                games.append(weakref.ref(table.state))
+                del table
+                ann.handle.send(LeaveTable(table_id))
+                await ann.wait_type(TableLeft, lambda e, t=table_id: e.table_id == t)
+                await until(lambda t=table_id: t not in {i.table_id for i in lobby.tables()},
+                            "the lobby forgot the table")
+            await until(lambda: all(ref() is None for ref in tables + games),
+                        "every closed table and its game freed")
+        assert lobby.tables() == ()
+
+
+async def test_a_table_the_lobby_stops_is_freed_too() -> None:
+    with collector_off():
+        async with running() as (lobby, tg):
+            ann = await join(lobby, tg, "ann")
+            await table_with_bots(ann)
+            (table,) = live_tables()
+            freed = weakref.ref(table)
+            del table
+        assert freed() is None
