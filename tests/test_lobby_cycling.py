@@ -11,9 +11,10 @@ from contextlib import contextmanager
 
 from test_lobby import join, running, table_with_bots
 
-from moon_tui.lobby import LeaveTable, TableLeft, TableUpdate
+from moon_tui.lobby import LeaveTable, MemoryRecordStore, TableLeft, TableUpdate
+from moon_tui.lobby.client import first_legal
 from moon_tui.lobby.table import Table
-from moon_tui.rules import GameState
+from moon_tui.rules import Action, GameState, SeatView
 
 
 @contextmanager
@@ -75,3 +76,35 @@ async def test_a_table_the_lobby_stops_is_freed_too() -> None:
             freed = weakref.ref(table)
             del table
         assert freed() is None
+
+
+async def test_a_game_left_before_the_players_first_decision_is_not_saved() -> None:
+    store = MemoryRecordStore()
+    async with running(store=store) as (lobby, tg):
+        ann = await join(lobby, tg, "ann")  # she never decides anything
+        for _ in range(3):
+            table_id = await table_with_bots(ann)
+            ann.handle.send(LeaveTable(table_id))
+            await ann.wait_type(TableLeft, lambda e, t=table_id: e.table_id == t)
+            await until(lambda: lobby.tables() == (), "the table closed")
+    assert store.records == []
+
+
+async def test_a_game_a_person_decided_in_is_saved_when_they_leave() -> None:
+    store = MemoryRecordStore()
+    decided = 0
+
+    def once(view: SeatView) -> Action | None:
+        nonlocal decided
+        decided += 1
+        return first_legal(view) if decided == 1 else None
+
+    async with running(store=store) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", once)
+        table_id = await table_with_bots(ann)
+        await ann.wait_type(TableUpdate, lambda u: u.view is not None
+                            and any(seat == 0 for seat, _ in u.view.bids), timeout=20)
+        ann.handle.send(LeaveTable(table_id))
+        await until(lambda: lobby.tables() == (), "the table closed")
+        assert store.finished == [False]
+    assert store.records[0]["seats"][0] == "ann"

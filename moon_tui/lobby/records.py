@@ -1,5 +1,9 @@
 """A table's game records: each game saved once, as a `moon/1` record.
 
+Only a game in which a person decided at least once is saved: one where computers made
+every decision (its player left before their first) is nobody's game to look back on,
+and a guest opening and leaving tables saved 1,403 of them in ten minutes (issue 36).
+
 A finished game is saved when its end is in the table's journal: saved earlier, a crash
 in between would bring the game back unfinished and save it twice; a table restored
 finished saves it again, and the store keeps a record once. A game cut short (the table
@@ -25,27 +29,36 @@ class Recorder:
         self._store = store
         self.saved = True
         """The current game is saved (or there is none)."""
+        self.person_decided = False
+        """A person made a decision of the current game themselves (the table sets it on
+        a move of theirs; a stand-in's or a timer's is not theirs). Kept in the journal."""
         self._due: dict[str, Any] | None = None
 
     def new_game(self) -> None:
         self.saved = False
+        self.person_decided = False
 
     def take(self, state: GameState, names: tuple[str, ...]) -> dict[str, Any] | None:
-        """The current game's record, once (None if already taken, or if it fails)."""
+        """The current game's record, once (None if already taken, if no person decided
+        anything in it, or if it fails)."""
         if self.saved:
             return None
         self.saved = True
+        if not self.person_decided:
+            return None
         try:
             return record_of(state, names)
         except Exception:
             log.exception("table %s: could not write the game record", self._table_id)
             return None
 
-    def restored(self, state: GameState | None, names: tuple[str, ...], status: str) -> None:
+    def restored(self, state: GameState | None, names: tuple[str, ...], status: str,
+                 person_decided: bool) -> None:
         """The table was rebuilt from its journal: a game on is saved when it ends; a
         finished one is due again (the crash may have come before its record was stored,
         and the store keeps a record once)."""
         self.saved = status != "playing"
+        self.person_decided = person_decided
         if status == "finished" and state is not None:
             self.saved = False
             self.finished(state, names)

@@ -51,6 +51,9 @@ class Restored:
     hand_seats: HandSeats
     state: GameState | None
     chat: tuple[ChatPosted, ...]
+    person_decided: bool
+    """A person made a decision of the game themselves (only then is it saved as a record;
+    a row written before this was kept says so: its game is saved as it was)."""
 
 
 def _check(ok: bool, table_id: str, reason: str) -> None:
@@ -132,7 +135,8 @@ def unfinished_record(saved: SavedTable) -> dict[str, Any] | None:
     """The `moon/1` record of the saved table's game as written (not checked), if it has
     one: what can be kept of a table that cannot be rebuilt."""
     data = saved.data
-    if not saved.hands or data.get("first_bidder") is None:
+    if not saved.hands or data.get("first_bidder") is None \
+            or data.get("person_decided") is False:
         return None
     return {"format": FORMAT, "rules": data.get("rules"), "seats": data.get("game_names"),
             "first_bidder": data.get("first_bidder"), "hands": [dict(h) for h in saved.hands]}
@@ -190,4 +194,5 @@ def read_saved(saved: SavedTable) -> Restored:
         hand_seats=_hand_seats(data.get("hand_seats", []), rules.players, table_id),
         state=state,
         chat=_chat(saved.chat, table_id),
+        person_decided=_flag({"person_decided": True, **data}, "person_decided", table_id),
     )

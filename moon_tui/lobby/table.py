@@ -516,6 +516,7 @@ class Table:
             self.state.apply_action(action)
         except IllegalActionError as exc:
             raise Refused.illegal(exc.breach, action) from None
+        self.recorder.person_decided = True
         self._changed()
 
     def _computer_moved(self, seat: int, action: Action, stand_in: bool) -> None:
@@ -718,7 +719,8 @@ class Table:
         self.state = saved.state
         if self.state is not None:
             self._note_hand_seats()  # every hand dealt has its players, even if not kept
-        self.recorder.restored(self.state, self.game_names, saved.status)
+        self.recorder.restored(self.state, self.game_names, saved.status,
+                               saved.person_decided)
         self.publisher.connected.clear()
         self.publisher.chat.extend(saved.chat)
         grace = self.config.restart_grace_seconds

@@ -69,6 +69,7 @@ def table_row(table: Table) -> dict[str, Any]:
         "stand_in_level": table.stand_in_level,
         "status": table.status,
         "game_names": list(table.game_names),
+        "person_decided": table.recorder.person_decided,
         "first_bidder": None if state is None else state.game_first_bidder,
         "hand_seats": [[[s.name, s.bot_level] for s in seats] for seats in table.hand_seats],
     }
@@ -76,10 +77,11 @@ def table_row(table: Table) -> dict[str, Any]:
 
 def row_key(table: Table) -> tuple[object, ...]:
     """Changes whenever `table_row` may have changed: not on a move, but on a seat, the
-    status, a new hand, a new game."""
+    status, a new hand, a new game, a person's first decision in a game."""
     state = table.state
     return (table.status, table.seating.key(), table.stand_in_level, len(table.hand_seats),
-            table.game_names, None if state is None else id(state))
+            table.game_names, None if state is None else id(state),
+            table.recorder.person_decided)
 
 
 def chat_row(line: ChatLine) -> dict[str, Any]:
