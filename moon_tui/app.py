@@ -106,7 +106,7 @@ class MoonApp(App[None]):
     def __init__(self, lobby: Lobby, name: str, *, motd: str = "", operator: bool = False,
                  guest: bool = False, keys: KeyManager | None = None,
                  driver_class: type[Driver] | None = None,
-                 health: ServerHealth | None = None) -> None:
+                 health: ServerHealth | None = None, person: str | None = None) -> None:
         super().__init__(driver_class=driver_class)
         self.lobby = lobby
         self.player_name = name
@@ -114,6 +114,9 @@ class MoonApp(App[None]):
         self.operator = operator
         self.guest = guest
         """Logged in without a key, under a `guest-NNNN` name given for this visit."""
+        self.person = person
+        """Whom the lobby's per-person limits count this session against (None: the
+        name; `Lobby.connect`)."""
         self.solo = False
         """A game played alone (`moon`, set by LocalMoonApp): no lobby, no chat."""
         self.keys = keys
@@ -159,7 +162,8 @@ class MoonApp(App[None]):
 
     async def open_handle(self) -> PlayerHandle:
         """Connect to the lobby (a local game overrides this to start its own lobby)."""
-        return await self.lobby.connect(self.player_name, operator=self.operator)
+        return await self.lobby.connect(self.player_name, operator=self.operator,
+                                        person=self.person)
 
     async def _session(self) -> None:
         try:

@@ -67,6 +67,9 @@ class Limits:
     """A finished trick stays in view at least this long before a computer leads the next."""
     hand_result_seconds: float = _LOBBY.hand_result_seconds
     """A hand's result stays until every seated player has read it (Enter), or this long."""
+    tables_per_hour: int = _LOBBY.tables_per_hour
+    """New tables one player (the guests of one address together) may open in any hour;
+    operators are not counted."""
     # --- adding a key from another computer (server/link_codes.py) ---
     link_code_minutes: float = 10.0
     """A code from the keys dialog adds a key only within this time after it was made."""
@@ -144,6 +147,7 @@ class ServerConfig:
             bot_workers=self.bot_workers,
             chat_max_chars=self.limits.chat_max_chars,
             chat_lines_per_10s=self.limits.chat_lines_per_10s,
+            tables_per_hour=self.limits.tables_per_hour,
             operators=frozenset(self.operators),
             motd=self.motd,
         )

@@ -338,6 +338,8 @@ class MoonServer:
             ),
             health=self.db if player.operator else None,
             driver_class=SSHDriver,
+            # A guest's name is new at each visit: the guests of one address are one person.
+            person=f"guests at {player.address}" if player.guest else None,
         )
         app.help_first = help_first
         return app

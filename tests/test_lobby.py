@@ -725,7 +725,8 @@ RULE_VARIETY = (
 async def test_fifty_tables_of_bots_play_to_the_end_at_once() -> None:
     store, journal = MemoryRecordStore(), MemoryJournal()
     tables = 50
-    async with running(store=store, journal=journal) as (lobby, tg):
+    config = dataclasses.replace(FAST, tables_per_hour=tables)
+    async with running(config, store=store, journal=journal) as (lobby, tg):
         host = await join(lobby, tg, "host")
         for i in range(tables):
             rules = RULE_VARIETY[i % len(RULE_VARIETY)]

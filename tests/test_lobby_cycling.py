@@ -4,17 +4,28 @@ tables a person opens are bounded per hour, and a game nobody played leaves no r
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from test_lobby import join, running, table_with_bots
+from manual_clock import ManualClock
+from test_lobby import FAST, join, new_table, running, table_with_bots
 
-from moon_tui.lobby import LeaveTable, MemoryRecordStore, TableLeft, TableUpdate
-from moon_tui.lobby.client import first_legal
+from moon_tui.lobby import (
+    CreateTable,
+    LeaveTable,
+    MemoryRecordStore,
+    Refusal,
+    Rejected,
+    TableLeft,
+    TableUpdate,
+)
+from moon_tui.lobby.client import Client, first_legal
 from moon_tui.lobby.table import Table
 from moon_tui.rules import Action, GameState, SeatView
+from moon_tui.ui.refusals import refusal_words
 
 
 @contextmanager
@@ -108,3 +119,40 @@ async def test_a_game_a_person_decided_in_is_saved_when_they_leave() -> None:
         await until(lambda: lobby.tables() == (), "the table closed")
         assert store.finished == [False]
     assert store.records[0]["seats"][0] == "ann"
+
+
+async def test_the_tables_a_person_opens_are_bounded_per_hour() -> None:
+    clock = ManualClock()
+    config = dataclasses.replace(FAST, tables_per_hour=2)
+    async with running(config, clock=clock) as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        for _ in range(2):
+            table_id = await new_table(ann, CreateTable("mine"))
+            ann.handle.send(LeaveTable(table_id))
+            await until(lambda: lobby.tables() == (), "the table closed")
+        clock.advance(600)
+        mark = ann.mark()
+        ann.handle.send(CreateTable("one more"))
+        refused = await ann.wait_type(Rejected, start=mark)
+        assert refused.code is Refusal.TOO_MANY_TABLES
+        assert refused.params == {"tables": 2, "minutes": 50}
+        assert refusal_words(refused) == ("you opened 2 tables within the hour: you may open "
+                                          "another in 50 minutes; join one meanwhile")
+        # Guests get a new name at each visit: the server counts them by their address.
+        for name in ("guest-1", "guest-2"):
+            guest = Client(await lobby.connect(name, person="guests at 10.0.0.9"))
+            tg.create_task(guest.run())
+            mark = guest.mark()
+            guest.handle.send(CreateTable("a guest's"))
+            if name == "guest-1":
+                await guest.wait_type(TableUpdate, start=mark)
+                guest.handle.send(CreateTable("a guest's second"))
+                await guest.wait_type(TableUpdate, lambda u: u.table.name == "a guest's second")
+            else:
+                refused = await guest.wait_type(Rejected, start=mark)
+                assert refused.code is Refusal.TOO_MANY_TABLES
+        olga = await join(lobby, tg, "olga", operator=True)  # not counted
+        for number in range(3):
+            await new_table(olga, CreateTable(f"tournament {number}"))
+        clock.advance(3000)  # an hour after ann's first table
+        await new_table(ann, CreateTable("an hour later"))

@@ -27,12 +27,13 @@ def test_the_lobby_gets_the_servers_settings_and_its_own_defaults_otherwise() ->
     assert ServerConfig().lobby_config() == LobbyConfig()  # one default per setting
     config = ServerConfig(motd="hi", bot_delay=0.1, bot_workers=3, operators={"olga": ()},
                           limits=Limits(grace_seconds=5, chat_max_chars=40,
-                                        chat_lines_per_10s=2))
+                                        chat_lines_per_10s=2, tables_per_hour=4))
     lobby = config.lobby_config()
     assert (lobby.motd, lobby.bot_delay, lobby.operators) == ("hi", 0.1, frozenset({"olga"}))
     assert lobby.bot_workers == 3
     assert ServerConfig().bot_workers == len(os.sched_getaffinity(0))  # one per core
     assert (lobby.grace_seconds, lobby.chat_max_chars, lobby.chat_lines_per_10s) == (5, 40, 2)
+    assert lobby.tables_per_hour == 4
 
 
 def test_file_then_environment_then_flags(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from tests.support.probe import (
     enter_lobby,
     eventually,
     new_key,
+    open_bot_table,
     open_connection,
     running_server,
 )
@@ -189,3 +191,24 @@ async def test_leaving_right_after_enter_is_not_a_crash(
         await eventually(lambda: server.sessions.count == 0, "every session ended")
     crashes = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert crashes == []
+
+
+async def test_guests_of_one_address_open_tables_per_hour_as_one_player(
+    tmp_path: Path,
+) -> None:
+    # Issue 36: a guest opening tables and leaving, again and again; coming back as a new
+    # guest (a new name) does not start the count again.
+    async with running_server(tmp_path, lobby_config=replace(FAST, tables_per_hour=1)
+                              ) as server:
+        first = await ScreenClient.connect(server.port, "visitor")
+        await enter_lobby(first, timeout=30)
+        await open_bot_table(first, timeout=30)
+        await first.close()
+        second = await ScreenClient.connect(server.port, "visitor")
+        await enter_lobby(second, timeout=30)
+        await second.press("n")
+        await second.wait_for("Create (ctrl+s)")
+        await second.press("\x13")
+        screen = await second.wait_for("tables within the hour")
+        assert "you opened 1 tables within the hour" in " ".join(screen.split())
+        await second.close()

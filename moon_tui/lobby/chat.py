@@ -44,6 +44,13 @@ class RateLimit:
             seen.popleft()
         return len(seen) >= self.count
 
+    def wait(self, name: str, now: float | None = None) -> float:
+        """Seconds until `name` may count one more (0: now)."""
+        now = time.monotonic() if now is None else now
+        if not self.full(name, now):
+            return 0.0
+        return self._seen[name][-self.count] + self.window - now
+
     def allow(self, name: str, now: float | None = None) -> bool:
         """Count one event for `name` unless it is over the limit (then count nothing)."""
         now = time.monotonic() if now is None else now

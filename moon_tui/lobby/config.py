@@ -65,3 +65,6 @@ class LobbyConfig:
     redraws are spread out instead of all landing on the server at one moment."""
     max_commands_pending: int = 64
     """Commands a session may have waiting in the lobby; more are rejected."""
+    tables_per_hour: int = 30
+    """New tables one person may open in any hour (operators are not counted): far more
+    than anyone plays, and a bound on what a visitor opening and leaving tables costs."""

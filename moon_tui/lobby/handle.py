@@ -28,9 +28,11 @@ class PlayerHandle:
 
     def __init__(self, name: str, *, operator: bool, queue_size: int,
                  post: Callable[[LobbyMessage], None], tables: Mapping[str, TableDoor],
-                 max_pending: int = 64) -> None:
+                 max_pending: int = 64, person: str | None = None) -> None:
         self.name = name
         self.operator = operator
+        self.person = name if person is None else person
+        """Whom the lobby's per-person limits count this session against (`Lobby.connect`)."""
         self._queue = EventQueue(queue_size)
         self._post = post
         self._tables = tables

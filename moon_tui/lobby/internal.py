@@ -40,6 +40,7 @@ class Connect:
     name: str
     operator: bool
     reply: asyncio.Future[PlayerHandle]
+    person: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 import time
 from collections import deque
@@ -142,6 +143,8 @@ class Lobby:
         self._chat = ChatLimiter(config.chat_max_chars, config.chat_lines_per_10s)
         self._chat_kept: deque[ChatPosted] = deque(maxlen=CHAT_KEPT)
         self._wrong_codes = RateLimit(CODE_GUESSES, 60.0)
+        self._tables_opened = RateLimit(config.tables_per_hour, 3600.0)
+        """Tables each person opened within the hour (`PlayerHandle.person`)."""
         self._next_table = 1
         self._tg: asyncio.TaskGroup | None = None
         self._main: asyncio.Task[None] | None = None
@@ -220,12 +223,15 @@ class Lobby:
         self._inbox.put_nowait(message)
 
     # -- the public API ------------------------------------------------------------------
-    async def connect(self, name: str, *, operator: bool = False) -> PlayerHandle:
-        """A handle for `name`; a second connect with the same name takes over."""
+    async def connect(self, name: str, *, operator: bool = False,
+                      person: str | None = None) -> PlayerHandle:
+        """A handle for `name`; a second connect with the same name takes over. `person`
+        is whom the per-person limits (`tables_per_hour`) count it against: the name
+        unless told (a guest's name is new at each visit: the server gives its address)."""
         if not self._running or self._closing:
             raise LobbyClosed("the lobby is not running")
         reply: asyncio.Future[PlayerHandle] = asyncio.get_running_loop().create_future()
-        self._post(Connect(name, operator, reply))
+        self._post(Connect(name, operator, reply, name if person is None else person))
         return await reply
 
     def online(self) -> tuple[str, ...]:
@@ -379,7 +385,8 @@ class Lobby:
         handle = PlayerHandle(name, operator=message.operator or name in self.config.operators,
                               queue_size=self.config.queue_size, post=self._post,
                               tables=self._directory.tables,
-                              max_pending=self.config.max_commands_pending)
+                              max_pending=self.config.max_commands_pending,
+                              person=message.person)
         old = self._players.get(name)
         if old is not None:
             old.end(TAKEN_OVER)
@@ -405,6 +412,7 @@ class Lobby:
         del self._players[handle.name]
         self._chat.forget_idle()
         self._wrong_codes.forget_idle()
+        self._tables_opened.forget_idle(self.clock.now())
         for table in self._tables.values():
             table.post(Detach(handle.name))
         self._presence_dirty = True
@@ -524,6 +532,12 @@ class Lobby:
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)
                                     or not 1 <= seconds <= 3600):
             reject(Refused(Refusal.BAD_TIMER, seconds=repr(seconds)))
+            return
+        now = self.clock.now()
+        if not handle.operator and not self._tables_opened.allow(handle.person, now):
+            wait = self._tables_opened.wait(handle.person, now)
+            reject(Refused(Refusal.TOO_MANY_TABLES, tables=self.config.tables_per_hour,
+                           minutes=max(1, math.ceil(wait / 60))))
             return
         name = clean_text(command.name)[:TABLE_NAME_MAX] or f"{handle.name}'s table"
         table_id = f"t{self._next_table}"

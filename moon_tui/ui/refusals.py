@@ -65,6 +65,11 @@ def _started(params: Params, command: Command) -> str:
     return f"the game has started: you cannot {what} now"
 
 
+def _minutes(params: Params) -> str:
+    minutes = params.get("minutes")
+    return "a minute" if minutes == 1 else f"{minutes} minutes"
+
+
 _Words = Callable[[Params], str]
 
 RULES: dict[RuleBroken, _Words] = {
@@ -119,6 +124,9 @@ LOBBY: dict[Refusal, _Words] = {
                                      f"not {p.get('length')}",
     Refusal.CHAT_TOO_FAST: lambda p: f"at most {p.get('lines')} chat lines every "
                                      f"{p.get('seconds')} seconds: wait a moment",
+    Refusal.TOO_MANY_TABLES: lambda p: f"you opened {p.get('tables')} tables within the hour: "
+                                       f"you may open another in {_minutes(p)}; join one "
+                                       "meanwhile",
     Refusal.TABLE_FAILED: lambda p: "the table could not do that command",
     Refusal.TABLE_CLOSING: lambda p: f"table {p.get('table_id')} is closing",
     Refusal.TABLE_CLOSED: lambda p: f"table {p.get('table_id')} has closed",
