@@ -9,6 +9,11 @@ a busy evening costs one commit per round trip to the thread, not one per move.
 A batch the disk refuses (full, read-only) is kept and written first next time: its rows
 replace or delete whole rows, so writing it late still leaves each table as its last
 change left it. The operators are told by an alarm until the disk takes it again.
+
+Reading the rows back at start, the file is not trusted (it may have been edited or
+damaged): a row that is too long, not JSON, or nested deeper than the server writes
+loses its table (logged), never the start; the lobby checks the rest
+(`moon_tui.lobby.restoring`).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -30,6 +36,7 @@ from moon_tui.lobby.journal import (
     TableGone,
     TableRow,
 )
+from moon_tui.lobby.restoring import shown
 
 if TYPE_CHECKING:
     from .store import Database
@@ -55,6 +62,13 @@ CREATE TABLE IF NOT EXISTS saved_chat (
 CREATE INDEX IF NOT EXISTS saved_chat_table ON saved_chat(table_id, id);
 """
 
+ROW_CHARS_MAX = 1_000_000
+"""The longest saved row read back: the server writes a table's row in a few kilobytes
+and a hand's in less; a longer one loses its table, unread."""
+JSON_DEPTH_MAX = 16
+"""How deep a saved row may nest (the server's nest 4 deep at most): deeper ones, up to
+JSON's own limit where reading raised RecursionError and the server did not start, lose
+their table."""
 UNWRITTEN_KEPT = 100_000
 """Entries kept in memory while the disk refuses them; past this the oldest are dropped
 (a crash then loses more, the game in memory goes on)."""
@@ -202,33 +216,58 @@ class SqliteJournal:
     def _read_tables(self) -> list[SavedTable]:
         db = self._db.connection()
         hands: dict[str, list[Any]] = {}
-        chat: dict[str, list[Any]] = {}
+        chat: dict[str, deque[Any]] = {}
         broken: set[str] = set()
 
-        def parse(table_id: str, text: str) -> Any:
+        def rows(table: str, order: str) -> Any:
+            # An overlong row comes back as None, without its text.
+            return db.execute(f"SELECT table_id, CASE WHEN length(data) <= ? THEN data END "
+                              f"FROM {table} ORDER BY {order}", (ROW_CHARS_MAX,))
+
+        def parse(table_id: str, text: object) -> Any:
             try:
-                return json.loads(text)
-            except ValueError:
+                if not isinstance(text, str):
+                    raise ValueError("not a text of at most ROW_CHARS_MAX characters")
+                data = json.loads(text)
+                if not _shallow(data):
+                    raise ValueError("nested too deep")
+            except (ValueError, RecursionError):
                 broken.add(table_id)
                 return None
+            return data
 
-        for table_id, text in db.execute(
-                "SELECT table_id, data FROM saved_hands ORDER BY table_id, hand"):
+        for table_id, text in rows("saved_hands", "table_id, hand"):
             hands.setdefault(table_id, []).append(parse(table_id, text))
-        for table_id, text in db.execute(
-                "SELECT table_id, data FROM saved_chat ORDER BY id"):
-            chat.setdefault(table_id, []).append(parse(table_id, text))
+        for table_id, text in rows("saved_chat", "id"):
+            # The journal keeps a table's last CHAT_KEPT lines: more were not written here.
+            chat.setdefault(table_id, deque(maxlen=CHAT_KEPT)).append(text)
         saved = []
-        for table_id, text in db.execute(
-                "SELECT table_id, data FROM saved_tables ORDER BY rowid"):
+        for table_id, text in rows("saved_tables", "rowid"):
             data = parse(table_id, text)
-            if table_id in broken or not isinstance(data, dict):
-                log.error("table %s cannot come back: its saved rows are not readable JSON",
-                          table_id)
+            lines = [parse(table_id, line) for line in chat.get(table_id, ())]
+            if not isinstance(table_id, str) or table_id in broken \
+                    or not isinstance(data, dict) \
+                    or not all(isinstance(line, dict) for line in lines):
+                log.error("table %s cannot come back: its saved rows are not JSON as the "
+                          "server writes it", shown(table_id))
                 continue
             saved.append(SavedTable(table_id, data, tuple(hands.get(table_id, ())),
-                                    tuple(chat.get(table_id, ()))))
+                                    tuple(lines)))
         return saved
+
+
+def _shallow(data: Any) -> bool:
+    """`data` nests at most `JSON_DEPTH_MAX` deep (looked at without recursion)."""
+    todo: list[tuple[Any, int]] = [(data, 0)]
+    while todo:
+        value, depth = todo.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            if depth >= JSON_DEPTH_MAX:
+                return False
+            todo.extend((item, depth + 1) for item in value)
+    return True
 
 
 ROWS_PER_STATEMENT = 200

@@ -750,3 +750,47 @@ def test_a_saved_table_reads_back_through_its_row_only() -> None:
     saved = SavedTable("t9", {"version": 99})
     with pytest.raises(ValueError, match="t9: row version 99"):
         read_saved(saved)
+
+
+# --- a journal edited by hand or damaged (issue 36) ----------------------------------------
+
+async def four_tables_mid_game() -> MemoryJournal:
+    """Four tables, ann's, bob's, cy's and dee's, each stopped at its owner's turn in the
+    play of the first hand, as a crash leaves them."""
+    journal = MemoryJournal()
+    stop = WHERE["play"]
+    async with running(journal=journal) as (lobby, tg):
+        owners = [await join(lobby, tg, name, holding(stop, seed))
+                  for seed, name in enumerate(("ann", "bob", "cy", "dee"))]
+        for owner in owners:
+            await table_with_bots(owner, SHORT)
+        for owner in owners:
+            await owner.wait_type(TableUpdate, lambda u: u.view is not None and stop(u.view)
+                                  and u.view.my_turn, timeout=30)
+        return crashed(journal)
+
+
+async def test_tampered_saved_tables_are_dropped_with_a_reason_and_the_rest_come_back(
+        caplog: pytest.LogCaptureFixture) -> None:
+    disk = await four_tables_mid_game()
+    over, crowd, forged, good = sorted(disk.tables, key=lambda t: int(t[1:]))
+    disk.tables[over] = {**disk.tables[over], "status": "finished"}  # in mid-hand
+    disk.tables[crowd] = {**disk.tables[crowd],
+                          "spectators": [f"p{number}" for number in range(100_000)]}
+    disk.tables[forged] = {**disk.tables[forged],
+                           "owner": "cy\n2026-01-01 INFO login olga (operator)"}
+    disk.tables["t" + "9" * 5000] = disk.tables[good]  # an id no lobby gives
+    store = MemoryRecordStore()
+    with caplog.at_level(logging.ERROR, logger="moon_tui.lobby.lobby"):
+        async with running(journal=disk, store=store) as (lobby, tg):
+            assert [t.table_id for t in lobby.tables()] == [good]
+            assert set(disk.tables) == {good}, "the others are forgotten"
+    reasons = [r.getMessage() for r in caplog.records]
+    assert len(reasons) == 4 and all(len(r) < 300 and "\n" not in r for r in reasons)
+    assert f"table '{over}'" in reasons[0] \
+        and "the table says finished, but its game has not ended" in reasons[0]
+    assert "spectators is ['p0', 'p1'," in reasons[1] and "at most 1000 names" in reasons[1]
+    assert "owner is 'cy\\n2026-01-01 INFO" in reasons[2]
+    assert "not a table's id" in reasons[3]
+    # Each dropped game with its hands is kept as an unfinished record, none as finished.
+    assert store.finished == [False] * 3

@@ -24,7 +24,7 @@ from moon_tui.lobby.journal import (
     TableGone,
     TableRow,
 )
-from server.journal import ROWS_PER_STATEMENT, SqliteJournal
+from server.journal import JSON_DEPTH_MAX, ROW_CHARS_MAX, ROWS_PER_STATEMENT, SqliteJournal
 from server.store import Database
 
 TABLE_IDS = st.sampled_from(["1", "2", "3"])
@@ -166,7 +166,33 @@ async def test_a_row_that_is_not_json_loses_only_its_table(
     with caplog.at_level(logging.ERROR):
         saved = await journal.load()
     assert [t.table_id for t in saved] == ["1"]
-    assert "table 2 cannot come back" in caplog.text
+    assert "table '2' cannot come back" in caplog.text
+
+
+async def test_rows_nested_deep_or_overlong_lose_their_table_not_the_start(
+        db: Database, caplog: pytest.LogCaptureFixture) -> None:
+    # Issue 36: a table row of deeply nested JSON raised RecursionError from `load`, and
+    # the server did not start.
+    journal = SqliteJournal(db)
+    await journal.write([TableRow(table_id, {"n": 1}) for table_id in "12345"]
+                        + [ChatRow("4", {"text": "hi"})])
+    deep = "[" * 100_000 + "]" * 100_000
+    too_deep = "[" * (JSON_DEPTH_MAX + 1) + "]" * (JSON_DEPTH_MAX + 1)
+
+    def damage() -> None:
+        with db.connection() as conn:
+            for table_id, data in (("1", deep), ("2", too_deep),
+                                   ("3", '{"x": "' + "y" * ROW_CHARS_MAX + '"}')):
+                conn.execute("UPDATE saved_tables SET data = ? WHERE table_id = ?",
+                             (data, table_id))
+            conn.execute("UPDATE saved_chat SET data = ? WHERE table_id = '4'", (deep,))
+
+    await db.run(damage)
+    with caplog.at_level(logging.ERROR):
+        saved = await journal.load()
+    assert [t.table_id for t in saved] == ["5"]
+    for table_id in "1234":
+        assert f"table '{table_id}' cannot come back" in caplog.text
 
 
 async def _fill(db: Database) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import sys
 from pathlib import Path
@@ -10,6 +11,8 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from moon_tui.lobby.journal import ChatRow, HandRow, TableRow
+from server.journal import SqliteJournal
 from server.store import Database, SQLiteRecordStore
 from tests.support.probe import (
     ScreenClient,
@@ -101,3 +104,46 @@ def test_moon_server_help_runs() -> None:
     )
     assert result.returncode == 0
     assert "--data" in result.stdout and "MOON_DATA" in result.stdout
+
+
+async def test_the_server_starts_on_tampered_saved_tables_and_takes_up_the_good_one(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Issue 36: a table row of deeply nested JSON kept the server from starting; a game in
+    # mid-hand marked finished was saved as a finished record; 100,000 spectators stalled it.
+    from test_lobby_restore import four_tables_mid_game
+
+    disk = await four_tables_mid_game()
+    deep, over, crowd, good = sorted(disk.tables, key=lambda t: int(t[1:]))
+    disk.tables[over] = {**disk.tables[over], "status": "finished"}
+    disk.tables[crowd] = {**disk.tables[crowd],
+                          "spectators": [f"p{number}" for number in range(100_000)]}
+    db = Database(tmp_path / "moon.sqlite3")
+    await db.open()
+    journal = SqliteJournal(db)
+    await journal.write(
+        [TableRow(t, row) for t, row in disk.tables.items()]
+        + [HandRow(t, n, hand) for t, hands in disk.hands.items() for n, hand in hands.items()]
+        + [ChatRow(t, line) for t, lines in disk.chat.items() for line in lines])
+
+    def nest() -> None:
+        with db.connection() as conn:
+            conn.execute("UPDATE saved_tables SET data = ? WHERE table_id = ?",
+                         ("[" * 100_000 + "]" * 100_000, deep))
+
+    await db.run(nest)
+    await db.close()
+    with caplog.at_level(logging.INFO):
+        async with running_server(tmp_path, lobby_config=FAST) as server:
+            assert [t.table_id for t in server.lobby.tables()] == [good]
+            assert [t.status for t in server.lobby.tables()] == ["playing"]
+            assert [s.finished for s in await server.db.records()] == [False, False], \
+                "the dropped games are kept as unfinished ones, the one marked finished too"
+            client = await ScreenClient.connect(server.port, "dee", key=new_key())
+            await client.wait_for("dee (you)")  # back in her seat at the good table
+            await client.close()
+    log = caplog.text
+    assert f"table '{deep}' cannot come back" in log
+    assert f"table '{over}' could not be taken up" in log and "has not ended" in log
+    assert f"table '{crowd}' could not be taken up" in log and "at most 1000 names" in log
+    assert f"table {good} taken up after the restart" in log

@@ -53,7 +53,10 @@ from .internal import (
 from .journal import MemoryJournal, SavedTable, TableGone, TableJournal
 from .listing import Listing
 from .messages import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
     OPERATOR_COMMANDS,
+    TABLE_NAME_MAX,
     Ban,
     Broadcast,
     CancelRestart,
@@ -75,16 +78,13 @@ from .messages import (
     TableInfo,
 )
 from .refusals import Refusal, Refused
-from .restoring import SavedTableError, read_saved, unfinished_record
+from .restoring import TABLE_ID, SavedTableError, read_saved, shown, unfinished_record
 from .stats import LobbyStats
 from .store import MemoryRecordStore, RecordStore
 from .table import Table
 
 log = logging.getLogger(__name__)
 
-CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-"""Invite code letters: no 0/O or 1/I to misread."""
-TABLE_NAME_MAX = 40
 CODE_GUESSES = 10
 """Wrong invite codes a player may try per minute (32**6 codes: guessing stays hopeless)."""
 UPDATE_SLICE = 0.025
@@ -567,7 +567,7 @@ class Lobby:
         people. One that cannot be rebuilt is logged, its game saved as an unfinished
         record if it can be, and forgotten; the lobby starts anyway."""
         table_id = saved.table_id
-        if table_id.startswith("t") and table_id[1:].isdecimal():
+        if isinstance(table_id, str) and TABLE_ID.fullmatch(table_id):
             self._next_table = max(self._next_table, int(table_id[1:]) + 1)
         try:
             restored = read_saved(saved)
@@ -579,9 +579,11 @@ class Lobby:
             table = self._new_table(table_id, restored.owner, restored.create, code)
             table.restore(restored)
         except Exception as exc:
-            reason = exc if isinstance(exc, SavedTableError) else repr(exc)
+            # The reason quotes at most a little of the row (`shown`): a row may hold
+            # megabytes, or line breaks to forge log lines.
+            reason = exc.reason if isinstance(exc, SavedTableError) else shown(exc)
             log.error("table %s could not be taken up after the restart and is dropped: %s",
-                      table_id, reason)
+                      shown(table_id), reason)
             await self._drop(saved)
             return
         self._listing.update(table.infos()[1])
@@ -597,11 +599,11 @@ class Lobby:
                 await self.store.save(record, finished=False)
             await self.journal.write([TableGone(saved.table_id)])
         except Exception:
-            log.exception("table %s: could not save or forget it", saved.table_id)
+            log.exception("table %s: could not save or forget it", shown(saved.table_id))
 
     def _new_code(self) -> str:
         while True:
-            code = "".join(self._codes_rng.choice(CODE_ALPHABET) for _ in range(6))
+            code = "".join(self._codes_rng.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
             if code not in self._codes:
                 return code
 

@@ -85,6 +85,13 @@ class ChatLine:
 
 # --- commands (player -> lobby or table) ----------------------------------------------------------
 
+TABLE_NAME_MAX = 40
+"""The longest table name kept (a longer one is cut)."""
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+"""Invite code letters: no 0/O or 1/I to misread."""
+CODE_LENGTH = 6
+
+
 @dataclass(frozen=True, slots=True)
 class CreateTable:
     name: str
