@@ -28,7 +28,7 @@ from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .fields import Choice
 from .rows import RowList
-from .words import seat_detail
+from .words import rules_line, seat_detail
 
 SEAT_COLUMNS = (("Seat", 6), ("Who", 22), ("", 26))
 
@@ -112,7 +112,7 @@ class WaitingScreen(MoonScreen):
         header.append(" Moon ", style="bold reverse")
         header.append(f" {info.name} · waiting room · owner {info.owner}")
         set_text(self.query_one("#header", Static), header)
-        lines = [f"Rules: {info.rules.summary()}"]
+        lines = [f"Rules: {rules_line(info.rules)}"]
         extra = []
         extra.append(f"turn timer {info.turn_seconds}s" if info.turn_seconds else "no timer")
         extra.append("private" if info.private else "public")
