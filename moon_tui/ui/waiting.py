@@ -10,7 +10,6 @@ from textual.containers import Horizontal
 from textual.widgets import Button, Label, Static
 
 from ..lobby.messages import (
-    BOT_LEVELS,
     AddBot,
     BotLevel,
     ChatPosted,
@@ -31,6 +30,9 @@ from .rows import RowList
 from .words import rules_line, seat_detail
 
 SEAT_COLUMNS = (("Seat", 6), ("Who", 22), ("", 26))
+PLAYER_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "expert")
+"""The computer levels a table's owner is offered (`random` is a test tool, not an
+opponent: moon-arena and the tests still use it)."""
 
 
 def seat_rows(info: TableInfo, me: str) -> list[tuple[str, str, str]]:
@@ -79,7 +81,7 @@ class WaitingScreen(MoonScreen):
         yield RowList(SEAT_COLUMNS, id="seat-list")
         with Horizontal(id="owner-row"):
             yield Label("Computer level ")
-            yield Choice([(lvl, lvl) for lvl in BOT_LEVELS], "normal", id="level")
+            yield Choice([(level, level) for level in PLAYER_LEVELS], "normal", id="level")
             yield Button("Add bot (b)", id="add", compact=True)
             yield Button("Remove bot (x)", id="remove", compact=True)
             yield Button("Start (s)", id="start", compact=True, variant="primary")
