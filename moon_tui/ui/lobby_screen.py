@@ -166,7 +166,8 @@ class LobbyScreen(MoonScreen):
         yield RowList(COLUMNS, flex=(RULES_COLUMN, SEATS_COLUMN), id="tables")
         with Horizontal(id="lower"):
             yield Static(id="online")
-            yield ChatPanel(placeholder="c: chat with everyone", id="lobby-chat")
+            yield ChatPanel(placeholder="c: chat with everyone",
+                            max_length=self.moon.chat_max_chars, id="lobby-chat")
         yield KeyBar()
 
     def on_mount(self) -> None:

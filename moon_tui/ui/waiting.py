@@ -85,7 +85,8 @@ class WaitingScreen(MoonScreen):
             yield Button("Add bot (b)", id="add", compact=True)
             yield Button("Remove bot (x)", id="remove", compact=True)
             yield Button("Start (s)", id="start", compact=True, variant="primary")
-        yield ChatPanel(placeholder="c: chat at this table", id="chat")
+        yield ChatPanel(placeholder="c: chat at this table",
+                            max_length=self.moon.chat_max_chars, id="chat")
         yield KeyBar()
 
     def on_mount(self) -> None:
