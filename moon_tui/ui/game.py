@@ -74,8 +74,8 @@ class GameScreen(MoonScreen):
 
     AUTO_FOCUS = "HandView"
     BINDINGS = [
-        Binding("left", "move(-1)", "←", show=False),
-        Binding("right", "move(1)", "→", show=False),
+        Binding("left", "move(-1)", "move the cursor", show=False),
+        Binding("right", "move(1)", "move the cursor", show=False),
         Binding("enter", "choose", "choose", show=False),
         *_digit_bindings(),
         Binding("p", "pass", "pass"),
