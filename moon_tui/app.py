@@ -123,6 +123,7 @@ class MoonApp(App[None]):
         self.health = health
         """The server's alarms, for an operator's screen (None: nothing to report)."""
         self.model = Model(name)
+        self.chat_max_chars = lobby.config.chat_max_chars
         self.handle: PlayerHandle | None = None
         self.current_table: str | None = None
         self.help_first = False

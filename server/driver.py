@@ -14,6 +14,7 @@ import contextlib
 import contextvars
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -39,6 +40,10 @@ OUTPUT_LIMIT = 256 * 1024
 READ_CHUNK = 1024
 EVENTS_PER_SECOND = 40.0
 EVENT_BURST = 120.0
+HELD_EVENTS = READ_CHUNK
+"""Events past the budget wait in order, up to this many (one read's worth: the reader
+waits for the budget before it reads again); typed text beyond the burst is delayed, not
+lost. Only what overflows this is dropped."""
 BYTES_PER_TOKEN = 64
 """Reading costs one token per this many bytes, so garbage making no events is metered too."""
 DROPPED_CHARS_PER_TOKEN = 16384
@@ -134,6 +139,9 @@ class SSHDriver(Driver):
         self._stale = False
         self._stale_check: asyncio.TimerHandle | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
+        self._held: deque[Message] = deque()
+        """Events past the budget, handed on as it refills (`_release`)."""
+        self._release_handle: asyncio.TimerHandle | None = None
         limits = terminal.limits
         self._decoder = InputDecoder(
             paste_limit=limits.paste_max_chars,
@@ -211,6 +219,10 @@ class SSHDriver(Driver):
         if self._tick_handle is not None:
             self._tick_handle.cancel()
             self._tick_handle = None
+        if self._release_handle is not None:
+            self._release_handle.cancel()
+            self._release_handle = None
+        self._held.clear()
         if self._stale_check is not None:
             self._stale_check.cancel()
             self._stale_check = None
@@ -235,10 +247,26 @@ class SSHDriver(Driver):
     def process_message(self, message: Message) -> None:
         if isinstance(message, events.MouseMove):
             return  # motion is not tracked; a client sending it anyway gets nothing
-        if not self._budget.take(1 + _extra_cost(message)):
-            self._terminal.dropped_events += 1
+        if self._held or not self._budget.take(1 + _extra_cost(message)):
+            if len(self._held) >= HELD_EVENTS:
+                self._terminal.dropped_events += 1
+                return
+            self._held.append(message)
+            if self._release_handle is None:
+                self._release_handle = self._loop.call_later(
+                    max(self._budget.wait_time(), 0.001), self._release)
             return
         super().process_message(message)
+
+    def _release(self) -> None:
+        """Hand on the held events the budget allows now, in order; wait for the rest."""
+        self._release_handle = None
+        while self._held and self._input_open:
+            if not self._budget.take(1 + _extra_cost(self._held[0])):
+                self._release_handle = self._loop.call_later(
+                    max(self._budget.wait_time(), 0.001), self._release)
+                return
+            super().process_message(self._held.popleft())
 
     async def _read_input(self) -> None:
         stdin = self._terminal.process.stdin

@@ -19,6 +19,7 @@ from server.config import Limits
 from server.service import MoonServer
 from tests.support.probe import (
     ScreenClient,
+    cursor_on,
     enter_lobby,
     eventually,
     new_key,
@@ -212,3 +213,41 @@ async def test_guests_of_one_address_open_tables_per_hour_as_one_player(
         screen = await second.wait_for("tables within the hour")
         assert "you opened 1 tables within the hour" in " ".join(screen.split())
         await second.close()
+
+
+async def test_a_line_typed_faster_than_the_key_budget_arrives_whole_up_to_the_setting(
+    tmp_path: Path,
+) -> None:
+    # 250 characters sent at once (a terminal without bracketed paste, tmux send-keys)
+    # stopped at 120, the key budget's burst: the rest were dropped. And the chat input
+    # stopped at 300 whatever the club's `chat_max_chars` said.
+    import dataclasses
+
+    typed = "".join(str(index % 10) for index in range(250)) + "END"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    async with running_server(tmp_path / "a", lobby_config=FAST) as server:
+        ann = await ScreenClient.connect(server.port, "ann", key=new_key())
+        bob = await ScreenClient.connect(server.port, "bob", key=new_key())
+        await enter_lobby(ann)
+        await enter_lobby(bob)
+        await ann.press("c")
+        await ann.wait_for(lambda _: cursor_on(ann, "c: chat with everyone"))
+        ann.send(typed)
+        await ann.press("enter")
+        await bob.wait_for("789END")
+        await ann.close()
+        await bob.close()
+    short = dataclasses.replace(FAST, chat_max_chars=50)
+    async with running_server(tmp_path / "b", lobby_config=short) as server:
+        ann = await ScreenClient.connect(server.port, "ann", key=new_key())
+        await enter_lobby(ann)
+        (session,) = server.sessions.all()
+        await ann.press("c")
+        await ann.wait_for(lambda _: cursor_on(ann, "c: chat with everyone"))
+        ann.send(typed[:80])
+        field = session.app.focused
+        assert isinstance(field, Input)
+        await eventually(lambda: len(field.value) == 50 and field.value == typed[:50],
+                         "the input stops where the club's setting says")
+        await ann.close()

@@ -34,7 +34,7 @@ async def open_waiting_room(pilot, app: MoonApp) -> None:  # type: ignore[no-unt
 async def open_table_with_two_bots(pilot, app: MoonApp) -> None:  # type: ignore[no-untyped-def]
     await open_waiting_room(pilot, app)
     await pilot.press("v")  # normal -> expert
-    await pilot.press("v")  # expert -> random
+    await pilot.press("v")  # expert -> easy
     await pilot.press("b", "b")
     table_id = app.current_table
     assert table_id is not None
@@ -56,8 +56,8 @@ async def test_create_table_bid_discard_trump_play_a_hand_and_the_next() -> None
         async with app.run_test(size=(80, 24)) as pilot:
             await open_table_with_two_bots(pilot, app)
             table = app.model.tables[app.current_table or ""].table
-            assert [s.bot_level for s in table.seats[1:]] == ["random", "random"]
-            assert "Bot 2 (computer, random)" in screen_text(app)
+            assert [s.bot_level for s in table.seats[1:]] == ["easy", "easy"]
+            assert "Bot 2 (computer, easy)" in screen_text(app)
 
             did: set[Phase] = set()
             declared_hand: int | None = None
@@ -175,14 +175,15 @@ async def test_the_new_table_form_changes_choices_with_keys_and_clicks() -> None
             await pilot.click("#min_bid", offset=(0, 0))  # the ‹ steps back: 4 -> 3
             await pilot.click("#timer", offset=(4, 0))  # the rest steps on: none -> 20 s
             await pilot.press("right", "left", "left", "left")  # 30 s, 20 s, none, round to 120 s
-            await pilot.press("tab", "tab", "space")  # past "No 0-0" to tick the widow rule
+            # The 3-player boxes are hidden: past "A made moon" to forbid doubles as trump.
+            await pilot.press("tab", "tab", "space")
             await pilot.click("#spectators")
             await wait_for(pilot, lambda: "[ ] Spectators may watch" in screen_text(app), "x")
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "the room")
             table = app.model.tables[app.current_table or ""].table
             assert (table.rules.players, table.rules.min_bid, table.turn_seconds) == (4, 3, 120)
-            assert table.rules.trump_before_widow and not table.spectators_allowed
+            assert not table.rules.doubles_trump and not table.spectators_allowed
 
 
 async def test_opening_the_new_table_form_styles_each_widget_once() -> None:
@@ -278,3 +279,70 @@ async def test_two_quick_add_bot_keys_fill_two_seats() -> None:
             table_id = app.current_table or ""
             await wait_for(pilot, lambda: all(not s.is_free for s in app.model.tables[table_id]
                                               .table.seats), "two computer players")
+
+
+async def test_the_form_shows_only_the_options_of_the_game_chosen() -> None:
+    # With 4 players the 3-player boxes stayed shown and tickable: a 4-player table could
+    # be made with its discard "face up" though 4 players have no widow.
+    from moon_tui.lobby import CreateTable
+    from moon_tui.rules import Rules
+    from moon_tui.ui.fields import Flag
+
+    async with Lobby(FAST, seed=3) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_the_form(pilot, app)
+            form = app.screen
+            assert isinstance(form, CreateTableScreen)
+
+            def shown(key: str) -> bool:
+                return form.query_one(f"#{key}").display
+
+            assert shown("no00") and shown("discard_shown") and shown("trump_before_widow")
+            assert not shown("team_scoring") and not shown("team_scoring-label")
+            form.query_one("#discard_shown", Flag).action_flip()
+            form.query_one("#no00", Flag).action_flip()  # no 0-0: no widow
+            await pilot.pause()
+            assert not shown("discard_shown") and not shown("trump_before_widow")
+            assert form.rules().set == "moon21" and not form.rules().discard_shown
+            form.query_one("#no00", Flag).action_flip()
+            await pilot.pause()
+            assert shown("discard_shown") and form.rules().discard_shown
+            form.query_one("#players").action_step(1)  # type: ignore[attr-defined]
+            await pilot.pause()
+            assert not shown("no00") and not shown("discard_shown") and shown("team_scoring")
+            command = form.command()
+            assert isinstance(command, CreateTable)
+            assert command.rules == Rules.make(players=4)
+
+
+async def test_the_form_names_a_table_as_no_other_is_named() -> None:
+    from moon_tui.lobby import CreateTable, LobbyUpdate
+    from moon_tui.rules import Rules
+
+    async with Lobby(FAST, seed=3) as lobby:
+        bob = MoonApp(lobby, "bob")
+        app = MoonApp(lobby, "ann")
+        async with bob.run_test(size=(80, 24)) as bob_pilot, \
+                app.run_test(size=(80, 24)) as pilot:
+            await wait_for(bob_pilot, lambda: isinstance(bob.screen, LobbyScreen), "bob's lobby")
+            bob.send(CreateTable("ann's table", Rules.make()))
+
+            def listed() -> int:
+                update = app.model.lobby
+                return len(update.tables) if isinstance(update, LobbyUpdate) else 0
+
+            await wait_for(pilot, lambda: listed() == 1, "bob's table in ann's lobby")
+            await open_the_form(pilot, app)
+            assert app.screen.query_one("#name", Input).value == "ann's table 2"
+
+
+async def test_the_owner_is_offered_the_computer_levels_of_players() -> None:
+    from moon_tui.ui.fields import Choice
+
+    async with Lobby(FAST, seed=3) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_waiting_room(pilot, app)
+            levels = [value for _, value in app.screen.query_one("#level", Choice).options]
+            assert levels == ["easy", "normal", "expert"]

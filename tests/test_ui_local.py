@@ -253,9 +253,10 @@ async def test_a_lobby_update_makes_again_only_the_rows_of_tables_that_changed(
     made: list[str] = []
     table_row = lobby_screen.table_row
 
-    def counted(info: TableInfo, seats_width: int = 19) -> tuple[str, ...]:
+    def counted(info: TableInfo, rules_width: int = 18, seats_width: int = 19
+                ) -> tuple[str, ...]:
         made.append(info.table_id)
-        return table_row(info, seats_width)
+        return table_row(info, rules_width, seats_width)
 
     monkeypatch.setattr(lobby_screen, "table_row", counted)
     tables = [TableInfo(f"t{i}", f"table {i}", "bob", Rules.make(), (SeatInfo("bob"),
@@ -326,3 +327,22 @@ async def test_local_experts_think_in_workers_and_quitting_leaves_none() -> None
     for pid in workers:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+async def test_the_help_of_a_game_alone_lists_only_the_table_s_keys() -> None:
+    # `moon`'s help listed the lobby's and the waiting room's keys, which a game alone
+    # never shows, and the arrows as rows "←  ←" and "→  →".
+    app = LocalMoonApp("ann", Rules.make(), level="random", config=FAST, seed=9)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
+        await pilot.press("question_mark")
+        from textual.widgets import Static
+
+        from moon_tui.ui.help import HelpScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        keys = next(str(s.render()) for s in app.screen.query(Static)
+                    if str(s.render()).startswith("\nKeys"))
+        assert "At the table" in keys and "Lobby" not in keys and "Waiting room" not in keys
+        assert "← →        move the cursor" in keys and "←          ←" not in keys
+        assert "chat" not in keys and "new table" not in keys

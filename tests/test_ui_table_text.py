@@ -423,7 +423,7 @@ def test_bids_are_told_under_the_names_dealt_in_and_the_work_now_under_who_does_
         state.apply_action(bids[0] if seat == 1 and bids else Action.make_pass())
         if state.phase is Phase.BID and any(s == 1 for s, _ in state.view(0).bids):
             text = str(centre_panel(state.view(0), now, NAME_WIDTH, None, None, dealt))
-            assert "\nbob bid 4" in text and "Bot 2" not in text, text
+            assert "\n2. bob bid 4" in text and "Bot 2" not in text, text
             seen_in_the_auction = True
     assert seen_in_the_auction
     assert state.phase is Phase.DISCARD and state.view(0).declarer == 1
@@ -438,3 +438,42 @@ def test_bids_are_told_under_the_names_dealt_in_and_the_work_now_under_who_does_
     assert "bob bid 4" in text.split("Bidding:")[1] and "Bot 2 bid" not in text
     # Without the seating at the deal (as before a game knows it), the seat as it is now.
     assert str(centre_panel(state.view(0), now)).startswith("Bot 2 bid 4")
+
+
+def test_the_auction_shows_the_order_of_speaking_from_the_first_bidder() -> None:
+    # Only the bids so far and a marker on the player to speak were shown: nobody could
+    # tell who speaks after them, or who is last. The first bidder moves each hand.
+    rules = Rules.make(players=4)
+    info = table(rules, SeatInfo("ann"), SeatInfo("bob"), SeatInfo("cy"), SeatInfo("di"))
+    names = ["ann", "bob", "cy", "di"]
+    for seed in range(4):
+        state = GameState.new_game(rules, random.Random(seed))
+        first = state.view(0).first_bidder
+        order = [names[(first + place) % 4] for place in range(4)]
+        text = str(centre_panel(state.view(2), info))
+        listed = [line.split(". ", 1)[1].split(" ")[0] for line in text.split("\n")[1:5]]
+        assert listed == order, text
+        assert f"1. {order[0]}" in text and "▶ to speak" in text.split("\n")[1]
+        assert text.split("\n")[4].endswith("speaks last") or order[3] == "cy", text
+        assert "cy (you)" in text
+        state.apply_action(Action.make_pass())
+        text = str(centre_panel(state.view(2), info))
+        assert f"1. {order[0]}{' (you)' if order[0] == 'cy' else ''} passed" in text, text
+        assert f"2. {order[1]}" in text.split("▶ to speak")[0], text
+
+
+def test_the_first_bidder_moves_one_seat_each_hand() -> None:
+    rules = Rules.make(players=3)
+    state = played(rules, 0)
+    first = state.view(0).first_bidder
+    while state.view(0).hand_number == 0:
+        if state.phase is Phase.DEAL:
+            state.deal(random.Random(5))
+            continue
+        legal = state.legal_actions()
+        bids = [a for a in legal if a.kind == "bid"]
+        state.apply_action(bids[0] if bids and state.phase is Phase.BID else legal[0])
+    assert state.view(0).first_bidder == (first + 1) % 3
+    info = table(rules, SeatInfo("ann"), SeatInfo("bob"), SeatInfo("cy"))
+    text = str(centre_panel(state.view(0), info))
+    assert f"1. {['ann', 'bob', 'cy'][(first + 1) % 3]}" in text, text

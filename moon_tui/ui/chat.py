@@ -29,9 +29,12 @@ class ChatPanel(Vertical):
     class Said(Message):
         text: str
 
-    def __init__(self, *, placeholder: str = "c to chat", id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, placeholder: str = "c to chat", max_length: int = 300,
+                 id: str | None = None) -> None:  # noqa: A002
+        """`max_length`: the longest line the lobby takes (its `chat_max_chars`)."""
         super().__init__(id=id)
         self._placeholder = placeholder
+        self._max_length = max_length
         self._shown = 0
         self._last: ChatLine | None = None
 
@@ -39,7 +42,7 @@ class ChatPanel(Vertical):
         # min_width: RichLog draws each line at least 78 cells wide by default, so a
         # narrow pane (the table's) cut long lines off instead of wrapping them.
         yield RichLog(wrap=True, markup=False, auto_scroll=True, max_lines=200, min_width=8)
-        yield steady_input(placeholder=self._placeholder, max_length=300)
+        yield steady_input(placeholder=self._placeholder, max_length=self._max_length)
 
     def show(self, lines: Sequence[ChatLine]) -> None:
         """Append the lines not shown yet (the model keeps the last few hundred)."""

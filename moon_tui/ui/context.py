@@ -16,9 +16,11 @@ class ScreenContext(Protocol):
     player_name: str
     operator: bool
     guest: bool
+    """Logged in without a key: a name for this visit only, no keys to manage."""
     solo: bool
     """A game played alone in one's own terminal (`moon`): no lobby, nobody to chat with."""
-    """Logged in without a key: a name for this visit only, no keys to manage."""
+    chat_max_chars: int
+    """The longest chat line the lobby takes."""
     keys: KeyManager | None
     health: ServerHealth | None
     model: Model

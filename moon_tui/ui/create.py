@@ -29,13 +29,28 @@ CHOICES: list[tuple[str, str, list[tuple[str, Any]]]] = [
 ]
 #: (field, label) for the on/off options.
 FLAGS: list[tuple[str, str]] = [
-    ("no00", "No 0-0 (21 tiles, no widow; 3 players)"),
+    ("no00", "No 0-0 (21 tiles, no widow)"),
     ("trump_before_widow", "Trump named before taking the widow"),
     ("moon_wins_game", "A made moon wins the game"),
     ("doubles_trump", "Doubles may be trump"),
     ("no_trump", "No trump (follow-me) allowed"),
-    ("discard_shown", "The discard is laid face up (3 players, with 0-0)"),
+    ("discard_shown", "The discard is laid face up"),
 ]
+THREE_ONLY = ("no00",)
+"""Options only a game of 3 has (4 players use every tile)."""
+WIDOW_ONLY = ("trump_before_widow", "discard_shown")
+"""Options about the widow: a game of 3 with the 0-0."""
+FOUR_ONLY = ("team_scoring",)
+"""Options only a game of two teams has."""
+
+
+def free_name(wanted: str, taken: set[str]) -> str:
+    """`wanted`, or `wanted 2`, `wanted 3`…: the first that no table has."""
+    name, number = wanted, 1
+    while name in taken:
+        number += 1
+        name = f"{wanted} {number}"
+    return name
 
 
 class FormScroll(VerticalScroll, can_focus=False):
@@ -64,10 +79,9 @@ class CreateTableScreen(MoonModal):
             with FormScroll(id="create-form"):
                 with Grid(id="create-grid"):
                     yield Label("Name")
-                    yield steady_input(value=f"{self.moon.player_name}'s table", id="name",
-                                       max_length=30)
+                    yield steady_input(value=self._default_name(), id="name", max_length=30)
                     for key, label, options in CHOICES:
-                        yield Label(label)
+                        yield Label(label, id=f"{key}-label")
                         yield Choice(options, getattr(defaults, key), id=key)
                     yield Label("Target")
                     yield steady_input(placeholder="21 points / 7 marks", id="target",
@@ -85,23 +99,49 @@ class CreateTableScreen(MoonModal):
                 yield Button("Create (ctrl+s)", id="create", variant="primary", compact=True)
                 yield Button("Cancel (esc)", id="cancel", compact=True)
 
+    def _default_name(self) -> str:
+        lobby = self.moon.model.lobby
+        taken = {table.name for table in lobby.tables} if lobby is not None else set()
+        return free_name(f"{self.moon.player_name}'s table", taken)
+
+    def on_mount(self) -> None:
+        self._show_what_applies()
+
+    @on(Choice.Changed, "#players")
+    @on(Flag.Changed, "#no00")
+    def _show_what_applies(self) -> None:
+        """Show only the options of the game chosen: no 0-0 and the widow's options for 3
+        players (the widow's only with the 0-0), the team's for 4."""
+        for key, shown in self._applies().items():
+            for widget in self.query(f"#{key}, #{key}-label"):
+                widget.display = shown
+
+    def _applies(self) -> dict[str, bool]:
+        three = self.query_one("#players", Choice).value == 3
+        widow = three and not self.query_one("#no00", Flag).value
+        return {**dict.fromkeys(THREE_ONLY, three), **dict.fromkeys(WIDOW_ONLY, widow),
+                **dict.fromkeys(FOUR_ONLY, not three)}
+
     def rules(self) -> Rules:
-        """The options as chosen; `RulesError` says which one is wrong."""
+        """The options as chosen (those shown: a hidden one keeps its default);
+        `RulesError` says which one is wrong."""
+        applies = self._applies()
         options: dict[str, Any] = {}
         for key, _, _ in CHOICES:
-            options[key] = self.query_one(f"#{key}", Choice).value
-        players = options["players"]
-        if players == 3 and self.query_one("#no00", Flag).value:
+            if applies.get(key, True):
+                options[key] = self.query_one(f"#{key}", Choice).value
+        if applies["no00"] and self.query_one("#no00", Flag).value:
             options["set"] = "moon21"
         for key, _ in FLAGS[1:]:
-            options[key] = self.query_one(f"#{key}", Flag).value
+            if applies.get(key, True):
+                options[key] = self.query_one(f"#{key}", Flag).value
         target = self.query_one("#target", Input).value.strip()
         if target:
             options["target"] = int(target)
         return Rules.make(**options)
 
     def command(self) -> CreateTable:
-        name = self.query_one("#name", Input).value.strip() or f"{self.moon.player_name}'s table"
+        name = self.query_one("#name", Input).value.strip() or self._default_name()
         timer: int | None = self.query_one("#timer", Choice).value
         return CreateTable(
             name=name,

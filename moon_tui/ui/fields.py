@@ -16,6 +16,7 @@ from textual import events
 from textual.binding import Binding
 from textual.content import Content
 from textual.geometry import Size
+from textual.message import Message
 from textual.widget import Widget
 
 ValueT = TypeVar("ValueT")
@@ -42,6 +43,17 @@ class Choice(Field, Generic[ValueT]):
         Binding("right,space", "step(1)", "next", show=False),
     ]
 
+    class Changed(Message):
+        """The choice shown changed (the form hides the options that no longer apply)."""
+
+        def __init__(self, choice: Choice[object]) -> None:
+            super().__init__()
+            self.choice = choice
+
+        @property
+        def control(self) -> Choice[object]:
+            return self.choice
+
     def __init__(self, options: Sequence[tuple[str, ValueT]], value: ValueT, *,
                  id: str | None = None) -> None:  # noqa: A002 - as in Textual
         super().__init__(id=id)
@@ -55,6 +67,7 @@ class Choice(Field, Generic[ValueT]):
     def action_step(self, by: int) -> None:
         self._index = (self._index + by) % len(self.options)
         self.refresh()
+        self.post_message(self.Changed(self))  # type: ignore[arg-type]
 
     def on_click(self, event: events.Click) -> None:
         self.action_step(-1 if event.x < 2 else 1)  # the ‹ steps back, the rest forward
@@ -75,6 +88,17 @@ class Flag(Field):
 
     BINDINGS = [Binding("space,enter", "flip", "toggle", show=False)]
 
+    class Changed(Message):
+        """The box was ticked or cleared."""
+
+        def __init__(self, flag: Flag) -> None:
+            super().__init__()
+            self.flag = flag
+
+        @property
+        def control(self) -> Flag:
+            return self.flag
+
     def __init__(self, label: str, value: bool, *,
                  id: str | None = None) -> None:  # noqa: A002 - as in Textual
         super().__init__(id=id)
@@ -88,6 +112,7 @@ class Flag(Field):
     def action_flip(self) -> None:
         self._value = not self._value
         self.refresh()
+        self.post_message(self.Changed(self))
 
     def on_click(self) -> None:
         self.action_flip()

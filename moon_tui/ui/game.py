@@ -74,8 +74,8 @@ class GameScreen(MoonScreen):
 
     AUTO_FOCUS = "HandView"
     BINDINGS = [
-        Binding("left", "move(-1)", "←", show=False),
-        Binding("right", "move(1)", "→", show=False),
+        Binding("left", "move(-1)", "move the cursor", show=False),
+        Binding("right", "move(1)", "move the cursor", show=False),
         Binding("enter", "choose", "choose", show=False),
         *_digit_bindings(),
         Binding("p", "pass", "pass"),
@@ -120,7 +120,8 @@ class GameScreen(MoonScreen):
         with Horizontal(id="middle"):
             yield LinePanel(id="seats")
             yield LinePanel(id="centre")
-            yield ChatPanel(placeholder="c: chat at this table", id="chat")
+            yield ChatPanel(placeholder="c: chat at this table",
+                            max_length=self.moon.chat_max_chars, id="chat")
         yield Line(id="prompt")
         yield ClickBar(id="actions")
         yield HandView(id="hand")

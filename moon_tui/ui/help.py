@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
 from textual.widgets import Static
 
 from ..rules import Rules
@@ -90,8 +93,9 @@ def key_name(key: str) -> str:
     return names.get(key, key)
 
 
-def keys_text(*, operator: bool = False, keys: bool = True) -> Text:
-    """Every key of every screen offered to this player, from the screens' bindings."""
+def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False) -> Text:
+    """Every key of every screen offered to this player, from the screens' bindings
+    (`solo`: a game alone in one's own terminal, no lobby, no waiting room, no chat)."""
     from .game import GameScreen
     from .lobby_screen import LobbyScreen
     from .waiting import WaitingScreen
@@ -101,9 +105,13 @@ def keys_text(*, operator: bool = False, keys: bool = True) -> Text:
         hidden.add("operator")
     if not keys:
         hidden.add("keys")
+    screens: list[tuple[str, type[Screen[Any]]]] = [
+        ("Lobby", LobbyScreen), ("Waiting room", WaitingScreen), ("At the table", GameScreen)]
+    if solo:
+        hidden.update(("chat", "unfocus_chat"))
+        screens = screens[2:]
     text = Text()
-    for title, screen in (("Lobby", LobbyScreen), ("Waiting room", WaitingScreen),
-                          ("At the table", GameScreen)):
+    for title, screen in screens:
         text.append(f"{title}\n", style="bold")
         seen: dict[str, list[str]] = {}
         for binding in screen.BINDINGS:
@@ -116,6 +124,11 @@ def keys_text(*, operator: bool = False, keys: bool = True) -> Text:
             shown = "".join(names) if len(names) > 2 else " ".join(names)
             text.append(f"  {shown:<10} {what}\n")
     text.append("Everywhere\n", style="bold")
+    if solo:
+        text.append("  Ctrl+Q     quit\n  Esc        close a dialog\n")
+        text.append("  B          bell on/off: it rings on your turn\n")
+        text.append("  mouse      click a tile to choose it; click buttons\n")
+        return text
     text.append("  Ctrl+Q     quit\n  Esc        close a dialog / leave the chat line\n")
     text.append("  B          bell on/off: it rings on your turn, when your table starts,\n"
                 "             when your turn timer runs low and when a chat line names\n"
@@ -146,6 +159,7 @@ class HelpScreen(MoonModal):
                 rules, title = self._rules()
                 yield Static(heading(f"{title}\n") + Text(rules_text(rules)))
                 yield Static(heading("\nKeys\n") + keys_text(
-                    operator=self.moon.operator, keys=self.moon.keys is not None))
+                    operator=self.moon.operator, keys=self.moon.keys is not None,
+                    solo=self.moon.solo))
             yield Static("↑↓ scroll · Esc closes", classes="hint")
 

@@ -22,6 +22,7 @@ from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .rows import Row, RowList
+from .words import fit, rules_cell
 
 GUEST_NOTE = (
     "You play as a guest: your SSH client offered no key, so this name is for this visit "
@@ -29,12 +30,12 @@ GUEST_NOTE = (
 )
 
 ONLINE_NAMES = 8
-"""Names the online panel has room for (`#lower` is 9 lines high, one is the title)."""
+"""Lines the online panel has for names (`#lower` is 9 lines high, one is the title)."""
 
 #: (title, width): 79 columns with the cell padding, so the list fits at 80x24.
 COLUMNS = (("Table", 16), ("Rules", 18), ("Seats", 19), ("Status", 11), ("Watch", 5))
-SEATS_COLUMN = 2
-"""The column that takes the room a wider screen gives."""
+RULES_COLUMN, SEATS_COLUMN = 1, 2
+"""The columns that share the room a wider screen gives."""
 
 
 def seats_cell(info: TableInfo, width: int = 19) -> str:
@@ -90,36 +91,48 @@ def place_words(place: Place, tables: tuple[TableInfo, ...]) -> str:
 
 
 def online_text(online: tuple[str, ...], me: str, places: tuple[Place, ...] = (),
-                tables: tuple[TableInfo, ...] = ()) -> Text:
-    """Who is online and where (at a table, watching, idle): as many names as the panel
-    shows (you first), then how many more.
+                tables: tuple[TableInfo, ...] = (), width: int = 20) -> Text:
+    """Who is online and where (at a table, watching, idle), in lines of `width` cells: as
+    many players as the panel has lines for (you first), then how many more. A place that
+    does not fit whole beside its name goes on the line below; names are never cut.
 
     Only what fits is drawn: in a club of hundreds, every arrival redraws every lobby."""
     where = dict(zip(online, places, strict=False))
     order = ([me] if me in online else []) + [n for n in online if n != me]
-    names = []
-    for name in order[:ONLINE_NAMES]:
-        label = f"{name} (you)" if name == me else name
+    entries: list[list[str]] = []
+    used = 0
+    for name in order:
+        label = f"• {name} (you)" if name == me else f"• {name}"
         place = where.get(name)
-        names.append(label if place is None else f"{label} {place_words(place, tables)}")
-    names += order[ONLINE_NAMES:]
-    more = 0
-    if len(names) > ONLINE_NAMES:
-        more = len(names) - (ONLINE_NAMES - 1)
-        names = names[:ONLINE_NAMES - 1]
+        entry = [label]
+        if place is not None:
+            words = place_words(place, tables)
+            if len(label) + 1 + len(words) <= width:
+                entry = [f"{label} {words}"]
+            else:
+                entry.append("  " + fit(words, width - 2))
+        if used + len(entry) > ONLINE_NAMES:
+            break
+        entries.append(entry)
+        used += len(entry)
+    more = len(order) - len(entries)
+    if more and used == ONLINE_NAMES:
+        used -= len(entries.pop())
+        more += 1
     text = Text(f"Online ({len(online)})", style="bold", no_wrap=True, overflow="ellipsis")
-    for name in names:
-        text.append(f"\n• {name}", style="")
+    for entry in entries:
+        for line in entry:
+            text.append(f"\n{line}", style="")
     if more:
         text.append(f"\n… and {more} more", style="dim")
     return text
 
 
-def table_row(info: TableInfo, seats_width: int = 19) -> tuple[str, ...]:
+def table_row(info: TableInfo, rules_width: int = 18, seats_width: int = 19
+              ) -> tuple[str, ...]:
     name = info.name + (" (private)" if info.private else "")
-    timer = f" {info.turn_seconds}s" if info.turn_seconds else ""
-    return (name, info.rules.summary() + timer, seats_cell(info, seats_width),
-            status_cell(info), watch_cell(info))
+    return (name, rules_cell(info.rules, rules_width, info.turn_seconds),
+            seats_cell(info, seats_width), status_cell(info), watch_cell(info))
 
 
 class LobbyScreen(MoonScreen):
@@ -143,17 +156,18 @@ class LobbyScreen(MoonScreen):
         self._to_table = False
         self._rows_made: dict[str, tuple[TableInfo, tuple[str, ...]]] = {}
         """Each table's row as last made, with the entry it was made of."""
-        self._rows_width = 0
-        """The seats column's width those rows were made at."""
+        self._rows_width = (0, 0)
+        """The rules and seats columns' widths those rows were made at."""
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
         if self.moon.guest:
             yield Static(GUEST_NOTE, id="guest-note")
-        yield RowList(COLUMNS, flex=SEATS_COLUMN, id="tables")
+        yield RowList(COLUMNS, flex=(RULES_COLUMN, SEATS_COLUMN), id="tables")
         with Horizontal(id="lower"):
             yield Static(id="online")
-            yield ChatPanel(placeholder="c: chat with everyone", id="lobby-chat")
+            yield ChatPanel(placeholder="c: chat with everyone",
+                            max_length=self.moon.chat_max_chars, id="lobby-chat")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -199,15 +213,15 @@ class LobbyScreen(MoonScreen):
         set_text(self.query_one("#header", Static), header)
         set_text(self.query_one("#online", Static),
                  online_text(lobby.online, self.moon.player_name, lobby.places,
-                             lobby.tables))
+                             lobby.tables, self.query_one("#online").content_size.width))
         rows = self.query_one(RowList)
-        width = rows.column_width(SEATS_COLUMN)
+        width = (rows.column_width(RULES_COLUMN), rows.column_width(SEATS_COLUMN))
         had_rows = rows.selected is not None
         if rows.set_rows(self._rows(lobby.tables, width)) \
                 and had_rows != (rows.selected is not None):
             self.refresh_bindings()  # join and watch need a table to choose
 
-    def _rows(self, tables: tuple[TableInfo, ...], width: int) -> list[Row]:
+    def _rows(self, tables: tuple[TableInfo, ...], width: tuple[int, int]) -> list[Row]:
         """The list's rows; a row is made again only for a table whose entry changed (the
         lobby sends the same entry, the same object, for every table that did not)."""
         before = self._rows_made if width == self._rows_width else {}
@@ -215,13 +229,13 @@ class LobbyScreen(MoonScreen):
         for info in tables:
             row = before.get(info.table_id)
             if row is None or row[0] is not info:
-                row = (info, table_row(info, width))
+                row = (info, table_row(info, *width))
             made[info.table_id] = row
         self._rows_made, self._rows_width = made, width
         return [(table_id, cells) for table_id, (_, cells) in made.items()]
 
     def on_resize(self) -> None:
-        # The list's seats column grows with the screen: name more players in it.
+        # The list's rules and seats columns grow with the screen: say more in them.
         self.call_after_refresh(lambda: self.show(self.moon.model.lobby))
 
     def _selected_id(self) -> str | None:

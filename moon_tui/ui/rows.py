@@ -58,10 +58,10 @@ class RowList(Widget, can_focus=True):
         def control(self) -> RowList:
             return self.row_list
 
-    def __init__(self, columns: Sequence[tuple[str, int]], *, flex: int | None = None,
+    def __init__(self, columns: Sequence[tuple[str, int]], *, flex: Sequence[int] = (),
                  id: str | None = None) -> None:  # noqa: A002
         """`columns`: (title, width) pairs; each cell gets a space on either side. The
-        column `flex` takes the room the others leave (see `column_width`)."""
+        columns `flex` share the room the others leave (see `column_width`)."""
         super().__init__(id=id)
         self._titles = tuple(title for title, _ in columns)
         self._least = tuple(width for _, width in columns)
@@ -172,10 +172,11 @@ class RowList(Widget, can_focus=True):
         return self._widths[index]
 
     def on_resize(self) -> None:
-        if self._flex is not None:
-            room = self.size.width - sum(width + 2 for width in self._least)
+        if self._flex:
+            room = max(0, self.size.width - sum(width + 2 for width in self._least))
             widths = list(self._least)
-            widths[self._flex] += max(0, room)
+            for place, column in enumerate(self._flex):
+                widths[column] += room // len(self._flex) + (place < room % len(self._flex))
             if tuple(widths) != self._widths:
                 self._widths = tuple(widths)
                 self._header = self._line(self._titles)

@@ -211,12 +211,27 @@ def trick_ring(trick: Trick | None, view: SeatView, table: TableInfo, title: str
     return text
 
 
-def auction(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Text:
-    """The bids of the hand in play, in the order they were spoken."""
+def auction(view: SeatView, table: TableInfo, names: int = NAME_WIDTH,
+            dealt: TableInfo | None = None) -> Text:
+    """The order of speaking of the hand in play, its first bidder first: each seat numbered,
+    with what it said (under the name of whoever was dealt in, `dealt`), the seat to speak
+    marked and the last one named, so a player sees who speaks after them."""
+    rules, said = view.rules, dict(view.bids)
     text = Text()
-    for seat, action in view.bids:
-        said = "passed" if action.kind == "pass" else f"bid {bid_words(action)}"
-        text.append(f"\n{seat_name(table, seat, names)} {said}")
+    for place in range(rules.players):
+        seat = (view.first_bidder + place) % rules.players
+        action = said.get(seat)
+        speaker = (dealt or table) if action is not None else table
+        line = Text(f"\n{place + 1}. {seat_name(speaker, seat, names)}")
+        if seat == view.seat:
+            line.append(" (you)")
+        if action is not None:
+            line.append(" passed" if action.kind == "pass" else f" bid {bid_words(action)}")
+        elif view.phase is Phase.BID and view.to_move == seat:
+            line.append(f" {TURN} to speak", style="bold")
+        elif view.phase is Phase.BID and place == rules.players - 1:
+            line.append(" speaks last")
+        text.append_text(line)
     return text
 
 
@@ -257,8 +272,8 @@ def _centre_list(view: SeatView, table: TableInfo, names: int,
     rules = view.rules
     if view.phase is Phase.BID:
         text = heading("Bidding")
-        text.append(f"\nLowest bid {rules.min_bid}")
-        text.append_text(auction(view, dealt, names))
+        text.append(f" · lowest bid {rules.min_bid}")
+        text.append_text(auction(view, table, names, dealt))
         if view.results:
             text.append("\n\nLast hand:\n", style="bold")
             text.append(result_words(view.results[-1], rules, last or table))
@@ -274,7 +289,7 @@ def _centre_list(view: SeatView, table: TableInfo, names: int,
             if view.discard is not None:
                 text.append(f"\n{discard_words(view)}")
         text.append("\n\nBidding:", style="bold")
-        text.append_text(auction(view, dealt, names))
+        text.append_text(auction(view, table, names, dealt))
         return text
     text = trick_panel(view, table, names)
     if view.discard is not None and view.phase is Phase.PLAY:

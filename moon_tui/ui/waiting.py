@@ -10,7 +10,6 @@ from textual.containers import Horizontal
 from textual.widgets import Button, Label, Static
 
 from ..lobby.messages import (
-    BOT_LEVELS,
     AddBot,
     BotLevel,
     ChatPosted,
@@ -28,9 +27,12 @@ from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .fields import Choice
 from .rows import RowList
-from .words import seat_detail
+from .words import rules_line, seat_detail
 
 SEAT_COLUMNS = (("Seat", 6), ("Who", 22), ("", 26))
+PLAYER_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "expert")
+"""The computer levels a table's owner is offered (`random` is a test tool, not an
+opponent: moon-arena and the tests still use it)."""
 
 
 def seat_rows(info: TableInfo, me: str) -> list[tuple[str, str, str]]:
@@ -79,11 +81,12 @@ class WaitingScreen(MoonScreen):
         yield RowList(SEAT_COLUMNS, id="seat-list")
         with Horizontal(id="owner-row"):
             yield Label("Computer level ")
-            yield Choice([(lvl, lvl) for lvl in BOT_LEVELS], "normal", id="level")
+            yield Choice([(level, level) for level in PLAYER_LEVELS], "normal", id="level")
             yield Button("Add bot (b)", id="add", compact=True)
             yield Button("Remove bot (x)", id="remove", compact=True)
             yield Button("Start (s)", id="start", compact=True, variant="primary")
-        yield ChatPanel(placeholder="c: chat at this table", id="chat")
+        yield ChatPanel(placeholder="c: chat at this table",
+                            max_length=self.moon.chat_max_chars, id="chat")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -112,7 +115,7 @@ class WaitingScreen(MoonScreen):
         header.append(" Moon ", style="bold reverse")
         header.append(f" {info.name} · waiting room · owner {info.owner}")
         set_text(self.query_one("#header", Static), header)
-        lines = [f"Rules: {info.rules.summary()}"]
+        lines = [f"Rules: {rules_line(info.rules)}"]
         extra = []
         extra.append(f"turn timer {info.turn_seconds}s" if info.turn_seconds else "no timer")
         extra.append("private" if info.private else "public")

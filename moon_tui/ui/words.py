@@ -145,3 +145,53 @@ def restart_words(notice: RestartNotice) -> str:
     if notice.message:
         text += f" {who}: {notice.message}"
     return text
+
+
+def house_rules(rules: Rules) -> list[str]:
+    """The table's options that differ from the rules' defaults, each in a player's words
+    (the new-table form's wording, shortened), in the form's order."""
+    default = Rules.make(players=rules.players, scoring=rules.scoring)
+    said = [
+        (rules.set == "moon21", "no 0-0"),
+        (rules.min_bid != default.min_bid, f"lowest bid {rules.min_bid}"),
+        (rules.all_pass == "force_last", "last must bid"),
+        (rules.team_scoring == "bid", "team scores its bid"),
+        (rules.tie_break == "declarer", "bidder goes out"),
+        (rules.trump_before_widow, "trump before widow"),
+        (not rules.moon_wins_game, "moon does not end the game"),
+        (not rules.doubles_trump, "no doubles trump"),
+        (not rules.no_trump, "no follow-me"),
+        (rules.discard_shown, "discard face up"),
+    ]
+    return [words for differs, words in said if differs]
+
+
+def game_words(rules: Rules) -> str:
+    """`3 players to 21 points` / `4 players to 7 marks`."""
+    unit = "mark" if rules.scoring == "marks" else "point"
+    return f"{rules.players} players to {rules.target} {unit}{'s' if rules.target != 1 else ''}"
+
+
+def rules_line(rules: Rules) -> str:
+    """The whole of a table's rules in words: the game, then its house rules."""
+    house = house_rules(rules)
+    return game_words(rules) + (f"; {', '.join(house)}" if house else "")
+
+
+def rules_cell(rules: Rules, width: int, timer: int | None = None) -> str:
+    """A table's rules for the lobby's list in `width` cells: `3p to 21`, the turn timer,
+    then as many house rules as fit whole; those that do not are counted (`+2 rules`, or
+    `+2` where even that does not fit)."""
+    unit = " marks" if rules.scoring == "marks" else ""
+    head = f"{rules.players}p to {rules.target}{unit}" + (f" {timer}s" if timer else "")
+    house = house_rules(rules)
+    for shown in range(len(house), 0, -1):
+        more = len(house) - shown
+        tail = [f"+{more} rule{'s' if more > 1 else ''}"] if more else []
+        cell = ", ".join([head, *house[:shown], *tail])
+        if len(cell) <= width:
+            return cell
+    if not house:
+        return head
+    counted = f"{head}, +{len(house)} rule{'s' if len(house) > 1 else ''}"
+    return counted if len(counted) <= width else f"{head} +{len(house)}"
