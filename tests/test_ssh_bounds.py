@@ -210,8 +210,8 @@ async def test_guests_of_one_address_open_tables_per_hour_as_one_player(
         await second.press("n")
         await second.wait_for("Create (ctrl+s)")
         await second.press("\x13")
-        screen = await second.wait_for("tables within the hour")
-        assert "you opened 1 tables within the hour" in " ".join(screen.split())
+        screen = await second.wait_for("within the hour")
+        assert "you opened 1 table within the hour" in " ".join(screen.split())
         await second.close()
 
 

@@ -124,7 +124,8 @@ LOBBY: dict[Refusal, _Words] = {
                                      f"not {p.get('length')}",
     Refusal.CHAT_TOO_FAST: lambda p: f"at most {p.get('lines')} chat lines every "
                                      f"{p.get('seconds')} seconds: wait a moment",
-    Refusal.TOO_MANY_TABLES: lambda p: f"you opened {p.get('tables')} tables within the hour: "
+    Refusal.TOO_MANY_TABLES: lambda p: f"you opened {_count(p.get('tables'), 'table')} within "
+                                       "the hour: "
                                        f"you may open another in {_minutes(p)}; join one "
                                        "meanwhile",
     Refusal.TABLE_FAILED: lambda p: "the table could not do that command",
@@ -174,3 +175,8 @@ def refusal_words(event: Rejected) -> str:
     if code in NEEDS_COMMAND:
         return NEEDS_COMMAND[code](params, event.command)
     return LOBBY[code](params)
+
+
+def _count(number: object, thing: str) -> str:
+    """`1 table`, `30 tables`."""
+    return f"{number} {thing}{'' if number == 1 else 's'}"
