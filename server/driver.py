@@ -62,7 +62,7 @@ END_SLOT_LOAN = 10.0
 """Seconds an ending app may hold its end slot (`SSHTerminal.take_end_slot`)."""
 ACTIVITY_RECHECK = 5.0
 """Seconds after input the app acted on during which more input is not looked at for
-the idle rule (`SSHDriver._note_activity`)."""
+the idle rule (`SSHDriver._note_activity`; a tenth of `idle_minutes` if that is less)."""
 
 OVERRIDDEN = (
     Internal("textual", App, "_build_driver", "SSHDriver built as driver_class(app, ...)"),
@@ -261,7 +261,8 @@ class SSHDriver(Driver):
         screen's bindings."""
         terminal = self._terminal
         now = time.monotonic()
-        if now - terminal.last_active >= ACTIVITY_RECHECK and acts_on(self._app, message):
+        recheck = min(ACTIVITY_RECHECK, terminal.limits.idle_minutes * 6)  # a tenth
+        if now - terminal.last_active >= recheck and acts_on(self._app, message):
             terminal.last_active = now
 
     async def _read_input(self) -> None:
