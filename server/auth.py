@@ -329,6 +329,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         elif self._account is None and (
                 refusal := self._ctx.gate.claim_refusal(self._address)) is not None:
             self._banner(refusal)  # not a failure: the name may well be free later
+            self._kbdint_refused = True  # someone with a key wants a name: tell, don't guest
             return False
         self._key = key
         return True
