@@ -113,35 +113,35 @@ async def many_environment_variables(port: int) -> None:
 
 
 async def someone_elses_key(port: int) -> None:
-    """olga claims her name; mallory, who knows olga's public key (public keys are not
-    secret), pastes it into her keys dialog, then tries to log in as olga with her own key
-    and to type guessed codes. Prints whether olga still gets in."""
-    olga_key, mallory_key = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
-    olga = await ScreenClient.connect(port, "olga", key=olga_key)
-    await olga.wait_for("Welcome, olga")
-    await olga.close()
+    """ines claims her name; mallory, who knows ines's public key (public keys are not
+    secret), pastes it into her keys dialog, then tries to log in as ines with her own key
+    and to type guessed codes. Prints whether ines still gets in."""
+    ines_key, mallory_key = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    ines = await ScreenClient.connect(port, "ines", key=ines_key)
+    await ines.wait_for("Welcome, ines")
+    await ines.close()
     mallory = await ScreenClient.connect(port, "mallory", key=mallory_key)
     await enter_lobby(mallory)
-    olga_line = olga_key.export_public_key("openssh").decode()
+    ines_line = ines_key.export_public_key("openssh").decode()
     await mallory.press("k")
-    mallory.send(f"\x1b[200~{olga_line}\x1b[201~\r")
+    mallory.send(f"\x1b[200~{ines_line}\x1b[201~\r")
     await asyncio.sleep(0.5)
     await mallory.close()
     refused = 0
     for _ in range(5):
         try:
-            conn = await open_connection(port, "olga", key=mallory_key)
+            conn = await open_connection(port, "ines", key=mallory_key)
             conn.close()
         except (asyncssh.PermissionDenied, asyncssh.DisconnectError):
             refused += 1
-    olga = await ScreenClient.connect(port, "olga", key=olga_key)
+    ines = await ScreenClient.connect(port, "ines", key=ines_key)
     try:
-        await olga.wait_for("Welcome, olga", timeout=10)
-        outcome = "olga still logs in"
+        await ines.wait_for("Welcome, ines", timeout=10)
+        outcome = "ines still logs in"
     except AssertionError:
-        outcome = "OLGA IS LOCKED OUT"
-    await olga.close()
-    print(f"  mallory's logins as olga refused: {refused}/5; {outcome}", flush=True)
+        outcome = "INES IS LOCKED OUT"
+    await ines.close()
+    print(f"  mallory's logins as ines refused: {refused}/5; {outcome}", flush=True)
 
 
 CROWD = 300
@@ -218,7 +218,11 @@ async def many_guests_from_one_address(port: int) -> None:
 async def one_name_many_connections(port: int) -> None:
     """One keyed name (its key claims it first) with 300 connections, each staying at the
     welcome screen; then the operator logs in."""
-    await _crowd(port, "mallet", asyncssh.generate_private_key("ssh-ed25519"))
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    first = await ScreenClient.connect(port, "mallet", key=key)
+    await first.wait_for("Welcome, mallet")
+    await first.close()
+    await _crowd(port, "mallet", key)
 
 
 def _ssh_string(data: bytes) -> bytes:
