@@ -12,7 +12,14 @@ import pytest
 from moon_tui.lobby import Ban, LobbyConfig
 from server.config import Limits
 from server.identity import openssh_line, skeleton
-from tests.support.probe import ScreenClient, enter_lobby, new_key, refused, running_server
+from tests.support.probe import (
+    ScreenClient,
+    cursor_on,
+    enter_lobby,
+    new_key,
+    refused,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 
@@ -103,3 +110,21 @@ async def test_a_ban_reason_is_plain_text_and_only_the_banned_player_reads_it(
         assert "ban" in guest and "cheat" not in guest
         stranger = await refused(server.port, "ann", new_key())
         assert "banned" in stranger and "cheat" not in stranger
+
+
+async def test_an_operator_is_marked_in_the_online_list_and_in_chat(tmp_path: Path) -> None:
+    olga_key = new_key()
+    operators = {"olga": (openssh_line(olga_key),)}
+    async with running_server(tmp_path, lobby_config=FAST, operators=operators) as server:
+        olga = await ScreenClient.connect(server.port, "olga", key=olga_key)
+        await enter_lobby(olga)
+        ann = await ScreenClient.connect(server.port, "ann", key=new_key())
+        await enter_lobby(ann)
+        await ann.wait_for("• olga (op)")
+        await olga.press("c")
+        await olga.wait_for(lambda s: cursor_on(olga, "c: chat with everyone"))
+        await olga.press(*"hello", "enter")
+        await ann.wait_for("olga (op): hello")
+        assert "ann (op)" not in ann.text()
+        await olga.close()
+        await ann.close()

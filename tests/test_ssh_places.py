@@ -128,7 +128,7 @@ async def test_keys_the_app_acts_on_keep_a_session(tmp_path: Path) -> None:
         while session.terminal.last_active == before:
             shown = "The rules in short" not in client.text()
             await client.press("?")
-            await client.wait_for(lambda s: ("The rules in short" in s) == shown)
+            await client.wait_for(lambda s, want=shown: ("The rules in short" in s) == want)
         await client.close()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -22,6 +24,7 @@ from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .rows import Row, RowList
+from .words import named
 
 GUEST_NOTE = (
     "You play as a guest: your SSH client offered no key, so this name is for this visit "
@@ -90,7 +93,7 @@ def place_words(place: Place, tables: tuple[TableInfo, ...]) -> str:
 
 
 def online_text(online: tuple[str, ...], me: str, places: tuple[Place, ...] = (),
-                tables: tuple[TableInfo, ...] = ()) -> Text:
+                tables: tuple[TableInfo, ...] = (), operators: Collection[str] = ()) -> Text:
     """Who is online and where (at a table, watching, idle): as many names as the panel
     shows (you first), then how many more.
 
@@ -99,7 +102,7 @@ def online_text(online: tuple[str, ...], me: str, places: tuple[Place, ...] = ()
     order = ([me] if me in online else []) + [n for n in online if n != me]
     names = []
     for name in order[:ONLINE_NAMES]:
-        label = f"{name} (you)" if name == me else name
+        label = named(name, operators) + (" (you)" if name == me else "")
         place = where.get(name)
         names.append(label if place is None else f"{label} {place_words(place, tables)}")
     names += order[ONLINE_NAMES:]
@@ -158,7 +161,7 @@ class LobbyScreen(MoonScreen):
 
     def on_mount(self) -> None:
         self.show(self.moon.model.lobby)
-        self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
+        self.query_one(ChatPanel).show(self.moon.model.chat_of(None), self.moon.model.operators)
 
     def lobby_event(self, event: LobbyUpdate | ChatPosted) -> None:
         if not self.is_current:
@@ -167,7 +170,7 @@ class LobbyScreen(MoonScreen):
         elif isinstance(event, LobbyUpdate):
             self.show(event)
         else:
-            self.query_one(ChatPanel).add(event.line)
+            self.query_one(ChatPanel).add(event.line, self.moon.model.operators)
 
     def on_screen_suspend(self) -> None:
         self._to_table = bool(self.moon.model.tables)  # leaving for a table
@@ -180,7 +183,7 @@ class LobbyScreen(MoonScreen):
         if self._stale:
             self._stale = False
             self.show(self.moon.model.lobby)
-            self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
+            self.query_one(ChatPanel).show(self.moon.model.chat_of(None), self.moon.model.operators)
 
     def show(self, lobby: LobbyUpdate | None) -> None:
         """Draw the lobby as `lobby` shows it (None: not heard from the lobby yet)."""
@@ -199,7 +202,7 @@ class LobbyScreen(MoonScreen):
         set_text(self.query_one("#header", Static), header)
         set_text(self.query_one("#online", Static),
                  online_text(lobby.online, self.moon.player_name, lobby.places,
-                             lobby.tables))
+                             lobby.tables, lobby.operators))
         rows = self.query_one(RowList)
         width = rows.column_width(SEATS_COLUMN)
         had_rows = rows.selected is not None
