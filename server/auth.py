@@ -279,8 +279,8 @@ class MoonSSHServer(asyncssh.SSHServer):
     async def _address_restriction(self) -> str | None:
         banned = await self._ctx.db.ban_reason("address", self._address, now=self._ctx.clock())
         if banned is not None:  # the reason is for the banned player alone (bans.py)
-            return ("Guests and new names from your address are shut out for now by an "
-                    "operator's ban. Players with their own key can still log in.")
+            return ("Guests and new names from your address are banned for now by an "
+                    "operator. Players with their own key can still log in.")
         return self._ctx.gate.restriction(self._address)
 
     def public_key_auth_supported(self) -> bool:
