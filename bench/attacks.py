@@ -11,7 +11,10 @@ RSS over the fresh figure (read from /proc every 20 ms, not through the server's
 and the calm player's key -> screen p99 while it ran.
 
 Targets (issue 11): peak RSS under 200 MB over a fresh server's, the other player's p99
-under 100 ms. The whole run takes about two minutes.
+under 100 ms; the crowd attacks (issue 36) also print how many of their connections
+reached the welcome screen and whether the operator, olga, still gets in. The server
+runs with the default places per address and per name. The whole run takes a few
+minutes.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import asyncio
 import contextlib
 import json
 import math
+import os
 import sqlite3
 import sys
 import tempfile
@@ -115,35 +119,116 @@ async def many_environment_variables(port: int) -> None:
 
 
 async def someone_elses_key(port: int) -> None:
-    """olga claims her name; mallory, who knows olga's public key (public keys are not
-    secret), pastes it into her keys dialog, then tries to log in as olga with her own key
-    and to type guessed codes. Prints whether olga still gets in."""
-    olga_key, mallory_key = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
-    olga = await ScreenClient.connect(port, "olga", key=olga_key)
-    await olga.wait_for("Welcome, olga")
-    await olga.close()
+    """ines claims her name; mallory, who knows ines's public key (public keys are not
+    secret), pastes it into her keys dialog, then tries to log in as ines with her own key
+    and to type guessed codes. Prints whether ines still gets in."""
+    ines_key, mallory_key = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    ines = await ScreenClient.connect(port, "ines", key=ines_key)
+    await ines.wait_for("Welcome, ines")
+    await ines.close()
     mallory = await ScreenClient.connect(port, "mallory", key=mallory_key)
     await enter_lobby(mallory)
-    olga_line = olga_key.export_public_key("openssh").decode()
+    ines_line = ines_key.export_public_key("openssh").decode()
     await mallory.press("k")
-    mallory.send(f"\x1b[200~{olga_line}\x1b[201~\r")
+    mallory.send(f"\x1b[200~{ines_line}\x1b[201~\r")
     await asyncio.sleep(0.5)
     await mallory.close()
     refused = 0
     for _ in range(5):
         try:
-            conn = await open_connection(port, "olga", key=mallory_key)
+            conn = await open_connection(port, "ines", key=mallory_key)
             conn.close()
         except (asyncssh.PermissionDenied, asyncssh.DisconnectError):
             refused += 1
-    olga = await ScreenClient.connect(port, "olga", key=olga_key)
+    ines = await ScreenClient.connect(port, "ines", key=ines_key)
     try:
-        await olga.wait_for("Welcome, olga", timeout=10)
-        outcome = "olga still logs in"
+        await ines.wait_for("Welcome, ines", timeout=10)
+        outcome = "ines still logs in"
     except AssertionError:
-        outcome = "OLGA IS LOCKED OUT"
-    await olga.close()
-    print(f"  mallory's logins as olga refused: {refused}/5; {outcome}", flush=True)
+        outcome = "INES IS LOCKED OUT"
+    await ines.close()
+    print(f"  mallory's logins as ines refused: {refused}/5; {outcome}", flush=True)
+
+
+CROWD = 300
+"""Connections of the crowd attacks (issue 36: 300 filled the server for everyone)."""
+OPERATOR_KEY = "MOON_BENCH_OPERATOR_KEY"
+"""Environment variable: the file with the bench operator's (olga's) private key."""
+
+
+async def _arrive(port: int, username: str, key: asyncssh.SSHKey | None
+                  ) -> tuple[ScreenClient | None, str]:
+    """One visitor: ("welcome", kept open) or the first words of its refusal."""
+    try:
+        client = await ScreenClient.connect(port, username, key=key)
+    except (OSError, asyncssh.Error) as error:
+        return None, f"connection refused: {error}"
+    try:
+        screen = await client.wait_for(lambda s: "Welcome" in s or client.closed.is_set(),
+                                       timeout=60)
+    except AssertionError:
+        screen = client.text()
+    if "Welcome" in screen and not client.closed.is_set():
+        return client, "welcome"
+    await client.close()
+    return None, " ".join(screen.split())[:70]
+
+
+async def _crowd(port: int, username: str, key: asyncssh.SSHKey | None) -> None:
+    """`CROWD` connections as `username`, 20 at a time, each staying; then the operator."""
+    began = time.monotonic()
+    staying: list[ScreenClient] = []
+    answers: dict[str, int] = {}
+    try:
+        for start in range(0, CROWD, 20):
+            for client, answer in await asyncio.gather(
+                    *(_arrive(port, username, key) for _ in range(start, min(CROWD,
+                                                                              start + 20)))):
+                answers[answer] = answers.get(answer, 0) + 1
+                if client is not None:
+                    staying.append(client)
+        print(f"  {answers.get('welcome', 0)} of {CROWD} reached the welcome screen "
+              f"({time.monotonic() - began:.0f} s); the others read:", flush=True)
+        for answer, count in sorted(answers.items(), key=lambda item: -item[1]):
+            if answer != "welcome":
+                print(f"    {count} x {answer!r}", flush=True)
+        await _operator_logs_in(port)
+    finally:
+        for client in staying:
+            await client.close()
+
+
+async def _operator_logs_in(port: int) -> None:
+    path = os.environ.get(OPERATOR_KEY)
+    if not path:
+        return
+    began = time.monotonic()
+    olga = await ScreenClient.connect(port, "olga", key=asyncssh.read_private_key(path))
+    try:
+        await enter_lobby(olga, timeout=30)
+        print(f"  the operator olga is in the lobby after {time.monotonic() - began:.1f} s",
+              flush=True)
+    except AssertionError:
+        print(f"  THE OPERATOR IS LOCKED OUT: {' '.join(olga.text().split())[:120]}",
+              flush=True)
+    finally:
+        await olga.close()
+
+
+async def many_guests_from_one_address(port: int) -> None:
+    """300 guests from one address, each staying at the welcome screen; then the operator
+    logs in."""
+    await _crowd(port, "visitor", None)
+
+
+async def one_name_many_connections(port: int) -> None:
+    """One keyed name (its key claims it first) with 300 connections, each staying at the
+    welcome screen; then the operator logs in."""
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    first = await ScreenClient.connect(port, "mallet", key=key)
+    await first.wait_for("Welcome, mallet")
+    await first.close()
+    await _crowd(port, "mallet", key)
 
 
 CYCLING_SECONDS = 45.0
@@ -220,6 +305,8 @@ ATTACKS: list[tuple[str, Attack]] = [
     ("attack 2: 60,000 environment variables of 30 KB", many_environment_variables),
     ("attack 3: a player takes another's public key", someone_elses_key),
     ("attack 4: guests cycling tables", guests_cycling_tables),
+    ("attack 5: 300 guests from one address", many_guests_from_one_address),
+    ("attack 6: one name with 300 connections", one_name_many_connections),
 ]
 
 
@@ -326,8 +413,14 @@ def percentile(values: list[float], share: float) -> float:
 
 async def main() -> None:
     data = tempfile.mkdtemp(prefix="moon-attacks-")
+    olga = asyncssh.generate_private_key("ssh-ed25519")
+    olga_path = Path(data) / "olga_key"
+    olga.write_private_key(olga_path)
+    olga.write_public_key(Path(data) / "olga_key.pub")
+    os.environ[OPERATOR_KEY] = str(olga_path)  # for the attackers' processes
     server = await asyncio.create_subprocess_exec(
         sys.executable, str(ROOT / "bench" / "ssh_load.py"), "--serve", data,
+        "--operator", str(Path(data) / "olga_key.pub"),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
     )
     assert server.stdin is not None and server.stdout is not None

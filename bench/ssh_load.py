@@ -102,16 +102,25 @@ key."""
 # --- the server side (child process) -------------------------------------------------------
 
 
-async def _serve(data: Path) -> None:
+async def _serve(data: Path, operator_key: str | None = None) -> None:
+    """`operator_key`: for `bench/attacks.py`, an operator (olga, with this public key)
+    and the default places per address and name and new names per hour (a load run's
+    players all come from one address, and each claims a name)."""
     from textual.app import App
 
     from server.config import Limits, ServerConfig
     from server.service import MoonServer
 
+    limits = Limits(max_sessions=2000, connections_per_address=2000,
+                    connections_per_address_max=2000, login_timeout_seconds=30)
+    if operator_key is None:
+        limits = dataclasses.replace(limits, sessions_per_address_max=2000,
+                         guest_sessions_per_address_max=2000, places_kept_for_members=0,
+                         new_names_per_address_per_hour=100_000,
+                         new_names_per_hour=100_000)
     config = ServerConfig(
-        host="127.0.0.1", port=0, data=data,
-        limits=Limits(max_sessions=2000, connections_per_address=2000,
-                      connections_per_address_max=2000, login_timeout_seconds=30),
+        host="127.0.0.1", port=0, data=data, limits=limits,
+        operators={} if operator_key is None else {"olga": (operator_key,)},
     )
     loop = asyncio.get_running_loop()
     worst_stall = 0.0
@@ -351,12 +360,12 @@ def use_uvloop() -> None:
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 
-def serve_main(data: str) -> None:
+def serve_main(data: str, operator_key: str | None = None) -> None:
     use_uvloop()
     import logging
 
     logging.basicConfig(level=logging.WARNING)
-    asyncio.run(_serve(Path(data)))
+    asyncio.run(_serve(Path(data), operator_key))
 
 
 # --- the players (this process) ------------------------------------------------------------
@@ -1120,6 +1129,9 @@ def print_club(result: dict[str, Any]) -> None:
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--serve":
         serve_main(sys.argv[2])
+        return
+    if len(sys.argv) == 5 and sys.argv[1] == "--serve" and sys.argv[3] == "--operator":
+        serve_main(sys.argv[2], Path(sys.argv[4]).read_text().strip())
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, nargs="+", default=[50, 100])

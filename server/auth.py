@@ -27,8 +27,18 @@ from typing import Concatenate, ParamSpec
 
 import asyncssh
 
+from moon_tui.ui.plain import printable
+
 from .config import ServerConfig
-from .identity import Player, fingerprint, guest_name, name_problem, openssh_line
+from .connlog import ConnectionLog
+from .identity import (
+    Player,
+    confusable_with,
+    fingerprint,
+    guest_name,
+    name_problem,
+    openssh_line,
+)
 from .limits import Gate
 from .link_codes import LinkCodes
 from .logtext import shown
@@ -111,6 +121,8 @@ class AuthContext:
     goes back only to the same address and SSH user name."""
     clock: Callable[[], float] = time.time
     """Wall-clock time, for bans that expire."""
+    connection_log: ConnectionLog = field(default_factory=ConnectionLog)
+    """Connections that never log in, summed up per address (not a line each)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +155,9 @@ class MoonSSHServer(asyncssh.SSHServer):
         self._username = ""
         self._account: Account | None = None
         self._name_refusal: str | None = None
+        self._banned_account: Account | None = None
+        """The account of the banned name logging in (its keys are told the reason)."""
+        self._ban_reason = ""
         self._key: asyncssh.SSHKey | None = None
         self._new_key = False
         self._guest = False
@@ -168,7 +183,6 @@ class MoonSSHServer(asyncssh.SSHServer):
         conn.set_extra_info(moon_auth=self)
         peer = conn.get_extra_info("peername")
         self._address = str(peer[0]) if peer else "?"
-        log.info("connection from %s", self._address)
         oldest = self._ctx.gate.opened(self._address, self)
         if isinstance(oldest, MoonSSHServer):
             oldest.close_for_capacity()
@@ -188,19 +202,23 @@ class MoonSSHServer(asyncssh.SSHServer):
         if self.player is not None and self.player.guest:
             self._ctx.guests.discard(self.player.name)
         self._ctx.gate.closed(self._address, self)
-        who = self.player.name if self.player else "(not logged in)"
-        if exc is not None:  # e.g. "Login timeout expired", "... not responding to keepalive"
+        self._conn = None
+        if self.player is None:  # one line per address per minute, not two per connection
+            self._ctx.connection_log.closed_unlogged(self._address, exc)
+            return
+        who = self.player.name
+        if exc is not None:  # e.g. "... not responding to keepalive"
             log.info("connection from %s closed for %s: %s", self._address, who, shown(exc))
         else:
             log.info("connection from %s closed for %s", self._address, who)
-        self._conn = None
 
     def _banner(self, text: str) -> None:
         if text in self._banners or self._conn is None:
             return
         self._banners.add(text)
-        try:
-            self._conn.send_auth_banner(text.rstrip("\n") + "\r\n")
+        try:  # it may quote a name or a ban's reason: no escape code reaches the client
+            self._conn.send_auth_banner(printable(text).rstrip("\n").replace("\n", "\r\n")
+                                        + "\r\n")
         except OSError:
             pass
 
@@ -234,27 +252,35 @@ class MoonSSHServer(asyncssh.SSHServer):
         self._username = username
         self._account = None
         self._name_refusal = None
+        self._banned_account = None
         self._restriction = await self._address_restriction()
         if username in self._ctx.operator_keys:
             self._account = await self._ctx.db.account(username)
             return True
         problem = name_problem(username)
         if problem is None:
-            banned = await self._ctx.db.ban_reason("account", username)
-            if banned is not None:
-                problem = f"The player '{username}' is banned: {banned}"
+            reason = await self._ctx.db.ban_reason("account", username)
+            if reason is not None:
+                # The reason is for the banned player alone, known by a key of theirs:
+                # whoever else types the name only reads that it is banned.
+                problem = f"The player '{username}' is banned from this server."
+                self._ban_reason = reason
+                self._banned_account = await self._ctx.db.account(username)
             else:
                 self._account = await self._ctx.db.account(username)
+        if problem is None and self._account is None:
+            operator = confusable_with(username, self._ctx.operator_keys)
+            if operator is not None:
+                problem = (f"The name '{username}' looks too much like the name of an "
+                           "operator of this server: pick another name.")
         self._name_refusal = problem
         return True
 
     async def _address_restriction(self) -> str | None:
         banned = await self._ctx.db.ban_reason("address", self._address, now=self._ctx.clock())
-        if banned is not None:
-            return (
-                f"Guests and new names from your address are banned for now: {banned}. "
-                "Players with their own key can still log in."
-            )
+        if banned is not None:  # the reason is for the banned player alone (bans.py)
+            return ("Guests and new names from your address are banned for now by an "
+                    "operator. Players with their own key can still log in.")
         return self._ctx.gate.restriction(self._address)
 
     def public_key_auth_supported(self) -> bool:
@@ -279,26 +305,18 @@ class MoonSSHServer(asyncssh.SSHServer):
             if self._account is not None:
                 allowed.update(self._account.fingerprints)
             if print_ not in allowed:
-                return await self._new_key_for(
-                    username,
-                    print_,
-                    f"The name '{username}' belongs to an operator of this server and "
-                    "needs their key. Pick another name: ssh othername@this-host",
-                    key,
-                )
+                return await self._new_key_for(print_, key)
         elif self._name_refusal is not None:
-            self._banner(self._name_refusal)
+            account = self._banned_account
+            if account is not None and print_ in account.fingerprints:  # the banned player
+                self._banner(f"You are banned from this server: {self._ban_reason}")
+            else:
+                self._banner(self._name_refusal)
             self._kbdint_refused = True  # someone with a key wants a name: tell, don't guest
             self._failed_attempt()
             return False
         elif self._account is not None and print_ not in self._account.fingerprints:
-            return await self._new_key_for(
-                username,
-                print_,
-                f"The name '{username}' is already taken by someone else's key. Log in "
-                "with your own key, or pick another name: ssh othername@this-host",
-                key,
-            )
+            return await self._new_key_for(print_, key)
         elif self._account is None and await self._ctx.db.key_owner(print_) is not None:
             self._banner(KEY_HAS_A_NAME)  # one key, one name: it cannot claim a second
             self._kbdint_refused = True  # someone with a key wants a name: tell, don't guest
@@ -308,21 +326,31 @@ class MoonSSHServer(asyncssh.SSHServer):
             # A new name is what anyone could claim: not counted, not let in now.
             self._banner(self._restriction)
             return False
+        elif self._account is None and (
+                refusal := self._ctx.gate.claim_refusal(self._address)) is not None:
+            self._banner(refusal)  # not a failure: the name may well be free later
+            self._kbdint_refused = True  # someone with a key wants a name: tell, don't guest
+            return False
         self._key = key
         return True
 
-    async def _new_key_for(
-        self, username: str, print_: str, refusal: str, key: asyncssh.SSHKey
-    ) -> bool:
-        """A key that is not one of the name's: let in to type a code if the name is
-        waiting for one and the key belongs to nobody; otherwise refused with `refusal`."""
-        if self._ctx.link_codes.pending(username):
-            if await self._ctx.db.key_owner(print_) is None:
-                self._key = key
-                self._new_key = True
-                return True
-            refusal = KEY_HAS_A_NAME
-        self._banner(refusal)
+    async def _new_key_for(self, print_: str, key: asyncssh.SSHKey) -> bool:
+        """A key that is not one of the name's: let in to type a code if it belongs to
+        nobody, whether or not the name waits for one (`linking.py` answers the same
+        either way: who could tell, could tell whose code to guess); refused otherwise.
+
+        Wrong codes count as failed logins of the address they come from; once it must
+        wait, its new keys are refused here like its guests, and the owner's waiting
+        code stays theirs."""
+        if await self._ctx.db.key_owner(print_) is None and self._restriction is None:
+            self._key = key
+            self._new_key = True
+            return True
+        if self._restriction is not None:
+            self._banner(self._restriction)  # the address waits: not counted again
+            self._kbdint_refused = True
+            return False
+        self._banner(KEY_HAS_A_NAME)
         self._kbdint_refused = True  # keyless would be refused too: one failure
         self._failed_attempt()
         return False
@@ -424,11 +452,17 @@ class MoonSSHServer(asyncssh.SSHServer):
             log.info("login %s with new key %s from %s: asking for a code",
                      name, print_, self._address)
             return
+        if self._account is None and not operator:
+            refusal = self._ctx.gate.claim_refusal(self._address)  # others were faster
+            if refusal is not None:
+                self.refusal = refusal + "\n"
+                return
         claimed = await self._claim(name, print_, key) if self._account is None else False
         if claimed is None:
             return
         if claimed:
-            log.info("account %s claimed by key %s", name, print_)  # last seen: now
+            self._ctx.gate.claimed(self._address)
+            log.info("account %s claimed by key %s from %s", name, print_, self._address)
         elif self._account is None and operator:
             # The config says whose name this is. Their key may belong to another name
             # (one of theirs, or pasted by someone before keys needed proof): a key never

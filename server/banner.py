@@ -163,9 +163,12 @@ async def show(
 async def _wait_for_choice(
     process: asyncssh.SSHServerProcess[bytes], painter: BannerPainter, idle_seconds: float
 ) -> tuple[Choice, int]:
+    # One deadline for the whole wait: bytes the banner ignores (garbage, arrows, the
+    # mouse) or window changes do not push it back (issue 36: any byte did).
+    deadline = asyncio.get_running_loop().time() + idle_seconds
     while True:
         try:
-            async with asyncio.timeout(idle_seconds):
+            async with asyncio.timeout_at(deadline):
                 data = await process.stdin.read(1024)
         except asyncssh.TerminalSizeChanged as change:
             painter.resize(change.width, change.height)

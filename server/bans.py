@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 
 import asyncssh
 
+from moon_tui.ui.plain import printable
+
 from .auth import GuestLogin
 from .config import Limits
 from .game_session import write_farewell
@@ -23,6 +25,16 @@ from .store import Database
 log = logging.getLogger(__name__)
 
 DAY = 86400.0
+
+
+REASON_MAX_CHARS = 300
+
+
+def ban_reason_text(reason: str) -> str:
+    """A ban's reason as kept and shown: one line of plain text (no escape codes,
+    clipboard writes or bidi overrides: it reaches the banned player's terminal)."""
+    text = " ".join(printable(reason, lines=False).split())[:REASON_MAX_CHARS]
+    return text or "banned by an operator"
 
 
 class Bans:
@@ -44,7 +56,7 @@ class Bans:
         for `address_ban_days` from letting in guests and new names (so the player does
         not come straight back as a guest or under a new key); players there with a key
         of their own still get in."""
-        reason = reason or "banned by an operator"
+        reason = ban_reason_text(reason)
         live = self._sessions.of(name)
         guest = name.startswith(GUEST_PREFIX)
         db = self._db

@@ -30,7 +30,21 @@ class ConfigError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Limits:
     max_sessions: int = 300
-    """Interactive sessions at once, over all players."""
+    """Interactive sessions at once, over all players (operators get in past it)."""
+    # --- places: what one address, one name, the guests may hold (issue 36) ---
+    sessions_per_address_max: int = 30
+    """Sessions (the welcome screen counts) from one address at once. A club behind one
+    NAT is one address: keep it above the members who play from one place."""
+    guest_sessions_per_address_max: int = 10
+    """Guest sessions from one address at once (within `sessions_per_address_max`)."""
+    sessions_per_name_max: int = 3
+    """Sessions of one name at once (a second computer, a takeover, a session ending)."""
+    places_kept_for_members: int = 30
+    """Places of `max_sessions` guests may not take: kept for players with a key."""
+    new_names_per_address_per_hour: int = 10
+    """Names claimed from one address in an hour; past it new names wait there."""
+    new_names_per_hour: int = 200
+    """Names claimed on the whole server in an hour; past it new names wait."""
     # --- logins from one address, and bans (who may try, how often, for how long) ---
     connections_per_address: int = 12
     """Connections from one address still logging in at once. Past it, guests and new
@@ -77,9 +91,6 @@ class Limits:
     """Codes a new key may type in one connection before the connection ends."""
     link_codes_per_name: int = 3
     """Codes a name may have waiting at once; a new one replaces the oldest."""
-    link_code_misses_per_name: int = 20
-    """Wrong codes typed for a name, over all connections, before its waiting codes are
-    withdrawn (the player then makes a new one)."""
     # -- the data folder (storage) --
     records_kept_in_memory: int = 200
     """Game records kept in memory while the database cannot take them (disk full, folder

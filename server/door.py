@@ -25,6 +25,7 @@ from . import banner
 from .auth import DATABASE_PROBLEM, KeyToLink, MoonSSHServer
 from .bans import Bans
 from .config import ServerConfig
+from .connlog import ConnectionLog
 from .game_session import client_profile, run_game_session, write_farewell, write_line
 from .identity import Player
 from .limits import Gate
@@ -101,6 +102,7 @@ class Door:
         bans: Bans,
         make_app: MakeApp,
         has_seat: Callable[[str], bool],
+        connection_log: ConnectionLog,
         banner_first: bool = True,
     ) -> None:
         self._config = config
@@ -111,6 +113,7 @@ class Door:
         self._bans = bans
         self._make_app = make_app
         self._has_seat = has_seat
+        self._connection_log = connection_log
         self._banner_first = banner_first
         self.port = config.port
         """The port players connect to (named in the help text); set once listening."""
@@ -168,8 +171,6 @@ class Door:
             refusal = "The server is shutting down.\r\n"
         if refusal is None and conn.get_extra_info("moon_playing"):
             refusal = "One game per connection: open another ssh connection.\r\n"
-        if refusal is None:
-            refusal = self._gate.session_refusal()
         return refusal
 
     async def _admit(
@@ -185,16 +186,22 @@ class Door:
         conn.set_extra_info(moon_playing=True)
         if player is None and link is not None:  # a new key: it types its code first
             player = await self._link_new_key(process, auth, link)
-        if player is None:  # the code was not typed: a failed login, the connection ends
-            if link is not None:
-                self._gate.failed(link.address)
+        if player is None:  # no right code (each wrong one was a failed login): it ends
             await _close_after_goodbye(process, conn, 1)
             return
-        self._gate.sessions += 1
+        gate = self._gate
+        refusal = gate.admit(player.name, player.address, guest=player.guest,
+                             operator=player.operator)
+        if refusal is not None:
+            # Counted, not a line each: a flood of them is what gets refused here.
+            self._connection_log.note(player.address, "sessions refused")
+            write_line(process, refusal + "\r\n")
+            await _close_after_goodbye(process, conn, 1)
+            return
         try:
             await self._welcome_then_play(process, player)
         finally:
-            self._gate.sessions -= 1
+            gate.left(player.name, player.address, guest=player.guest)
         await _close_after_goodbye(process, conn, 0)
 
     async def _link_new_key(
@@ -203,7 +210,8 @@ class Door:
         self.at_banner.add(process)  # no app yet: close() says goodbye to them directly
         try:
             return await link_new_key(process, auth, link, codes=self._link_codes,
-                                      db=self._db, limits=self._config.limits)
+                                      db=self._db, limits=self._config.limits,
+                                      wrong_code=lambda: self._gate.failed(link.address))
         finally:
             self.at_banner.discard(process)
 

@@ -18,14 +18,19 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, TextIO
 
 import asyncssh
 from textual import constants, events
 from textual.app import App
+from textual.dom import DOMNode
 from textual.driver import Driver
 from textual.message import Message
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input
 
 from .config import Limits
 from .internals import Internal
@@ -60,6 +65,9 @@ behind other apps' on a busy server (server/patches.py, patch 9). A player typin
 pause keeps it, within the reading budget above."""
 END_SLOT_LOAN = 10.0
 """Seconds an ending app may hold its end slot (`SSHTerminal.take_end_slot`)."""
+ACTIVITY_RECHECK = 5.0
+"""Seconds after input the app acted on during which more input is not looked at for
+the idle rule (`SSHDriver._note_activity`; a tenth of `idle_minutes` if that is less)."""
 
 OVERRIDDEN = (
     Internal("textual", App, "_build_driver", "SSHDriver built as driver_class(app, ...)"),
@@ -83,6 +91,9 @@ class SSHTerminal:
     bytes_out: int = 0
     frames: int = 0
     last_input: float = field(default_factory=time.monotonic)
+    """When the client last sent anything (a player typing goes first: `answering`)."""
+    last_active: float = field(default_factory=time.monotonic)
+    """When the player last did something the app acts on (the idle rule: `acts_on`)."""
     on_first_frame: Callable[[], None] | None = None
     """Called (once) when the app's first frame has gone out."""
     end_slots: asyncio.Semaphore | None = None
@@ -256,6 +267,7 @@ class SSHDriver(Driver):
                 self._release_handle = self._loop.call_later(
                     max(self._budget.wait_time(), 0.001), self._release)
             return
+        self._note_activity(message)
         super().process_message(message)
 
     def _release(self) -> None:
@@ -266,7 +278,22 @@ class SSHDriver(Driver):
                 self._release_handle = self._loop.call_later(
                     max(self._budget.wait_time(), 0.001), self._release)
                 return
-            super().process_message(self._held.popleft())
+            held = self._held.popleft()
+            self._note_activity(held)
+            super().process_message(held)
+
+    def _note_activity(self, message: Message) -> None:
+        """Keep the session from the idle rule if the app acts on `message`.
+
+        Any byte used to count: a client sending a space every 29 minutes, or garbage,
+        held its place for ever (issue 36). Looked at most every `ACTIVITY_RECHECK`
+        seconds: the idle rule counts in minutes, and looking costs a walk of the
+        screen's bindings."""
+        terminal = self._terminal
+        now = time.monotonic()
+        recheck = min(ACTIVITY_RECHECK, terminal.limits.idle_minutes * 6)  # a tenth
+        if now - terminal.last_active >= recheck and acts_on(self._app, message):
+            terminal.last_active = now
 
     async def _read_input(self) -> None:
         stdin = self._terminal.process.stdin
@@ -352,6 +379,40 @@ class SSHDriver(Driver):
                 name=name,
             )
         )
+
+
+def acts_on(app: App[Any], message: Message) -> bool:
+    """Whether `app` acts on this input from its player: a key bound on its screen (and
+    enabled there), text typed or pasted into a text field, a click on something that
+    takes clicks. Not a key nothing is bound to, nor a click on nothing."""
+    try:
+        screen = app.screen
+    except Exception:  # no screen yet (starting) or any more (ending)
+        return False
+    if isinstance(message, events.Key | events.Paste) and isinstance(app.focused, Input):
+        if isinstance(message, events.Paste) or message.is_printable:
+            return True
+    if isinstance(message, events.Key):
+        bindings = screen.active_bindings
+        return any(key in bindings and bindings[key].enabled for key in message.aliases)
+    if isinstance(message, events.MouseDown):
+        try:
+            widget, _ = screen.get_widget_at(message.screen_x, message.screen_y)
+        except Exception:  # outside every widget
+            return False
+        node: DOMNode | None = widget
+        while isinstance(node, Widget) and not isinstance(node, Screen):
+            if node.focusable or _takes_clicks(type(node)):
+                return True
+            node = node.parent
+    return False
+
+
+@lru_cache(256)
+def _takes_clicks(cls: type[Widget]) -> bool:
+    """Whether a widget class handles clicks itself (beyond Textual's base `Widget`)."""
+    return any("on_click" in vars(base) or "_on_click" in vars(base)
+               for base in cls.__mro__ if base is not Widget and issubclass(base, Widget))
 
 
 def _extra_cost(message: Message) -> float:

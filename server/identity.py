@@ -43,6 +43,28 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+_LOOKALIKE = str.maketrans({"0": "o", "1": "l", "i": "l", "j": "l", "2": "z", "3": "e",
+                            "4": "a", "5": "s", "6": "b", "7": "t", "8": "b", "9": "g",
+                            "_": None, "-": None, ".": None})
+_LOOKALIKE_PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
+
+
+def skeleton(name: str) -> str:
+    """What `name` looks like at a glance: lower case, separators gone, look-alike
+    characters made one (0 and o, 1, i and l, rn and m...). `o1ga` and `olga_` look
+    like `olga`."""
+    text = name.lower().translate(_LOOKALIKE)
+    for pair, single in _LOOKALIKE_PAIRS:
+        text = text.replace(pair, single)
+    return text
+
+
+def confusable_with(name: str, operators: Collection[str]) -> str | None:
+    """The operator whose name `name` could be taken for (not their own), or None."""
+    shape = skeleton(name)
+    return next((op for op in operators if op != name and skeleton(op) == shape), None)
+
+
 def fingerprint(key: asyncssh.SSHKey) -> str:
     return key.get_fingerprint("sha256")
 

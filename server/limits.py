@@ -11,7 +11,7 @@ address did (a club behind one NAT is one address); see `MoonSSHServer`.
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
@@ -20,6 +20,7 @@ from .config import Limits
 _MAX_BACKOFF = 15 * 60.0
 _FORGIVEN_AFTER = 60 * 60.0
 """An address with no failed login for this long starts again from a clean slate."""
+_HOUR = 3600.0
 _REMEMBERED = 10_000
 """Addresses with failures kept before the quiet ones are forgotten."""
 
@@ -44,7 +45,15 @@ class Gate:
     pending: dict[str, dict[Hashable, None]] = field(default_factory=dict)
     """Connections not logged in yet, by address, oldest first."""
     sessions: int = 0
+    """Sessions open (`admit` to `left`), over all players."""
+    guests: int = 0
+    by_address: Counter[str] = field(default_factory=Counter)
+    guests_by_address: Counter[str] = field(default_factory=Counter)
+    by_name: Counter[str] = field(default_factory=Counter)
     _failures: dict[str, _Failures] = field(default_factory=dict)
+    _claims: deque[float] = field(default_factory=deque)
+    """When each name of the last hour was claimed, oldest first."""
+    _claims_by_address: dict[str, deque[float]] = field(default_factory=dict)
 
     # --- connections ----------------------------------------------------------------
 
@@ -130,10 +139,91 @@ class Gate:
             if now - failures.last > _FORGIVEN_AFTER and failures.blocked_until <= now:
                 del self._failures[address]
 
-    def session_refusal(self) -> str | None:
-        if self.sessions >= self.limits.max_sessions:
-            return (
-                f"The server is full ({self.limits.max_sessions} players): "
-                "please try again in a few minutes."
-            )
+    # --- places: sessions per address, per name, and the guests' share ---------------
+
+    def admit(self, name: str, address: str, *, guest: bool = False,
+              operator: bool = False) -> str | None:
+        """Why `name` from `address` may not open a session now, or None, counting it
+        (call `left` when it ends).
+
+        300 guests from one address, or one name with 300 connections, filled the server
+        for everyone (issue 36): one address holds at most `sessions_per_address_max`
+        sessions (guests fewer), a name `sessions_per_name_max`, guests leave
+        `places_kept_for_members` free, and an operator always gets in (one name is
+        still bounded)."""
+        limits = self.limits
+        if self.by_name[name] >= limits.sessions_per_name_max:
+            return (f"The name {name} already has {self.by_name[name]} sessions open: "
+                    "close one of them first.")
+        if not operator:
+            if self.sessions >= limits.max_sessions:
+                return (f"The server is full ({limits.max_sessions} players): "
+                        "please try again in a few minutes.")
+            if guest and self.guests >= limits.max_sessions - limits.places_kept_for_members:
+                return ("The server is full for guests: the places left are kept for "
+                        "players with a key. Try again in a few minutes, or log in with "
+                        "an SSH key (ssh-keygen).")
+            if self.by_address[address] >= limits.sessions_per_address_max:
+                return (f"Your address already has {limits.sessions_per_address_max} "
+                        "sessions open, the most one address may have: close one first.")
+            if guest and self.guests_by_address[address] >= \
+                    limits.guest_sessions_per_address_max:
+                return (f"Your address already has {limits.guest_sessions_per_address_max}"
+                        " guests playing, the most one address may have. Log in with an "
+                        "SSH key to play under a name of your own (ssh-keygen).")
+        self.sessions += 1
+        self.by_name[name] += 1
+        self.by_address[address] += 1
+        if guest:
+            self.guests += 1
+            self.guests_by_address[address] += 1
         return None
+
+    def left(self, name: str, address: str, *, guest: bool = False) -> None:
+        """A session that `admit` let in has ended."""
+        self.sessions -= 1
+        for counter, key in ((self.by_name, name), (self.by_address, address),
+                             *(((self.guests_by_address, address),) if guest else ())):
+            counter[key] -= 1
+            if counter[key] <= 0:
+                del counter[key]
+        if guest:
+            self.guests -= 1
+
+    # --- new names per address and per hour ----------------------------------------
+
+    def claim_refusal(self, address: str) -> str | None:
+        """Why a new name may not be claimed from `address` now, or None.
+
+        3,000 names were claimed in 103 s from one address with fresh keys (issue 36)."""
+        now = self.clock()
+        limits = self.limits
+        recent = self._claims_by_address.get(address)
+        if recent is not None:
+            _forget_before(recent, now - _HOUR)
+            if len(recent) >= limits.new_names_per_address_per_hour:
+                wait = int(recent[0] + _HOUR - now) + 1
+                return ("Too many new names from your address this hour: try again in "
+                        f"{wait} seconds (players with their own key can log in meanwhile).")
+        _forget_before(self._claims, now - _HOUR)
+        if len(self._claims) >= limits.new_names_per_hour:
+            wait = int(self._claims[0] + _HOUR - now) + 1
+            return ("The server takes no more new names this hour: try again in "
+                    f"{wait} seconds (players with their own key can log in meanwhile).")
+        return None
+
+    def claimed(self, address: str) -> None:
+        """A new name was claimed from `address`."""
+        now = self.clock()
+        if address not in self._claims_by_address and \
+                len(self._claims_by_address) >= _REMEMBERED:
+            for old in [a for a, t in self._claims_by_address.items()
+                        if not t or t[-1] <= now - _HOUR]:
+                del self._claims_by_address[old]
+        self._claims_by_address.setdefault(address, deque()).append(now)
+        self._claims.append(now)
+
+
+def _forget_before(times: deque[float], since: float) -> None:
+    while times and times[0] <= since:
+        times.popleft()

@@ -37,7 +37,6 @@ def grouped(code: str) -> str:
 class _Waiting:
     codes: dict[str, float] = field(default_factory=dict)
     """Code -> when it expires (clock time), oldest first."""
-    misses: int = 0
 
 
 class LinkCodes:
@@ -67,8 +66,9 @@ class LinkCodes:
     def redeem(self, name: str, typed: str) -> bool:
         """Use up the code `typed` for `name`: True once for a right, unexpired code.
 
-        A wrong code counts against the name: past `link_code_misses_per_name`, every
-        waiting code of the name is withdrawn, so guessing has a fixed budget."""
+        A wrong code costs the name nothing: withdrawing its codes after some misses let
+        anyone lock its owner's new key out (issue 36). Guesses cost the guesser: each
+        is a failed login of their address (`linking.py`), which soon must wait."""
         waiting = self._live(name)
         if waiting is None:
             return False
@@ -79,9 +79,6 @@ class LinkCodes:
                 if not waiting.codes:
                     del self._names[name]
                 return True
-        waiting.misses += 1
-        if waiting.misses >= self.limits.link_code_misses_per_name:
-            del self._names[name]
         return False
 
     def _live(self, name: str) -> _Waiting | None:

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Literal
 
 import asyncssh
+
+from moon_tui.ui.plain import printable
 
 from .auth import KEY_HAS_A_NAME, KeyToLink, MoonSSHServer
 from .config import Limits
@@ -22,6 +25,8 @@ from .store import Database, StoreFailure
 
 log = logging.getLogger(__name__)
 
+CODE_PROMPT = "the code from your keys dialog"
+"""The words every key new to a name reads, whether or not the name waits for a code."""
 CODE_INPUT_CHARS = 24
 """Characters kept of what is typed (a code is 8, shown with a dash; spaces are allowed)."""
 INPUT_BYTES = 4096
@@ -127,15 +132,22 @@ async def link_new_key(
     codes: LinkCodes,
     db: Database,
     limits: Limits,
+    wrong_code: Callable[[], None],
 ) -> Player | None:
     """Ask for the code, a few tries within the login timeout; the right one adds the key
-    and returns the player. Anything else says why, and returns None (a failed login)."""
+    and returns the player. Anything else says why, and returns None (a failed login).
+
+    Every key new to the name gets here, whether or not the name waits for a code, and
+    reads the same words either way. `wrong_code()` is called for each wrong code: it
+    costs the guesser's address, never the name's owner."""
     loop = asyncio.get_running_loop()
     prompt = LinePrompt(process, loop.time() + limits.login_timeout_seconds)
     tries = max(1, limits.link_code_tries)
+    write_line(process, f"\nThis key is new to {link.name}.\nIf {link.name} is you, type "
+               f"{CODE_PROMPT}\n(k, then a, where you are logged in). If not, press "
+               "Ctrl+C\nand pick another name: ssh othername@this-host\n")
     for used in range(1, tries + 1):
-        write_line(process, f"\nThis key is new to {link.name}. "
-                            "Type the code from your keys dialog: ")
+        write_line(process, "\nCode: ")
         typed = await prompt.read_line()
         if typed is None:
             timed_out = prompt.timed_out
@@ -149,6 +161,7 @@ async def link_new_key(
         if codes.redeem(link.name, typed):
             return await _add(process, auth, link, db)
         left = tries - used
+        wrong_code()
         log.info("link of a key to %s from %s: wrong code", link.name, link.address)
         write_line(process, "\nThat is not the code (or it was used, or it expired)"
                    + (f": {left} {'try' if left == 1 else 'tries'} left." if left else
@@ -165,7 +178,7 @@ async def _add(
     if reason is None:
         reason = await db.ban_reason("key", link.fingerprint)
     if reason is not None:
-        write_line(process, f"\nYou are banned from this server: {reason}\n")
+        write_line(process, f"\nYou are banned from this server: {printable(reason)}\n")
         return None
     try:
         owner = await db.add_key(link.name, link.fingerprint, link.public_key)

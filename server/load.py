@@ -21,18 +21,29 @@ log = logging.getLogger(__name__)
 
 class LoadWatch:
     """Run `run()` as a task; it calls `raise_alarm(text)` while busy, `clear_alarm()`
-    when no longer. `players()`: how many are connected (for the message)."""
+    when no longer. `players()`: how many are connected; `strangers()`: connections
+    not playing (logging in now, or closed without logging in lately). Both choose the
+    advice: "fewer players" only fits a server busy with its players (issue 36: a
+    flood of connections with one player on was told to run fewer players)."""
 
     PERIOD = 0.05
     STALL = 0.1
     STALLS = 3
     WINDOW = 60.0
+    FLOOD = 50
+    """Connections not playing, past which (and past the players) the advice is a flood."""
+    OWN_SHARE = 0.5
+    """Share of a core below which the server is not what keeps the host busy."""
+    FEW_PLAYERS = 20
+    """Players below which they are not what keeps the server busy."""
 
     def __init__(self, raise_alarm: Callable[[str], None], clear_alarm: Callable[[], None],
-                 players: Callable[[], int], *, window: float = WINDOW) -> None:
+                 players: Callable[[], int], *, window: float = WINDOW,
+                 strangers: Callable[[], int] = lambda: 0) -> None:
         self._raise_alarm = raise_alarm
         self._clear_alarm = clear_alarm
         self._players = players
+        self._strangers = strangers
         self.window = window
         self.busy = False
         self._stalls: deque[tuple[float, float]] = deque()
@@ -80,8 +91,24 @@ class LoadWatch:
                 f"behind {len(self._stalls)} times by over {self.STALL * 1000:.0f} ms "
                 f"(up to {longest * 1000:.0f} ms), with {players} "
                 f"{'player' if players == 1 else 'players'} on and {share:.0%} of a core "
-                f"in use. Keys feel slow. Fewer players per server, or a faster core, "
-                f"helps (README: Capacity).")
+                f"in use. Keys feel slow. {self._advice(players, share)}")
+
+    def _advice(self, players: int, share: float) -> str:
+        """What to do about it, from the figures."""
+        strangers = self._strangers()
+        if strangers >= max(self.FLOOD, players):
+            return (f"{strangers} connections did not log in (lately, or are logging in "
+                    "now): the server is being flooded with connections. The log sums "
+                    "them up per address ('from ADDRESS in the last 60 s'); a firewall "
+                    "limit on new connections per address helps.")
+        if share < self.OWN_SHARE:
+            return ("The server itself used little of its core: something else on this "
+                    "host is taking the CPU (another program, or a machine too small or "
+                    "shared).")
+        if players < self.FEW_PLAYERS:
+            return ("That is a lot of work for so few players: the log may say what "
+                    "the server is busy with (a flood, a client misbehaving).")
+        return "Fewer players per server, or a faster core, helps (README: Capacity)."
 
     def _span(self) -> str:
         if self.window == 60:

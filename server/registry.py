@@ -97,7 +97,8 @@ class SessionRegistry:
                 "without a key press. Come back any time!")
 
     async def watch_idle(self) -> None:
-        """End game sessions with no key pressed for `idle_minutes` (runs until cancelled)."""
+        """End game sessions with nothing done for `idle_minutes`: no key the app acted
+        on (`driver.acts_on`; bytes it ignores do not count). Runs until cancelled."""
         while True:
             await asyncio.sleep(min(IDLE_CHECK_SECONDS, self._idle_seconds / 4))
             # In a function of its own: a loop variable left in this coroutine's frame
@@ -106,6 +107,6 @@ class SessionRegistry:
 
     def end_idle(self, now: float) -> None:
         for session in self.all():
-            if now - session.terminal.last_input > self._idle_seconds:
+            if now - session.terminal.last_active > self._idle_seconds:
                 log.info("idle timeout %s", session.player.name)
                 session.end(self.idle_message)

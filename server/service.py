@@ -45,6 +45,7 @@ from .auth import AuthContext
 from .bans import Bans
 from .channel import GameSSHServer
 from .config import ServerConfig
+from .connlog import ConnectionLog
 from .datafolder import DataFolderLock
 from .door import Door
 from .driver import SSHDriver
@@ -129,8 +130,11 @@ class MoonServer:
         self.link_codes = LinkCodes(config.limits)
         """Codes from keys dialogs (in memory: a restart forgets them). Tests set its clock."""
         self.memory = FreezePolicy() if freeze_memory else None
+        self.connection_log = ConnectionLog()
+        """Connections that never logged in, and sessions refused, summed up per address."""
         self.load = LoadWatch(lambda text: self.db.alarm("busy", text),
-                              lambda: self.db.clear_alarm("busy"), lambda: self.sessions.count)
+                              lambda: self.db.clear_alarm("busy"), lambda: self.sessions.count,
+                              strangers=self._strangers)
         """Tells the operators when the event loop falls behind (tests shorten its window)."""
         self.sessions = SessionRegistry(
             idle_minutes=config.limits.idle_minutes,
@@ -140,7 +144,8 @@ class MoonServer:
         self.door = Door(
             config, db=self.db, gate=self.gate, link_codes=self.link_codes,
             sessions=self.sessions, bans=self.bans, make_app=self.make_app,
-            has_seat=self._has_place, banner_first=app_factory is None,
+            has_seat=self._has_place, connection_log=self.connection_log,
+            banner_first=app_factory is None,
         )
         self._lobby: Lobby | None = None
         self._listener: asyncssh.SSHAcceptor | None = None
@@ -225,6 +230,7 @@ class MoonServer:
         context = AuthContext(
             self.config, self.db, self.gate, operators, self.sessions.names,
             link_codes=self.link_codes, held=self.lobby.held_names, clock=lambda: bans.clock(),
+            connection_log=self.connection_log,
         )
         bans.guest_logins = context.guest_seats
         self._listener = await asyncssh.create_server(
@@ -248,6 +254,7 @@ class MoonServer:
             self.door.port = sockets[0].getsockname()[1]
         self._tasks.append(asyncio.create_task(self.sessions.watch_idle(), name="moon-idle"))
         self._tasks.append(asyncio.create_task(self.load.run(), name="moon-load"))
+        self._tasks.append(asyncio.create_task(self.connection_log.run(), name="moon-connlog"))
         if self.memory is not None:
             self.memory.start()
             self._tasks.append(asyncio.create_task(self._tick_memory(), name="moon-gc"))
@@ -373,6 +380,11 @@ class MoonServer:
     def _has_place(self, name: str) -> bool:
         """`name` goes straight back to their table, without the welcome banner."""
         return self.lobby.has_place(name)
+
+    def _strangers(self) -> int:
+        """Connections that are not playing: open and not logged in, or closed without
+        logging in in the last minute or so (for the busy alarm's advice)."""
+        return sum(map(len, self.gate.pending.values())) + self.connection_log.unlogged
 
     def _memory_session_ended(self) -> None:
         assert self.memory is not None

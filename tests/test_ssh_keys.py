@@ -29,7 +29,7 @@ from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 
-PROMPT = "Type the code from your keys dialog"
+PROMPT = linking.CODE_PROMPT
 CODE = re.compile(r"Your code: ([A-Z0-9]{4}-[A-Z0-9]{4})")
 
 
@@ -67,7 +67,7 @@ async def test_a_code_from_the_keys_dialog_adds_the_key_that_types_it(tmp_path: 
         assert f"ssh -p {server.port} ann@this-server" in screen
 
         other = await ScreenClient.connect(server.port, "ann", key=laptop)
-        await other.wait_for(f"This key is new to ann. {PROMPT}")
+        await other.wait_for(f"If ann is you, type {PROMPT}")
         assert await owner(server, laptop) is None
         await other.press(found.group(1).lower(), "enter")
         await other.wait_for("Welcome, ann")
@@ -121,8 +121,14 @@ async def test_an_expired_code_adds_nothing(tmp_path: Path) -> None:
         await client.wait_for("That is not the code (or it was used, or it expired)")
         await client.close()
         assert await owner(server, laptop) is None
-        # With no code waiting any more, the new key is refused at the door.
-        assert "already taken" in await refused(server.port, "ann", laptop)
+        # With no code waiting any more, the new key reads the same prompt (nobody can
+        # tell whether a code waits), and no code adds it.
+        again = await ScreenClient.connect(server.port, "ann", key=laptop)
+        await again.wait_for(PROMPT)
+        await again.press(code, "enter")
+        await again.wait_for("That is not the code (or it was used, or it expired)")
+        await again.close()
+        assert await owner(server, laptop) is None
 
 
 async def test_the_code_prompt_reads_a_typed_line_and_nothing_else(tmp_path: Path) -> None:
@@ -228,7 +234,6 @@ async def test_an_operator_adds_a_key_the_same_way(tmp_path: Path) -> None:
     operators = {"olga": (openssh_line(op_key),)}
     async with running_server(tmp_path, lobby_config=FAST, operators=operators) as server:
         await claim(server, "olga", op_key)
-        assert "operator" in await refused(server.port, "olga", laptop)
         code = server.link_codes.issue("olga")
         client = await ScreenClient.connect(server.port, "olga", key=laptop)
         await client.wait_for(PROMPT)
@@ -245,3 +250,51 @@ async def test_a_guest_has_no_keys_dialog(tmp_path: Path) -> None:
         screen = await enter_lobby(guest)
         assert "k keys" not in screen
         await guest.close()
+
+
+async def new_key_screen(server: MoonServer, name: str, **options: object) -> str:
+    """What a fresh key logging in as `name` reads, with the name taken out."""
+    client = await ScreenClient.connect(server.port, name, key=new_key(), **options)
+    screen = await client.wait_for(PROMPT)
+    await client.close()
+    return screen.replace(name, "NAME")
+
+
+async def test_a_new_key_reads_the_same_whether_or_not_a_code_waits(tmp_path: Path) -> None:
+    # Before, a key new to a name was let in only while the name had a code waiting (and
+    # refused "already taken" otherwise): anyone could tell which names had one.
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        await claim(server, "ann", new_key())
+        await claim(server, "bob", new_key())
+        server.link_codes.issue("ann")
+        assert await new_key_screen(server, "ann") == await new_key_screen(server, "bob")
+
+
+async def test_wrong_codes_cost_the_guesser_not_the_owner(tmp_path: Path) -> None:
+    # Before, 20 wrong codes for a name from anywhere withdrew its codes: the owner's
+    # real new key then typed a code that no longer existed. Now each wrong code is a
+    # failed login of the guesser's address, which soon waits; the owner's code stays.
+    ann_key, laptop = new_key(), new_key()
+    limits = Limits(failed_logins_per_address=3, link_code_tries=3)
+    guessers = [f"127.0.0.{n}" for n in range(2, 9)]  # 7 addresses x 3 codes: 21 misses
+    async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
+        await claim(server, "ann", ann_key)
+        code = server.link_codes.issue("ann")
+        wrong = "AAAAAAAA" if code != "AAAAAAAA" else "BBBBBBBB"
+        for address in guessers:
+            guesser = await ScreenClient.connect(server.port, "ann", key=new_key(),
+                                                 local_addr=(address, 0))
+            for _ in range(3):
+                await guesser.wait_for(PROMPT)
+                await guesser.press(wrong, "enter")
+            await guesser.wait_closed()
+            await guesser.close()
+        # Each guesser's address waits now, for new keys as for guests and new names.
+        assert "Too many failed logins" in await refused(
+            server.port, "ann", new_key(), local_addr=(guessers[0], 0))
+        owner_laptop = await ScreenClient.connect(server.port, "ann", key=laptop)
+        await owner_laptop.wait_for(PROMPT)
+        await owner_laptop.press(code, "enter")
+        await owner_laptop.wait_for("Welcome, ann")
+        await owner_laptop.close()
+        assert await owner(server, laptop) == "ann"

@@ -42,7 +42,8 @@ async def test_thirty_concurrent_sessions_play_and_leave_nothing_behind(tmp_path
     # Every client is on 127.0.0.1; a short idle limit makes the idle watcher look at the
     # sessions while they play (it once kept the last one it saw alive): it looks every
     # 20 s. Two minutes, not less: on a loaded machine a player may wait 30 s for a screen.
-    limits = Limits(connections_per_address=PLAYERS, idle_minutes=2)
+    limits = Limits(connections_per_address=PLAYERS, idle_minutes=2,
+                    guest_sessions_per_address_max=PLAYERS)
     async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
         server_tasks = asyncio.all_tasks() - before_tasks
 

@@ -168,6 +168,8 @@ class Lobby:
         self._next_slice_at = 0.0
         self._listing = Listing()
         self._places: tuple[Place, ...] = ()
+        self._operators: tuple[str, ...] = ()
+        """The operators, online or not: sent with `_places` (same key)."""
         self._places_key: tuple[object, ...] = ()
 
     # -- the lifetime ----------------------------------------------------------------------
@@ -436,8 +438,11 @@ class Lobby:
         key = (self._listing.version, online)
         if key != self._places_key:
             self._places = tuple(self._listing.place_of(n) for n in online)
+            self._operators = tuple(sorted(self.config.operators.union(
+                n for n, handle in self._players.items() if handle.operator)))
             self._places_key = key
-        return LobbyUpdate(self._listing.for_player(name), online, self._places)
+        return LobbyUpdate(self._listing.for_player(name), online, self._places,
+                           self._operators)
 
     def _owe_everyone(self, *, urgent: bool) -> None:
         """Everyone is owed the table list and who is online; who already was keeps

@@ -239,6 +239,9 @@ class LobbyUpdate:
     online: tuple[str, ...]
     places: tuple[Place, ...] = ()
     """Where each of `online` is, in the same order."""
+    operators: tuple[str, ...] = ()
+    """The server's operators: the interface marks them wherever a name shows, so a
+    look-alike name cannot pass for one."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -14,6 +14,7 @@ from textual.widgets import Input, RichLog
 
 from ..lobby.messages import ChatLine
 from .base import steady_input
+from .words import named
 
 
 class ChatPanel(Vertical):
@@ -37,6 +38,7 @@ class ChatPanel(Vertical):
         self._max_length = max_length
         self._shown = 0
         self._last: ChatLine | None = None
+        self.operators: Collection[str] = ()
 
     def compose(self) -> ComposeResult:
         # min_width: RichLog draws each line at least 78 cells wide by default, so a
@@ -44,8 +46,10 @@ class ChatPanel(Vertical):
         yield RichLog(wrap=True, markup=False, auto_scroll=True, max_lines=200, min_width=8)
         yield steady_input(placeholder=self._placeholder, max_length=self._max_length)
 
-    def show(self, lines: Sequence[ChatLine]) -> None:
-        """Append the lines not shown yet (the model keeps the last few hundred)."""
+    def show(self, lines: Sequence[ChatLine], operators: Collection[str] = ()) -> None:
+        """Append the lines not shown yet (the model keeps the last few hundred); the
+        senders among `operators` are marked as such."""
+        self.operators = operators
         log = self.query_one(RichLog)
         new: Sequence[ChatLine]
         if self._last is not None and self._last in lines:
@@ -56,13 +60,14 @@ class ChatPanel(Vertical):
         for line in new:
             self._write(log, line)
 
-    def add(self, line: ChatLine) -> None:
+    def add(self, line: ChatLine, operators: Collection[str] = ()) -> None:
         """One new line."""
+        self.operators = operators
         self._write(self.query_one(RichLog), line)
 
     def _write(self, log: RichLog, line: ChatLine) -> None:
         text = Text()
-        text.append(line.sender, style="bold")
+        text.append(named(line.sender, self.operators), style="bold")
         text.append(": " + line.text)
         log.write(text)
         self._last = line

@@ -136,7 +136,7 @@ class GameScreen(MoonScreen):
         update = model.tables.get(self.table_id)
         if update is not None:
             self.show(update)
-        self.query_one(ChatPanel).show(model.chat_of(self.table_id))
+        self.query_one(ChatPanel).show(model.chat_of(self.table_id), model.operators)
 
     # -- drawing ---------------------------------------------------------------------------
     def table_event(self, event: Event) -> None:
@@ -149,7 +149,7 @@ class GameScreen(MoonScreen):
             if self._update is not None:
                 self.show(self._update)
         elif isinstance(event, ChatPosted):
-            self.query_one(ChatPanel).add(event.line)
+            self.query_one(ChatPanel).add(event.line, self.moon.model.operators)
         elif isinstance(event, Rejected):
             words = refusal_words(event)
             self._tell(words[:1].upper() + words[1:])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -22,7 +24,7 @@ from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .rows import Row, RowList
-from .words import fit, rules_cell
+from .words import fit, named, rules_cell
 
 GUEST_NOTE = (
     "You play as a guest: your SSH client offered no key, so this name is for this visit "
@@ -91,10 +93,13 @@ def place_words(place: Place, tables: tuple[TableInfo, ...]) -> str:
 
 
 def online_text(online: tuple[str, ...], me: str, places: tuple[Place, ...] = (),
-                tables: tuple[TableInfo, ...] = (), width: int = 20) -> Text:
+                tables: tuple[TableInfo, ...] = (), width: int = 20,
+                operators: Collection[str] = ()) -> Text:
     """Who is online and where (at a table, watching, idle), in lines of `width` cells: as
     many players as the panel has lines for (you first), then how many more. A place that
-    does not fit whole beside its name goes on the line below; names are never cut.
+    does not fit whole beside its name goes on the line below; names are never cut;
+    operators are marked.
+
 
     Only what fits is drawn: in a club of hundreds, every arrival redraws every lobby."""
     where = dict(zip(online, places, strict=False))
@@ -102,7 +107,7 @@ def online_text(online: tuple[str, ...], me: str, places: tuple[Place, ...] = ()
     entries: list[list[str]] = []
     used = 0
     for name in order:
-        label = f"• {name} (you)" if name == me else f"• {name}"
+        label = f"• {named(name, operators)}" + (" (you)" if name == me else "")
         place = where.get(name)
         entry = [label]
         if place is not None:
@@ -172,7 +177,7 @@ class LobbyScreen(MoonScreen):
 
     def on_mount(self) -> None:
         self.show(self.moon.model.lobby)
-        self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
+        self.query_one(ChatPanel).show(self.moon.model.chat_of(None), self.moon.model.operators)
 
     def lobby_event(self, event: LobbyUpdate | ChatPosted) -> None:
         if not self.is_current:
@@ -181,7 +186,7 @@ class LobbyScreen(MoonScreen):
         elif isinstance(event, LobbyUpdate):
             self.show(event)
         else:
-            self.query_one(ChatPanel).add(event.line)
+            self.query_one(ChatPanel).add(event.line, self.moon.model.operators)
 
     def on_screen_suspend(self) -> None:
         self._to_table = bool(self.moon.model.tables)  # leaving for a table
@@ -194,7 +199,7 @@ class LobbyScreen(MoonScreen):
         if self._stale:
             self._stale = False
             self.show(self.moon.model.lobby)
-            self.query_one(ChatPanel).show(self.moon.model.chat_of(None))
+            self.query_one(ChatPanel).show(self.moon.model.chat_of(None), self.moon.model.operators)
 
     def show(self, lobby: LobbyUpdate | None) -> None:
         """Draw the lobby as `lobby` shows it (None: not heard from the lobby yet)."""
@@ -213,7 +218,8 @@ class LobbyScreen(MoonScreen):
         set_text(self.query_one("#header", Static), header)
         set_text(self.query_one("#online", Static),
                  online_text(lobby.online, self.moon.player_name, lobby.places,
-                             lobby.tables, self.query_one("#online").content_size.width))
+                             lobby.tables, self.query_one("#online").content_size.width,
+                             lobby.operators))
         rows = self.query_one(RowList)
         width = (rows.column_width(RULES_COLUMN), rows.column_width(SEATS_COLUMN))
         had_rows = rows.selected is not None

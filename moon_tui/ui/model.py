@@ -58,6 +58,11 @@ class Model:
             self.finished[event.table_id] = event
         return True
 
+    @property
+    def operators(self) -> tuple[str, ...]:
+        """The server's operators (marked wherever a name shows)."""
+        return () if self.lobby is None else self.lobby.operators
+
     def chat_of(self, table_id: str | None) -> tuple[ChatLine, ...]:
         if table_id is None:
             return tuple(self.lobby_chat)

@@ -94,13 +94,13 @@ class WaitingScreen(MoonScreen):
         info = model.table(self.table_id)
         if info is not None:
             self.show(info)
-        self.query_one(ChatPanel).show(model.chat_of(self.table_id))
+        self.query_one(ChatPanel).show(model.chat_of(self.table_id), model.operators)
 
     def table_event(self, event: Event) -> None:
         if isinstance(event, TableUpdate):
             self.show(event.table)
         elif isinstance(event, ChatPosted):
-            self.query_one(ChatPanel).add(event.line)
+            self.query_one(ChatPanel).add(event.line, self.moon.model.operators)
 
     @property
     def is_owner(self) -> bool:

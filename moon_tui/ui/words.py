@@ -6,7 +6,7 @@ Only public information goes in: everything here is computed from a `SeatView` a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ..lobby.messages import RestartNotice, SeatInfo, TableInfo
 from ..rules import MOON, TRUMP_DOUBLES, TRUMP_NONE, Action, HandResult, Rules, SeatView, Trick
@@ -17,6 +17,16 @@ NAME_WIDTH = 16
 name is shown whole."""
 NAME_WIDTH_NARROW = 10
 """Below 100 columns names are cut to this width, on purpose and the same everywhere."""
+
+
+OPERATOR_MARK = "(op)"
+"""After an operator's name wherever it shows: `o1ga` may look like `olga`, never like
+`olga (op)` (the mark comes from the lobby's list of operators, not from the name)."""
+
+
+def named(name: str, operators: Collection[str]) -> str:
+    """A person's name as shown, with the operator mark when they are one."""
+    return f"{name} {OPERATOR_MARK}" if name in operators else name
 
 
 def name_width(columns: int) -> int:
