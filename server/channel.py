@@ -32,6 +32,7 @@ from asyncssh.stream import SSHServerStreamSession, SSHStreamSession
 from .auth import AuthContext, MoonSSHServer
 from .config import Limits
 from .internals import Internal
+from .memory import FreezePolicy
 
 log = logging.getLogger(__name__)
 
@@ -158,11 +159,29 @@ def open_session(
 
 
 class GameSSHServer(MoonSSHServer):
-    """The per-connection server: authentication (auth.py), then bounded sessions."""
+    """The per-connection server: authentication (auth.py), then bounded sessions.
 
-    def __init__(self, context: AuthContext, handler: ProcessHandler) -> None:
+    `memory`: told when the connection opens and closes (what it leaves is garbage)."""
+
+    def __init__(self, context: AuthContext, handler: ProcessHandler,
+                 memory: FreezePolicy | None = None) -> None:
         super().__init__(context)
         self._handler = handler
+        self._memory = memory
+        self._memory_stamp = 0
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        if self._memory is not None:
+            self._memory_stamp = self._memory.connection_opened()
+        super().connection_made(conn)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        try:
+            super().connection_lost(exc)
+        finally:
+            if self._memory is not None:
+                self._memory.connection_closed(self._memory_stamp)
+                self._memory = None  # counted once
 
     def session_requested(self) -> tuple[BoundedChannel, BoundedProcess] | bool:
         if self._conn is None:  # the connection is closing

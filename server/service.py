@@ -228,7 +228,7 @@ class MoonServer:
         )
         bans.guest_logins = context.guest_seats
         self._listener = await asyncssh.create_server(
-            lambda: GameSSHServer(context, self._handle_channel),
+            lambda: GameSSHServer(context, self._handle_channel, self.memory),
             self.config.host,
             self.config.port,
             server_host_keys=[host_key],
@@ -299,6 +299,8 @@ class MoonServer:
         if self._listener is not None:
             with contextlib.suppress(Exception):
                 await self._listener.wait_closed()
+        if self.memory is not None:
+            self.memory.stop()
         await self.records.close()  # records the disk refused until now: a last try
         await self.db.close()
         self._data_lock.release()
