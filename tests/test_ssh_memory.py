@@ -11,24 +11,30 @@ import gc
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 import pytest
 
-from server.channel import GameSSHServer
+from server.channel import REFUSED_CHANNELS_MAX, BoundedProcess, GameSSHServer
+from server.config import Limits
 from server.memory import FreezePolicy
 from server.service import MoonServer
 from tests.support.probe import (
     ScreenClient,
+    cursor_on,
     enter_lobby,
     eventually,
     new_key,
+    open_connection,
     refused,
     running_server,
 )
 from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
+
+CHAT_PLACEHOLDER = "c: chat with everyone"
 
 
 @pytest.fixture
@@ -113,3 +119,61 @@ async def test_connections_that_never_play_are_freed_while_a_player_stays(
         assert server.memory.young <= 1  # every visitor's end was counted (not the player's)
         await player.wait_for("new table")
         await player.close()
+
+
+async def _bare_channel(conn: asyncssh.SSHClientConnection) -> asyncssh.SSHClientChannel[bytes]:
+    """A session channel opened and never used (no terminal, no shell), as a flood
+    sends them. asyncssh's client always asks for a shell or a command, so this opens
+    one by hand, with the request asyncssh itself sends first."""
+    channel: asyncssh.SSHClientChannel[bytes] = asyncssh.SSHClientChannel(
+        conn, asyncio.get_running_loop(), "strict", None, "strict", 2 * 1024 * 1024, 32768)
+    await channel._open(b"session")
+    return channel
+
+
+async def test_a_connection_has_a_few_channels_at_once_and_closed_ones_are_freed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gc_restored: None) -> None:
+    processes: weakref.WeakSet[BoundedProcess] = weakref.WeakSet()
+    made = BoundedProcess.__init__
+
+    def remember(self: BoundedProcess, *args: Any) -> None:
+        made(self, *args)
+        processes.add(self)
+
+    monkeypatch.setattr(BoundedProcess, "__init__", remember)
+    limit = Limits().channels_per_connection_max
+    async with running_server(tmp_path, lobby_config=FAST, freeze_memory=True) as server:
+        player = await ScreenClient.connect(server.port, "ann", key=new_key())
+        await enter_lobby(player)
+        (conn,) = server.connections
+        auth: GameSSHServer = conn.get_extra_info("moon_auth")
+        for _ in range(3):
+            tries = await asyncio.gather(*(_bare_channel(player.conn) for _ in range(40)),
+                                         return_exceptions=True)
+            opened = [c for c in tries if isinstance(c, asyncssh.SSHClientChannel)]
+            refused = [e for e in tries if isinstance(e, asyncssh.ChannelOpenError)]
+            assert len(opened) == limit - 1  # the game has one
+            assert len(refused) == 40 - len(opened)
+            assert {e.code for e in refused} == {asyncssh.OPEN_RESOURCE_SHORTAGE}
+            assert auth.open_channels == limit
+            await _ticks(server, 2)  # frozen while open, as a flood's would be
+            for channel in opened:
+                channel.close()
+            await eventually(lambda: auth.open_channels == 1, "their places free again")
+        await eventually(lambda: len(processes) == 1, "the closed channels freed")
+        await player.press("c")  # the game goes on: the chat line takes the keys
+        await player.wait_for(lambda _: cursor_on(player, CHAT_PLACEHOLDER))
+        await player.close()
+
+
+async def test_a_connection_that_keeps_opening_refused_channels_is_closed(
+        tmp_path: Path) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        conn = await open_connection(server.port, "ann", key=new_key())
+        tries = await asyncio.gather(*(_bare_channel(conn) for _ in range(REFUSED_CHANNELS_MAX
+                                                                          + 10)),
+                                     return_exceptions=True)
+        refused = [e for e in tries if isinstance(e, asyncssh.ChannelOpenError)]
+        assert len(refused) >= REFUSED_CHANNELS_MAX
+        await asyncio.wait_for(conn.wait_closed(), 10)
+        await eventually(lambda: not server.gate.connections, "its connection closed")
