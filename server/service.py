@@ -12,8 +12,8 @@ game session and connection before the database.
 - `registry.py`: the game sessions running now, and the idle rule;
 - `bans.py`: an operator's ban, made to last;
 - `restart.py`: a planned restart's countdown, then `stop()`;
-- the lobby (`moon_tui.lobby`), the database (`store.py`) and the garbage-collector
-  policy (`memory.py`).
+- the lobby (`moon_tui.lobby`), the database (`store.py`), the garbage-collector
+  policy (`memory.py`), and the watch on the event loop (`load.py`, `watchdog.py`).
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ from .memory import FreezePolicy
 from .registry import SessionRegistry
 from .restart import RestartCountdown
 from .store import Database, SQLiteRecordStore
+from .watchdog import LoopWatchdog
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +130,8 @@ class MoonServer:
         self.link_codes = LinkCodes(config.limits)
         """Codes from keys dialogs (in memory: a restart forgets them). Tests set its clock."""
         self.memory = FreezePolicy() if freeze_memory else None
+        self.watchdog = LoopWatchdog(config.limits.loop_watchdog_seconds)
+        """Logs a loop that stopped turning, from a thread (`load` cannot: it runs in it)."""
         self.load = LoadWatch(lambda text: self.db.alarm("busy", text),
                               lambda: self.db.clear_alarm("busy"), lambda: self.sessions.count)
         """Tells the operators when the event loop falls behind (tests shorten its window)."""
@@ -248,6 +251,7 @@ class MoonServer:
             self.door.port = sockets[0].getsockname()[1]
         self._tasks.append(asyncio.create_task(self.sessions.watch_idle(), name="moon-idle"))
         self._tasks.append(asyncio.create_task(self.load.run(), name="moon-load"))
+        self.watchdog.start()
         if self.memory is not None:
             self.memory.start()
             self._tasks.append(asyncio.create_task(self._tick_memory(), name="moon-gc"))
@@ -296,6 +300,7 @@ class MoonServer:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        self.watchdog.stop()
         if self._listener is not None:
             with contextlib.suppress(Exception):
                 await self._listener.wait_closed()
