@@ -41,9 +41,10 @@ GAME_ENV = frozenset({b"TERM", b"LANG", b"LC_ALL", b"LC_CTYPE", b"COLORTERM", b"
 
 _TERM_JUNK = re.compile(r"[^A-Za-z0-9._+-]")
 
-REFUSED_CHANNELS_MAX = 1000
+REFUSED_CHANNELS_MAX = 64
 """Session channels refused on one connection before it is closed (each refusal is a
-reply of ~100 bytes the client may never read)."""
+reply of ~100 bytes the client may never read, and handling a thousand of them held
+the event loop for 130 ms: a client that keeps asking is not a player)."""
 
 ProcessHandler = Callable[[asyncssh.SSHServerProcess[bytes]], Any]
 

@@ -29,9 +29,11 @@ sessions one pass froze the whole server for over a second (measured). Objects i
   which only ended game sessions brought: silent sockets at 60/s grew a server 1.6 GB an
   hour. So the freeze waits while connections opened since the last one are still open
   (`young`): a socket, a failed login or a banner quit that ends before is collected by
-  the ticks, never frozen. It waits at most `MAX_DEFER` seconds, and no longer once a
-  tick's collection costs `FREEZE_COST` (what the wait leaves unfrozen costs scan time:
-  players starting their apps meanwhile, say);
+  the ticks, never frozen. Meanwhile the ticks are young collections, with a full one
+  every `FULL_EVERY` seconds or `YOUNG_ENDED_COLLECT` ended young connections (for
+  their garbage). It waits at most `MAX_DEFER` seconds, and no longer once such a full
+  collection costs `FREEZE_COST` (what waits unfrozen costs scan time: players
+  starting their apps meanwhile, say, or thousands of silent sockets open at once);
 - what cyclic garbage stays frozen: a connection closed after a freeze (counted by
   `connection_closed`), a game session's leftovers (~140 objects after the teardown,
   `session_ended`). It is reclaimed by `gc.unfreeze()` and one full collection, which
@@ -75,9 +77,14 @@ class FreezePolicy:
     MAX_DEFER = 60.0
     """Seconds the freeze waits at most for young connections to end (under a flood that
     never stops, those open then are frozen, and counted when they end)."""
-    FREEZE_COST = 0.01
-    """CPU seconds of a tick's collection past which the freeze waits no longer: what it
-    left unfrozen would cost every tick as much."""
+    FREEZE_COST = 0.02
+    """CPU seconds of a full collection while the freeze waits past which it waits no
+    longer: what waits unfrozen would cost as much at every full collection."""
+    FULL_EVERY = 2.0
+    """Seconds between full collections while the freeze waits (a young one otherwise)."""
+    YOUNG_ENDED_COLLECT = 50
+    """Young connections ended that bring the next full collection forward (their
+    garbage, ~35-70 objects each, waits for it)."""
     RECLAIM_SHARE = 0.1
     """A reclaim comes once the garbage counted reaches this share of the frozen objects."""
     QUIET_DEAD = 20
@@ -114,6 +121,11 @@ class FreezePolicy:
         """(live, connections, ended) at the last tick: a change restarts `FRESH`."""
         self._changed = 0.0
         self._frozen_at = time.perf_counter()
+        self._full_at = self._frozen_at
+        self._waited = False
+        """Ticks went by without a freeze: the next one collects everything first."""
+        self._young_ended = 0
+        """Young connections ended since the last full collection."""
         self._frozen_count = 0
         self._counted_at = 0.0
         self._thresholds = gc.get_threshold()
@@ -143,6 +155,7 @@ class FreezePolicy:
     def connection_closed(self, stamp: int) -> None:
         if stamp == self.freezes:
             self.young -= 1  # never frozen: the ticks collect what it leaves
+            self._young_ended += 1
         else:
             self.dead_connections += 1
 
@@ -156,12 +169,25 @@ class FreezePolicy:
         """`live`: sessions playing; `connections`: every open connection, those still
         logging in or at the banner included."""
         started, cpu = time.perf_counter(), time.thread_time()
-        generation = self._generation(live, connections, started)
-        gc.collect(generation)
-        collected = time.thread_time() - cpu
-        if (not self.young or collected > self.FREEZE_COST
-                or started - self._frozen_at >= self.MAX_DEFER):
+        fresh = self._fresh(live, connections, started)
+        due = not self.young or started - self._frozen_at >= self.MAX_DEFER
+        if due:  # what waited since the last freeze is collected whole first
+            full = fresh or self._waited
+        else:  # waiting: young collections, and now and then a full one for what ended
+            full = (self._young_ended >= self.YOUNG_ENDED_COLLECT
+                    or started - self._full_at >= self.FULL_EVERY)
+        gc.collect(2 if full else self.STEADY_GENERATION)
+        if full:
+            self.full_ticks += 1
+            self._young_ended, self._full_at = 0, started
+            # What waits unfrozen now costs that much at every full collection: enough.
+            due = due or time.thread_time() - cpu > self.FREEZE_COST
+        else:
+            self.young_ticks += 1
+        if due:
             self._freeze(started)
+        else:
+            self._waited = True
         took = time.perf_counter() - started
         self.tick_cpu += time.thread_time() - cpu
         self.longest_tick = max(self.longest_tick, took)
@@ -177,18 +203,16 @@ class FreezePolicy:
         self.freezes += 1
         self.young = 0
         self._frozen_at = now
+        self._waited = False
 
-    def _generation(self, live: int, connections: int, now: float) -> int:
-        """2 while sessions come and go or young connections are open (their garbage must
-        not be frozen), else the cheaper `STEADY_GENERATION`."""
+    def _fresh(self, live: int, connections: int, now: float) -> bool:
+        """Sessions came or went within `FRESH` seconds: their garbage must not be
+        frozen, so a freeze then follows a full collection (else the cheaper
+        `STEADY_GENERATION`)."""
         seen = (live, connections, self.ended)
         if seen != self._seen:
             self._seen, self._changed = seen, now
-        if self.young or now - self._changed < self.FRESH:
-            self.full_ticks += 1
-            return 2
-        self.young_ticks += 1
-        return self.STEADY_GENERATION
+        return now - self._changed < self.FRESH
 
     def garbage(self) -> int:
         """Frozen garbage objects, as counted from what ended since the last reclaim."""
@@ -214,7 +238,7 @@ class FreezePolicy:
         frozen = gc.get_freeze_count()
         gc.unfreeze()
         found = gc.collect()
-        gc.freeze()
+        self._freeze(started)  # young connections open now are frozen too: stamped so
         self._frozen_count = frozen - found
         pause = time.perf_counter() - started
         self.reclaims += 1

@@ -296,9 +296,10 @@ def test_memory_ticks_are_full_while_sessions_come_and_go_and_young_in_a_steady_
         clock.now += FreezePolicy.FRESH
         policy.tick(live=3, connections=4)
         assert (policy.full_ticks, policy.young_ticks) == (4, 2)
-        policy.connection_opened()  # a young connection: full ticks until it is frozen
-        clock.now += FreezePolicy.FRESH
+        policy.connection_opened()  # the freeze waits for it: young ticks, a full one
+        clock.now += FreezePolicy.FULL_EVERY  # every FULL_EVERY seconds
         policy.tick(live=3, connections=4)
-        assert (policy.full_ticks, policy.young_ticks) == (5, 2)
+        policy.tick(live=3, connections=4)
+        assert (policy.full_ticks, policy.young_ticks, policy.freezes) == (5, 3, 6)
     finally:
         policy.stop()

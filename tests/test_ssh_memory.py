@@ -148,12 +148,12 @@ async def test_a_connection_has_a_few_channels_at_once_and_closed_ones_are_freed
         (conn,) = server.connections
         auth: GameSSHServer = conn.get_extra_info("moon_auth")
         for _ in range(3):
-            tries = await asyncio.gather(*(_bare_channel(player.conn) for _ in range(40)),
+            tries = await asyncio.gather(*(_bare_channel(player.conn) for _ in range(12)),
                                          return_exceptions=True)
             opened = [c for c in tries if isinstance(c, asyncssh.SSHClientChannel)]
             refused = [e for e in tries if isinstance(e, asyncssh.ChannelOpenError)]
             assert len(opened) == limit - 1  # the game has one
-            assert len(refused) == 40 - len(opened)
+            assert len(refused) == 12 - len(opened)
             assert {e.code for e in refused} == {asyncssh.OPEN_RESOURCE_SHORTAGE}
             assert auth.open_channels == limit
             await _ticks(server, 2)  # frozen while open, as a flood's would be
