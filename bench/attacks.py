@@ -12,9 +12,9 @@ and the calm player's key -> screen p99 while it ran.
 
 Targets (issues 11 and 36): peak RSS under 200 MB over a fresh server's, the other
 player's p99 under 100 ms. Attacks 4-6 (issue 36) also print the objects the server's
-garbage collector left frozen (`server/memory.py`: garbage waiting for a reclaim,
-since the attack left nothing alive) and its reclaims. The whole run takes about four
-minutes; `bench/attacks.py 4 6` runs only those attacks.
+garbage collector holds frozen before and after (`server/memory.py`: what the attack
+left, alive or garbage waiting for a reclaim), its freezes and its reclaims. The whole
+run takes about four minutes; `bench/attacks.py 4 6` runs only those attacks.
 """
 
 from __future__ import annotations
