@@ -10,11 +10,14 @@ then replays the attacks of `ATTACKS` one at a time, each from a process of its 
 RSS over the fresh figure (read from /proc every 20 ms, not through the server's loop)
 and the calm player's key -> screen p99 while it ran.
 
-Targets (issue 11): peak RSS under 200 MB over a fresh server's, the other player's p99
-under 100 ms; the crowd attacks (issue 36) also print how many of their connections
-reached the welcome screen and whether the operator, olga, still gets in. The server
-runs with the default places per address and per name. The whole run takes a few
-minutes.
+Targets (issues 11 and 36): peak RSS under 200 MB over a fresh server's, the other
+player's p99 under 100 ms. The crowd attacks (issue 36) also print how many of their
+connections reached the welcome screen and whether the operator, olga, still gets in
+(the server runs with the default places per address and per name); attacks 7-9 print
+the objects the server's garbage collector holds frozen before and after
+(`server/memory.py`: what the attack left, alive or garbage waiting for a reclaim), its
+freezes and its reclaims. The whole run takes several minutes; arguments choose attacks
+by number or by a word of their names (`bench/attacks.py 7 9`, `bench/attacks.py cycling`).
 """
 
 from __future__ import annotations
@@ -300,6 +303,104 @@ def _ssh_string(data: bytes) -> bytes:
     return len(data).to_bytes(4, "big") + data
 
 
+FLOOD_SECONDS = 30.0
+"""How long the floods of connections of issue 36 last."""
+
+
+async def _at_rate(per_second: float, seconds: float, visit: Callable[[], Awaitable[None]]
+                   ) -> int:
+    """Start `visit()` `per_second` times a second for `seconds`, each on its own; how
+    many were started. A visit that fails (refused, closed) is what the flood expects."""
+    tasks: set[asyncio.Task[None]] = set()
+    started = time.monotonic()
+    count = 0
+    while time.monotonic() - started < seconds:
+        task = asyncio.create_task(visit())
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+        count += 1
+        await asyncio.sleep(max(0.0, started + count / per_second - time.monotonic()))
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return count
+
+
+async def silent_sockets(port: int) -> None:
+    """Issue 36, item 1: TCP connections that never say a word, 60 a second from one
+    address (127.0.0.4: loopback has many), each held until the server closes it."""
+
+    async def visit() -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port,
+                                                       local_addr=("127.0.0.4", 0))
+        with contextlib.suppress(TimeoutError, OSError):
+            while await asyncio.wait_for(reader.read(4096), 20):
+                pass  # the server's version line, then nothing until it closes
+        writer.close()
+
+    count = await _at_rate(60, FLOOD_SECONDS, visit)
+    print(f"  {count} silent connections", flush=True)
+
+
+async def banner_quits_and_failed_logins(port: int) -> None:
+    """Issue 36, item 1: guests quitting at the welcome banner and logins refused (a key
+    for a name that is another key's), 5 a second each, from two addresses (a refused
+    login makes its address wait: guests from there would be refused too)."""
+    owner = await open_connection(port, "owned", key=asyncssh.generate_private_key(
+        "ssh-ed25519"))
+    owner.close()
+    quits = refusals = 0
+
+    async def quit_at_the_banner() -> None:
+        nonlocal quits
+        client = await ScreenClient.connect(port, "visitor", local_addr=("127.0.0.5", 0))
+        try:
+            await client.wait_for("go to the lobby", timeout=20)
+            await client.press("q")
+            await client.wait_closed(timeout=20)
+            quits += 1
+        finally:
+            await client.close()
+
+    async def fail_to_log_in() -> None:
+        nonlocal refusals
+        try:
+            conn = await open_connection(port, "owned", key=asyncssh.generate_private_key(
+                "ssh-ed25519"), local_addr=("127.0.0.6", 0))
+            conn.close()
+        except (asyncssh.PermissionDenied, asyncssh.DisconnectError):
+            refusals += 1
+
+    await asyncio.gather(_at_rate(5, FLOOD_SECONDS, quit_at_the_banner),
+                         _at_rate(5, FLOOD_SECONDS, fail_to_log_in))
+    print(f"  {quits} quit at the banner, {refusals} logins refused", flush=True)
+
+
+async def many_channels(port: int) -> None:
+    """Issue 36, item 3: a guest at the banner (a session open) sends 400,000 bare
+    session channel opens on its connection and never reads the replies."""
+    from asyncssh.constants import MSG_CHANNEL_OPEN
+
+    conn, _process = await _guest(port, (80, 24))
+    transport: Any = conn._transport
+    transport.pause_reading()  # the replies stay unread
+    sent = 0
+    try:
+        for sent in range(400_000):
+            if transport.is_closing():
+                break
+            conn.send_packet(MSG_CHANNEL_OPEN, _ssh_string(b"session"),
+                             (sent + 10).to_bytes(4, "big"), (2 * 1024 * 1024).to_bytes(4, "big"),
+                             (32768).to_bytes(4, "big"))
+            while transport.get_write_buffer_size() > 1024 * 1024:
+                await asyncio.sleep(0.002)
+            if sent % 500 == 0:
+                await asyncio.sleep(0)
+        await asyncio.sleep(1.0)
+        closed = "the server closed the connection" if transport.is_closing() else "still open"
+        print(f"  {sent} channel opens sent; {closed}", flush=True)
+    finally:
+        conn.close()
+
+
 ATTACKS: list[tuple[str, Attack]] = [
     ("attack 1: huge terminal sizes", huge_terminal_sizes),
     ("attack 2: 60,000 environment variables of 30 KB", many_environment_variables),
@@ -307,6 +408,10 @@ ATTACKS: list[tuple[str, Attack]] = [
     ("attack 4: guests cycling tables", guests_cycling_tables),
     ("attack 5: 300 guests from one address", many_guests_from_one_address),
     ("attack 6: one name with 300 connections", one_name_many_connections),
+    ("attack 7: silent sockets, 60 a second", silent_sockets),
+    ("attack 8: banner quits and failed logins, 5 a second each",
+     banner_quits_and_failed_logins),
+    ("attack 9: 400,000 bare channel opens, replies unread", many_channels),
 ]
 
 
@@ -411,7 +516,11 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[max(1, math.ceil(share * len(ordered))) - 1]
 
 
-async def main() -> None:
+async def main(chosen: list[str]) -> None:
+    """`chosen`: numbers of the attacks to run, or words of their names (all when empty)."""
+    attacks = [attack for number, attack in enumerate(ATTACKS, 1)
+               if not chosen or str(number) in chosen
+               or any(word in attack[0] for word in chosen if not word.isdigit())]
     data = tempfile.mkdtemp(prefix="moon-attacks-")
     olga = asyncssh.generate_private_key("ssh-ed25519")
     olga_path = Path(data) / "olga_key"
@@ -437,11 +546,8 @@ async def main() -> None:
         print(f"calm player alone: key->screen p99 {percentile(quiet, 0.99) * 1000:.0f} ms "
               f"({len(quiet)} keys)", flush=True)
         results = []
-        chosen = sys.argv[1:]  # words of the attacks' names to run (all without any)
-        for name, _attack in ATTACKS:
-            if chosen and not any(word in name for word in chosen):
-                continue
-            await ask(server, "begin")
+        for name, _attack in attacks:
+            before = await ask(server, "begin")
             calm.latencies.clear()
             rss.start()
             started = time.monotonic()
@@ -466,6 +572,15 @@ async def main() -> None:
                   f"{time.monotonic() - started:.0f} s  [{'ok' if ok else 'OVER TARGET'}]",
                   flush=True)
             print(f"  game records in the database: {_records(data)}", flush=True)
+            if "frozen" in figures:
+                print(f"  frozen objects {before['frozen']} -> {figures['frozen']} "
+                      f"({figures['frozen'] - before['frozen']:+d}); memory reclaims "
+                      f"{figures['reclaims'] - before['reclaims']}, the longest of all "
+                      f"{figures['longest_reclaim'] * 1000:.0f} ms; freezes "
+                      f"{figures['freezes'] - before['freezes']}, of which with young "
+                      f"connections open "
+                      f"{figures['deferred_freezes'] - before['deferred_freezes']}",
+                      flush=True)
             if figures["long_stalls"]:
                 print(f"  stalls over 100 ms (s into the attack, ms, server CPU ms): "
                       f"{figures['long_stalls']}", flush=True)
@@ -495,4 +610,4 @@ if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--attack":
         asyncio.run(run_attack(sys.argv[2], int(sys.argv[3])))
     else:
-        asyncio.run(main())
+        asyncio.run(main(sys.argv[1:]))

@@ -266,6 +266,9 @@ async def _serve(data: Path, operator_key: str | None = None) -> None:
                 reply["tick_cpu"] = server.memory.tick_cpu
                 reply["full_ticks"] = server.memory.full_ticks
                 reply["young_ticks"] = server.memory.young_ticks
+                reply["frozen"] = gc.get_freeze_count()  # walks them: a few ms
+                reply["freezes"] = server.memory.freezes
+                reply["deferred_freezes"] = server.memory.deferred_freezes
             print(json.dumps(reply), flush=True)
         watcher.cancel()
 

@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.driver import Driver
-from textual.notifications import SeverityLevel
+from textual.notifications import Notify, SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -45,6 +45,7 @@ from .ui.lobby_screen import LobbyScreen
 from .ui.model import Model
 from .ui.plain import plain, printable
 from .ui.refusals import refusal_words
+from .ui.timers import TimedNotification, timer_delay
 from .ui.waiting import WaitingScreen
 from .ui.words import restart_words
 
@@ -88,7 +89,7 @@ class SessionOver(MoonModal):
                                       "\n\n(any key closes)"), id="ended")
 
     def on_mount(self) -> None:
-        self.set_timer(ENDED_SECONDS, self.action_close)
+        self.set_timer(timer_delay(ENDED_SECONDS), self.action_close)
 
     def action_close(self) -> None:
         self.app.exit(message=Text(printable(self.reason)))  # a str would be read as markup
@@ -218,9 +219,11 @@ class MoonApp(App[None]):
 
         Toasts carry broadcasts, the message of the day, reasons and refusals that quote
         what a person typed; Textual's `notify` (and a screen's, which passes
-        `markup=True`) would read them as markup, and `[/]` raised in every session."""
-        super().notify(printable(message), title=printable(title), severity=severity,
-                       timeout=timeout, markup=False)
+        `markup=True`) would read them as markup, and `[/]` raised in every session.
+        The notice is a `TimedNotification`: its toast's timer never gets a negative delay."""
+        notice = TimedNotification(printable(message), printable(title), severity,
+                        self.NOTIFICATION_TIMEOUT if timeout is None else timeout, markup=False)
+        self.post_message(Notify(notice))
 
     # -- events ----------------------------------------------------------------------------
     def take(self, event: Event) -> None:

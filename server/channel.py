@@ -32,6 +32,7 @@ from asyncssh.stream import SSHServerStreamSession, SSHStreamSession
 from .auth import AuthContext, MoonSSHServer
 from .config import Limits
 from .internals import Internal
+from .memory import FreezePolicy
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,11 @@ GAME_ENV = frozenset({b"TERM", b"LANG", b"LC_ALL", b"LC_CTYPE", b"COLORTERM", b"
 """The environment variables the game reads (colours) or a terminal commonly sends."""
 
 _TERM_JUNK = re.compile(r"[^A-Za-z0-9._+-]")
+
+REFUSED_CHANNELS_MAX = 64
+"""Session channels refused on one connection before it is closed (each refusal is a
+reply of ~100 bytes the client may never read, and handling a thousand of them held
+the event loop for 130 ms: a client that keeps asking is not a player)."""
 
 ProcessHandler = Callable[[asyncssh.SSHServerProcess[bytes]], Any]
 
@@ -73,9 +79,19 @@ class BoundedProcess(asyncssh.SSHServerProcess[bytes]):
     that arrives while another waits to be read updates the waiting one in place.
     """
 
-    def __init__(self, handler: ProcessHandler) -> None:
+    def __init__(self, handler: ProcessHandler, on_closed: Callable[[], None]) -> None:
         super().__init__(handler, None, 0, False)
         self._pending_resize: asyncssh.TerminalSizeChanged | None = None
+        self._on_closed: Callable[[], None] | None = on_closed
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The channel closed (or its connection did): its place is free again."""
+        try:
+            super().connection_lost(exc)
+        finally:
+            on_closed, self._on_closed = self._on_closed, None
+            if on_closed is not None:
+                on_closed()
 
     def terminal_size_changed(
         self, width: int, height: int, pixwidth: int, pixheight: int
@@ -144,9 +160,11 @@ class BoundedChannel(asyncssh.SSHServerChannel[bytes]):
 
 
 def open_session(
-    conn: asyncssh.SSHServerConnection, handler: ProcessHandler, limits: Limits
+    conn: asyncssh.SSHServerConnection, handler: ProcessHandler, limits: Limits,
+    on_closed: Callable[[], None],
 ) -> tuple[BoundedChannel, BoundedProcess]:
-    """A bounded channel and the process running `handler` on it."""
+    """A bounded channel and the process running `handler` on it; `on_closed` is called
+    once when the channel closes."""
     channel = conn.create_server_channel()
     # asyncssh documents create_server_channel() as the way to make a session's
     # channel, with the connection's settings, but offers no way to choose its class.
@@ -154,17 +172,63 @@ def open_session(
     channel.__class__ = BoundedChannel
     assert isinstance(channel, BoundedChannel)
     channel.limits = limits
-    return channel, BoundedProcess(handler)
+    return channel, BoundedProcess(handler, on_closed)
 
 
 class GameSSHServer(MoonSSHServer):
-    """The per-connection server: authentication (auth.py), then bounded sessions."""
+    """The per-connection server: authentication (auth.py), then bounded sessions, at
+    most `channels_per_connection_max` open at once.
 
-    def __init__(self, context: AuthContext, handler: ProcessHandler) -> None:
+    A client may open channels without ever using them, and without reading the
+    replies: 400,000 took a server from 68 MB to 2.9 GB (with a game open, nothing else
+    closed the connection). A channel past the bound is refused as the protocol allows
+    ("resource shortage"); a closed one frees its place. Each refusal is a reply the
+    client may leave unread in the server's buffers: past `REFUSED_CHANNELS_MAX` of
+    them, the connection is closed.
+
+    `memory`: told when the connection opens and closes (what it leaves is garbage)."""
+
+    def __init__(self, context: AuthContext, handler: ProcessHandler,
+                 memory: FreezePolicy | None = None) -> None:
         super().__init__(context)
         self._handler = handler
+        self._memory = memory
+        self._memory_stamp = 0
+        self.open_channels = 0
+        self.refused_channels = 0
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        if self._memory is not None:
+            self._memory_stamp = self._memory.connection_opened()
+        super().connection_made(conn)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        try:
+            super().connection_lost(exc)
+        finally:
+            if self._memory is not None:
+                self._memory.connection_closed(self._memory_stamp)
+                self._memory = None  # counted once
 
     def session_requested(self) -> tuple[BoundedChannel, BoundedProcess] | bool:
         if self._conn is None:  # the connection is closing
             return False
-        return open_session(self._conn, self._handler, self._ctx.config.limits)
+        limits = self._ctx.config.limits
+        if self.open_channels >= limits.channels_per_connection_max:
+            self.refused_channels += 1
+            if self.refused_channels == 1:  # one line per connection, not per request
+                log.info("refused a session channel from %s: %d open on its connection",
+                         self._address, self.open_channels)
+            if self.refused_channels > REFUSED_CHANNELS_MAX:
+                log.info("closed %s: more than %d session channels refused",
+                         self._address, REFUSED_CHANNELS_MAX)
+                self._conn.disconnect(asyncssh.DISC_BY_APPLICATION, "too many sessions")
+                return False
+            raise asyncssh.ChannelOpenError(
+                asyncssh.OPEN_RESOURCE_SHORTAGE,
+                f"at most {limits.channels_per_connection_max} sessions per connection")
+        self.open_channels += 1
+        return open_session(self._conn, self._handler, limits, self._channel_closed)
+
+    def _channel_closed(self) -> None:
+        self.open_channels -= 1

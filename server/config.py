@@ -111,6 +111,13 @@ class Limits:
     max_env_requests: int = 64
     """Environment variables a client may send on one session, kept or not; one more
     closes its connection (OpenSSH sends a handful; 60,000 were an attack)."""
+    loop_watchdog_seconds: float = 10.0
+    """A server whose event loop has not turned for this long (every player frozen) says
+    so in the log, with where it is stuck (0: not watched)."""
+    channels_per_connection_max: int = 3
+    """Session channels open at once on one connection (a game needs one; `help` or a
+    refused second game another); more are refused as the SSH protocol allows (400,000
+    bare channels grew a server by 2.8 GB)."""
     escape_max_chars: int = 256
     """An escape string (OSC, DCS, APC...) longer than this is dropped, unfinished or not."""
     escape_timeout_seconds: float = 0.5

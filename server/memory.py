@@ -5,10 +5,11 @@ sessions one pass froze the whole server for over a second (measured). Objects i
 `gc.freeze()`'s permanent generation are skipped by every pass, so the policy is:
 
 - every half second, a collection of what is *not* frozen (only what was made since
-  the previous tick: cheap) and then `gc.freeze()`: what survives that long stops
-  costing scan time. The collection is a full one while sessions come and go (for
-  `FRESH` seconds after a connection, a session start or end); in a steady spell, only
-  the youngest generation (`STEADY_GENERATION`). A young collection leaves the cyclic
+  the previous tick: cheap) and then `gc.freeze()` (unless young connections are open:
+  below): what survives that long stops costing scan time. The collection is a full
+  one while sessions come and go (for `FRESH` seconds after a connection, a session
+  start or end, and while young connections are open); in a steady spell, only the
+  youngest generation (`STEADY_GENERATION`). A young collection leaves the cyclic
   garbage that Python's own collections had already moved to an older generation, and
   the freeze then keeps it. Measured with 100 club players (bench/ssh_load.py --mix
   club, MOON_GARBAGE_EVERY=60; notes/cap.md): the steady play left 0-66 such objects a
@@ -21,14 +22,28 @@ sessions one pass froze the whole server for over a second (measured). Objects i
   in steady play (counts 30 s apart: 0, 0, 0; with `OLDER_EVERY` as now, 0, 0);
 - when a session ends, its app is dismantled (`teardown.py`) so reference counting
   frees most of it, frozen or not;
-- what cyclic garbage stays frozen (~140 objects per ended session, measured, with the
-  teardown) is reclaimed by `gc.unfreeze()` and one full collection, which pauses the
-  server for as long as it takes to walk everything (~80 ms after 100 sessions, most of
-  it the server's own objects). That is done when nobody is connected, not even
-  at the welcome banner, or, so memory stays bounded on a server that is never
-  empty, once the ended sessions outnumber the live ones twice over (and at least
-  `min_dead`, 200): with 100 players online, a pause of about a second every 200 session
-  ends. Its duration is logged.
+- a connection is cyclic garbage when it ends, whether or not it played: asyncio's
+  transport and asyncssh's connection each hold a bound method of their own (measured
+  per connection: a silent socket ~35 objects, 8 KB; a failed login ~40, 9 KB; a guest
+  quitting at the banner ~70, 16 KB). Frozen, that garbage stayed until the next reclaim,
+  which only ended game sessions brought: silent sockets at 60/s grew a server 1.6 GB an
+  hour. So the freeze waits while connections opened since the last one are still open
+  (`young`): a socket, a failed login or a banner quit that ends before is collected by
+  the ticks, never frozen. Meanwhile the ticks are young collections, with a full one
+  every `FULL_EVERY` seconds or `YOUNG_ENDED_COLLECT` ended young connections (for
+  their garbage). It waits at most `MAX_DEFER` seconds, and no longer once such a full
+  collection costs `FREEZE_COST` (what waits unfrozen costs scan time: players
+  starting their apps meanwhile, say, or thousands of silent sockets open at once);
+- what cyclic garbage stays frozen: a connection closed after a freeze (counted by
+  `connection_closed`), a game session's leftovers (~140 objects after the teardown,
+  `session_ended`). It is reclaimed by `gc.unfreeze()` and one full collection, which
+  pauses the server for as long as it takes to walk everything (measured here: 125 ms
+  with 30 players in the lobby, 270,000 objects; about a second at 300). So a reclaim
+  comes when the garbage counted reaches `RECLAIM_SHARE` of the frozen objects: memory
+  stays within that share of what is alive, and the pauses, the longer the more players,
+  come the more rarely (their cost per piece of garbage is constant). Also when nobody
+  is connected, not even at the welcome banner, once `QUIET_DEAD` ended (the pause is
+  short then). Each reclaim's duration is logged.
 """
 
 from __future__ import annotations
@@ -41,7 +56,9 @@ log = logging.getLogger(__name__)
 
 
 class FreezePolicy:
-    """Call `tick()` every `INTERVAL` seconds and `session_ended()` at each session's end."""
+    """Call `tick()` every `INTERVAL` seconds, `connection_opened()` and
+    `connection_closed()` for every connection, and `session_ended()` at each game
+    session's end."""
 
     INTERVAL = 0.5
     FRESH = 10.0
@@ -57,13 +74,38 @@ class FreezePolicy:
     while sessions come and go."""
     SLOW_TICK = 0.05
     """A tick slower than this (seconds) is logged."""
+    MAX_DEFER = 60.0
+    """Seconds the freeze waits at most for young connections to end (under a flood that
+    never stops, those open then are frozen, and counted when they end)."""
+    FREEZE_COST = 0.05
+    """CPU seconds of a full collection while the freeze waits past which it waits no
+    longer: what waits unfrozen would cost as much at every full collection (at 20 ms,
+    1,800 silent sockets open at once were frozen, then reclaimed in pauses of 80-250
+    ms with one player on; scanning them every 2 s costs ~1% of a core)."""
+    FULL_EVERY = 2.0
+    """Seconds between full collections while the freeze waits (a young one otherwise)."""
+    YOUNG_ENDED_COLLECT = 50
+    """Young connections ended that bring the next full collection forward (their
+    garbage, ~35-70 objects each, waits for it)."""
+    RECLAIM_SHARE = 0.1
+    """A reclaim comes once the garbage counted reaches this share of the frozen objects."""
+    QUIET_DEAD = 20
+    """Ended connections and sessions for a reclaim when nobody is connected."""
+    CONNECTION_GARBAGE = 60
+    """Objects a connection leaves frozen when it ends (measured 35-70)."""
+    SESSION_GARBAGE = 140
+    """Objects a game session's app leaves frozen when it ends, after the teardown."""
+    RECOUNT = 30.0
+    """Seconds between counts of the frozen objects (a count walks them all: 17 ms for
+    two million)."""
 
-    def __init__(self, *, min_dead: int = 200) -> None:
-        self.min_dead = min_dead
+    def __init__(self) -> None:
         self.dead = 0
-        """Sessions ended since the last reclaim."""
+        """Game sessions ended since the last reclaim."""
+        self.dead_connections = 0
+        """Connections closed since the last reclaim that a freeze had caught open."""
         self.ended = 0
-        """Sessions ended in all."""
+        """Game sessions ended in all."""
         self.reclaims = 0
         self.longest_reclaim = 0.0
         self.longest_tick = 0.0
@@ -71,62 +113,142 @@ class FreezePolicy:
         """CPU seconds (of the loop's thread) spent in ticks so far."""
         self.full_ticks = 0
         self.young_ticks = 0
+        self.freezes = 0
+        """Also the stamp of the connections opened since the last freeze."""
+        self.young = 0
+        """Connections opened since the last freeze and still open."""
+        self.deferred_freezes = 0
+        """Freezes made with young connections open (`MAX_DEFER` or `FREEZE_COST`)."""
         self._seen: tuple[int, int, int] = (-1, -1, -1)
         """(live, connections, ended) at the last tick: a change restarts `FRESH`."""
         self._changed = 0.0
+        self._frozen_at = time.perf_counter()
+        self._full_at = self._frozen_at
+        self._waited = False
+        """Ticks went by without a freeze: the next one collects everything first."""
+        self._young_ended = 0
+        """Young connections ended since the last full collection."""
+        self._frozen_count = 0
+        self._counted_at = 0.0
+        self._thresholds = gc.get_threshold()
 
     def start(self) -> None:
         """Freeze what the server built at start (imports, lobby, caches), and leave the
         older generations to the ticks (`OLDER_EVERY`)."""
+        self._thresholds = gc.get_threshold()
         gc.collect()
         gc.freeze()
-        young, _, old = gc.get_threshold()
+        self._frozen_count = gc.get_freeze_count()
+        young, _, old = self._thresholds
         gc.set_threshold(young, self.OLDER_EVERY, old)
+
+    def stop(self) -> None:
+        """Give the process its collector back as `start()` found it (nothing frozen)."""
+        gc.unfreeze()
+        gc.set_threshold(*self._thresholds)
+
+    # --- what the server tells ---------------------------------------------------------
+
+    def connection_opened(self) -> int:
+        """A connection was accepted; returns its stamp for `connection_closed`."""
+        self.young += 1
+        return self.freezes
+
+    def connection_closed(self, stamp: int) -> None:
+        if stamp == self.freezes:
+            self.young -= 1  # never frozen: the ticks collect what it leaves
+            self._young_ended += 1
+        else:
+            self.dead_connections += 1
+
+    def session_ended(self) -> None:
+        self.dead += 1
+        self.ended += 1
+
+    # --- ticks ------------------------------------------------------------------------
 
     def tick(self, *, live: int, connections: int) -> None:
         """`live`: sessions playing; `connections`: every open connection, those still
         logging in or at the banner included."""
         started, cpu = time.perf_counter(), time.thread_time()
-        generation = self._generation(live, connections, started)
-        gc.collect(generation)
-        gc.freeze()
+        fresh = self._fresh(live, connections, started)
+        due = not self.young or started - self._frozen_at >= self.MAX_DEFER
+        if due:  # what waited since the last freeze is collected whole first
+            full = fresh or self._waited
+        else:  # waiting: young collections, and now and then a full one for what ended
+            full = (self._young_ended >= self.YOUNG_ENDED_COLLECT
+                    or started - self._full_at >= self.FULL_EVERY)
+        gc.collect(2 if full else self.STEADY_GENERATION)
+        if full:
+            self.full_ticks += 1
+            self._young_ended, self._full_at = 0, started
+            # What waits unfrozen now costs that much at every full collection: enough.
+            due = due or time.thread_time() - cpu > self.FREEZE_COST
+        else:
+            self.young_ticks += 1
+        if due:
+            self._freeze(started)
+        else:
+            self._waited = True
         took = time.perf_counter() - started
         self.tick_cpu += time.thread_time() - cpu
         self.longest_tick = max(self.longest_tick, took)
         if took > self.SLOW_TICK:
             log.info("memory tick took %.0f ms (%d live sessions)", took * 1000, live)
-        quiet = live == 0 and connections == 0  # apps may outlive their connections
-        if self.dead and (quiet and self.dead >= min(self.min_dead, 20)
-                          or self.dead >= max(self.min_dead, 2 * live)):
+        if self._reclaim_due(live == 0 and connections == 0, started):
             self.reclaim(live)
 
-    def _generation(self, live: int, connections: int, now: float) -> int:
-        """2 while sessions come and go (their garbage must not be frozen), else the
-        cheaper `STEADY_GENERATION`."""
+    def _freeze(self, now: float) -> None:
+        gc.freeze()
+        if self.young:
+            self.deferred_freezes += 1
+        self.freezes += 1
+        self.young = 0
+        self._frozen_at = now
+        self._waited = False
+
+    def _fresh(self, live: int, connections: int, now: float) -> bool:
+        """Sessions came or went within `FRESH` seconds: their garbage must not be
+        frozen, so a freeze then follows a full collection (else the cheaper
+        `STEADY_GENERATION`)."""
         seen = (live, connections, self.ended)
         if seen != self._seen:
             self._seen, self._changed = seen, now
-        if now - self._changed < self.FRESH:
-            self.full_ticks += 1
-            return 2
-        self.young_ticks += 1
-        return self.STEADY_GENERATION
+        return now - self._changed < self.FRESH
 
-    def session_ended(self) -> None:
-        self.dead += 1
-        self.ended += 1
+    def garbage(self) -> int:
+        """Frozen garbage objects, as counted from what ended since the last reclaim."""
+        return self.dead * self.SESSION_GARBAGE + self.dead_connections * self.CONNECTION_GARBAGE
+
+    def _reclaim_due(self, quiet: bool, now: float) -> bool:
+        """`quiet`: nobody connected (apps may outlive their connections)."""
+        ended = self.dead + self.dead_connections
+        if not ended:
+            return False
+        if quiet and ended >= self.QUIET_DEAD:
+            return True
+        garbage = self.garbage()
+        if garbage < self.RECLAIM_SHARE * self._frozen_count:
+            return False
+        if now - self._counted_at >= self.RECOUNT:  # it has grown since: count again
+            self._counted_at = now
+            self._frozen_count = gc.get_freeze_count()
+        return garbage >= self.RECLAIM_SHARE * self._frozen_count
 
     def reclaim(self, live: int) -> None:
         started = time.perf_counter()
         frozen = gc.get_freeze_count()
         gc.unfreeze()
         found = gc.collect()
-        gc.freeze()
+        self._freeze(started)  # young connections open now are frozen too: stamped so
+        self._frozen_count = frozen - found
         pause = time.perf_counter() - started
         self.reclaims += 1
         self.longest_reclaim = max(self.longest_reclaim, pause)
         log.info(
-            "memory reclaim: %d of %d frozen objects (%d ended sessions) freed in %.0f ms "
-            "(%d live)", found, frozen, self.dead, pause * 1000, live,
+            "memory reclaim: %d of %d frozen objects (%d ended sessions, %d ended "
+            "connections) freed in %.0f ms (%d live)",
+            found, frozen, self.dead, self.dead_connections, pause * 1000, live,
         )
         self.dead = 0
+        self.dead_connections = 0

@@ -12,8 +12,8 @@ game session and connection before the database.
 - `registry.py`: the game sessions running now, and the idle rule;
 - `bans.py`: an operator's ban, made to last;
 - `restart.py`: a planned restart's countdown, then `stop()`;
-- the lobby (`moon_tui.lobby`), the database (`store.py`) and the garbage-collector
-  policy (`memory.py`).
+- the lobby (`moon_tui.lobby`), the database (`store.py`), the garbage-collector
+  policy (`memory.py`), and the watch on the event loop (`load.py`, `watchdog.py`).
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ from .memory import FreezePolicy
 from .registry import SessionRegistry
 from .restart import RestartCountdown
 from .store import Database, SQLiteRecordStore
+from .watchdog import LoopWatchdog
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +133,8 @@ class MoonServer:
         self.memory = FreezePolicy() if freeze_memory else None
         self.connection_log = ConnectionLog()
         """Connections that never logged in, and sessions refused, summed up per address."""
+        self.watchdog = LoopWatchdog(config.limits.loop_watchdog_seconds)
+        """Logs a loop that stopped turning, from a thread (`load` cannot: it runs in it)."""
         self.load = LoadWatch(lambda text: self.db.alarm("busy", text),
                               lambda: self.db.clear_alarm("busy"), lambda: self.sessions.count,
                               strangers=self._strangers)
@@ -234,7 +237,7 @@ class MoonServer:
         )
         bans.guest_logins = context.guest_seats
         self._listener = await asyncssh.create_server(
-            lambda: GameSSHServer(context, self._handle_channel),
+            lambda: GameSSHServer(context, self._handle_channel, self.memory),
             self.config.host,
             self.config.port,
             server_host_keys=[host_key],
@@ -255,6 +258,7 @@ class MoonServer:
         self._tasks.append(asyncio.create_task(self.sessions.watch_idle(), name="moon-idle"))
         self._tasks.append(asyncio.create_task(self.load.run(), name="moon-load"))
         self._tasks.append(asyncio.create_task(self.connection_log.run(), name="moon-connlog"))
+        self.watchdog.start()
         if self.memory is not None:
             self.memory.start()
             self._tasks.append(asyncio.create_task(self._tick_memory(), name="moon-gc"))
@@ -303,9 +307,12 @@ class MoonServer:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        self.watchdog.stop()
         if self._listener is not None:
             with contextlib.suppress(Exception):
                 await self._listener.wait_closed()
+        if self.memory is not None:
+            self.memory.stop()
         await self.records.close()  # records the disk refused until now: a last try
         await self.db.close()
         self._data_lock.release()

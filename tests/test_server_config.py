@@ -173,37 +173,90 @@ def test_a_token_bucket_meters_and_refills() -> None:
     assert 0 < bucket.wait_time() <= 0.002
 
 
-def test_the_freeze_policy_reclaims_when_quiet_or_when_the_ended_outnumber_the_live() -> None:
+def test_the_freeze_policy_reclaims_when_quiet_or_when_the_garbage_is_a_share_of_the_frozen(
+) -> None:
     import gc
 
     from server.memory import FreezePolicy
 
-    policy = FreezePolicy(min_dead=4)
+    policy = FreezePolicy()
     try:
         policy.start()
         policy.tick(live=6, connections=6)  # collects what is not frozen yet, then freezes it
-        assert gc.get_freeze_count() > 0
-        for _ in range(3):
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        share = policy.RECLAIM_SHARE * frozen
+        for _ in range(int(0.9 * share / policy.SESSION_GARBAGE)):
             policy.session_ended()
         policy.tick(live=3, connections=3)
-        assert policy.reclaims == 0  # 3 ended, 3 live: neither quiet nor outnumbered
-        policy.session_ended()
-        policy.tick(live=2, connections=2)
-        assert policy.reclaims == 1  # 4 ended >= twice the 2 live: unfreeze, collect, freeze
-        assert policy.dead == 0
+        assert policy.reclaims == 0  # the garbage counted is under the share
+        stamp = policy.connection_opened()
+        policy.tick(live=3, connections=4)  # the freeze waits for the young connection
+        assert policy.freezes == 2
+        policy.connection_closed(stamp)
+        policy.tick(live=3, connections=3)  # ended before a freeze: the ticks collect it
+        assert (policy.freezes, policy.dead_connections, policy.reclaims) == (3, 0, 0)
+        for _ in range(int(0.2 * share / policy.CONNECTION_GARBAGE)):
+            policy.connection_closed(0)  # opened before the first freeze, closed after it
+        policy.tick(live=3, connections=3)
+        assert policy.reclaims == 1  # unfreeze, collect, freeze
+        assert policy.dead == policy.dead_connections == 0
 
-        quiet = FreezePolicy(min_dead=30)  # a reclaim when nobody is connected needs 20 ended
-        for _ in range(20):
+        quiet = FreezePolicy()  # a reclaim when nobody is connected needs QUIET_DEAD ended
+        for _ in range(quiet.QUIET_DEAD - 1):
             quiet.session_ended()
+        quiet.connection_closed(-1)  # one that a freeze caught
         quiet.tick(live=0, connections=1)
-        assert quiet.reclaims == 0  # someone is at the banner: not quiet, and 20 < 30
+        assert quiet.reclaims == 0  # someone is at the banner
         quiet.tick(live=2, connections=0)
         assert quiet.reclaims == 0  # two apps still ending after their clients left
         quiet.tick(live=0, connections=0)
         assert quiet.reclaims == 1  # nobody connected at all
         assert gc.get_freeze_count() > 0
     finally:
-        gc.unfreeze()
+        policy.stop()
+
+
+def test_the_freeze_waits_for_young_connections_at_most_max_defer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A connection that ends before the next freeze leaves nothing frozen; under a flood
+    of them, the freeze waits `MAX_DEFER` at most."""
+
+    from server import memory
+    from server.memory import FreezePolicy
+
+    class Clock:
+        now = 1000.0
+
+        def perf_counter(self) -> float:
+            return self.now
+
+        def thread_time(self) -> float:
+            return 0.0  # no tick costs FREEZE_COST
+
+    clock = Clock()
+    monkeypatch.setattr(memory, "time", clock)
+    policy = FreezePolicy()
+    try:
+        policy.tick(live=1, connections=1)
+        assert policy.freezes == 1
+        first = policy.connection_opened()
+        clock.now += policy.MAX_DEFER / 2
+        second = policy.connection_opened()
+        policy.tick(live=1, connections=3)
+        assert policy.freezes == 1
+        policy.connection_closed(first)
+        policy.tick(live=1, connections=2)
+        assert policy.freezes == 1  # the second is still open
+        clock.now += policy.MAX_DEFER / 2
+        policy.tick(live=1, connections=2)
+        assert (policy.freezes, policy.deferred_freezes) == (2, 1)  # waited long enough
+        policy.connection_closed(second)
+        assert (policy.young, policy.dead_connections) == (0, 1)  # frozen while open
+        policy.tick(live=1, connections=1)
+        assert policy.freezes == 3
+    finally:
+        policy.stop()
 
 
 def test_memory_ticks_are_full_while_sessions_come_and_go_and_young_in_a_steady_spell(
@@ -211,7 +264,6 @@ def test_memory_ticks_are_full_while_sessions_come_and_go_and_young_in_a_steady_
     """A young collection would freeze the garbage of arriving and leaving sessions (Python's
     own collections had moved it to the old generation): full ticks for `FRESH` seconds
     after any change, young ones after that."""
-    import gc
     import time as real_time
 
     from server import memory
@@ -245,5 +297,10 @@ def test_memory_ticks_are_full_while_sessions_come_and_go_and_young_in_a_steady_
         clock.now += FreezePolicy.FRESH
         policy.tick(live=3, connections=4)
         assert (policy.full_ticks, policy.young_ticks) == (4, 2)
+        policy.connection_opened()  # the freeze waits for it: young ticks, a full one
+        clock.now += FreezePolicy.FULL_EVERY  # every FULL_EVERY seconds
+        policy.tick(live=3, connections=4)
+        policy.tick(live=3, connections=4)
+        assert (policy.full_ticks, policy.young_ticks, policy.freezes) == (5, 3, 6)
     finally:
-        gc.unfreeze()
+        policy.stop()

@@ -36,6 +36,7 @@ from .panel import Line, LinePanel
 from .plain import plain
 from .refusals import refusal_words
 from .table_text import centre_panel, header, played_panel, seats_panel, summary
+from .timers import timer_delay
 from .words import name_width, seat_name, trump_counts
 
 LEAVE_CONFIRM_SECONDS = 3.0
@@ -271,7 +272,7 @@ class GameScreen(MoonScreen):
     def _start_timer(self) -> None:
         if self._timer is None and (self._turn_deadline is not None
                                     or self._reconnect_deadline is not None):
-            self._timer = self.set_interval(1.0, self._tick)
+            self._timer = self.set_interval(timer_delay(1.0), self._tick)
 
     def _draw_hand(self, view: SeatView, finished: GameFinished | None) -> None:
         hand = self.query_one(HandView)

@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from ..services import KeyManager, LinkCode
 from .base import MoonModal, set_text
+from .timers import timer_delay
 
 REFRESH_SECONDS = 5.0
 """While a code is shown, the list is read again this often, so the new key appears."""
@@ -69,4 +70,4 @@ class KeysScreen(MoonModal):
             return
         set_text(shown, instructions(link), layout=True)
         if self._refresh is None:
-            self._refresh = self.set_interval(REFRESH_SECONDS, self.load)
+            self._refresh = self.set_interval(timer_delay(REFRESH_SECONDS), self.load)

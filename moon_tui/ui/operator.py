@@ -10,6 +10,7 @@ from textual.widgets import Input, Static
 
 from ..lobby.messages import Ban, Broadcast, CancelRestart, CloseTable, Command, Kick, Restart
 from .base import MoonModal, set_text, steady_input
+from .timers import timer_delay
 
 ALARM_REFRESH_SECONDS = 2.0
 """How often an open operator screen looks for new alarms (only operators open it)."""
@@ -65,7 +66,7 @@ class OperatorScreen(MoonModal):
     def on_mount(self) -> None:
         self._show_alarms()
         if self.moon.health is not None:
-            self.set_interval(ALARM_REFRESH_SECONDS, self._show_alarms)
+            self.set_interval(timer_delay(ALARM_REFRESH_SECONDS), self._show_alarms)
 
     def _show_alarms(self) -> None:
         """The server's problems (a full disk refusing game records...), plain text."""

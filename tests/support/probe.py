@@ -387,14 +387,17 @@ async def running_server(
 ) -> AsyncIterator[MoonServer]:
     """A real server on a free loopback port with its data in `data` (tests, benchmarks).
 
-    `options` go to `ServerConfig` except `app_factory` and `lobby_config`. Its players
-    are let go at once when it stops (no `shutdown_notice_seconds`) unless a test asks.
+    `options` go to `ServerConfig` except `app_factory`, `lobby_config` and
+    `freeze_memory` (`MoonServer`'s). Its players are let go at once when it stops (no
+    `shutdown_notice_seconds`) unless a test asks.
     """
     options.setdefault("shutdown_notice_seconds", 0.0)
     app_factory = options.pop("app_factory", None)
     lobby_config = options.pop("lobby_config", None)
+    freeze_memory = options.pop("freeze_memory", False)
     config = ServerConfig(host="127.0.0.1", port=0, data=data, **options)
-    server = MoonServer(config, app_factory=app_factory, lobby_config=lobby_config)
+    server = MoonServer(config, app_factory=app_factory, lobby_config=lobby_config,
+                        freeze_memory=freeze_memory)
     await server.start()
     try:
         yield server
