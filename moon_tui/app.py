@@ -43,6 +43,7 @@ from .ui.frames import draw_now
 from .ui.game import GameScreen
 from .ui.lobby_screen import LobbyScreen
 from .ui.model import Model
+from .ui.notices import ending_words, left_words, notice_title, notice_words
 from .ui.plain import plain, printable
 from .ui.refusals import refusal_words
 from .ui.timers import TimedNotification, timer_delay
@@ -240,7 +241,8 @@ class MoonApp(App[None]):
             self._leave_table(event)
         elif isinstance(event, Notice):
             severity = {"info": "information", "warning": "warning", "error": "error"}
-            self.notify(event.text, severity=severity[event.level],  # type: ignore[arg-type]
+            self.notify(notice_words(event), title=notice_title(event),
+                        severity=severity[event.level],  # type: ignore[arg-type]
                         timeout=6)
         elif isinstance(event, RestartNotice):
             self.notify(restart_words(event), title="Restart", severity="warning",
@@ -248,7 +250,7 @@ class MoonApp(App[None]):
         elif isinstance(event, Rejected) and not self._screen_explains(event):
             self.notify(refusal_words(event), severity="warning", timeout=6)
         elif isinstance(event, Disconnected):
-            self.end_session(event.reason)
+            self.end_session(ending_words(event))
         table_id = table_of(event)
         if table_id is None and not isinstance(event, LobbyUpdate | ChatPosted):
             return
@@ -350,7 +352,7 @@ class MoonApp(App[None]):
             self.pop_screen()
         if isinstance(self.screen, WaitingScreen | GameScreen):
             self.pop_screen()
-        self.notify(left_words(event.reason), timeout=6)
+        self.notify(left_words(event), timeout=6)
         for table_id in self.model.tables:
             self._follow_table(self.model.tables[table_id])
             break
@@ -359,15 +361,6 @@ class MoonApp(App[None]):
 def names(text: str, name: str) -> bool:
     """Whether a chat line names `name` (as a word, any case)."""
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
-
-
-def left_words(reason: str) -> str:
-    """`You left the table.` / `You left the table: you were away too long.`: the
-    lobby's reason, said once."""
-    if reason in ("", "you left the table"):
-        return "You left the table."
-    end = "" if reason[-1:] in ".!?" else "."
-    return f"You left the table: {reason}{end}"
 
 
 if TYPE_CHECKING:

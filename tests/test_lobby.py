@@ -47,6 +47,7 @@ from moon_tui.lobby import (
 from moon_tui.lobby.client import Client, Policy, first_legal
 from moon_tui.lobby.journal import MemoryJournal
 from moon_tui.lobby.lobby import OPERATOR_TEXT_MAX
+from moon_tui.lobby.notices import Ending, Leave, Tell
 from moon_tui.rules import Action, Phase, RuleBroken, Rules, SeatView, Tile
 from moon_tui.rules.record import FORMAT
 from moon_tui.rules.replay import replay
@@ -355,8 +356,9 @@ async def test_a_turn_timer_running_out_in_the_auction_passes_and_says_so() -> N
         clock.advance(119)
         assert clock.pending() == 1, "the turn timer is still running"
         clock.advance(1)
-        told = await ann.wait_type(Notice, lambda n: "time ran out" in n.text, start=mark)
-        assert told.text == "your time ran out: you passed"
+        told = await ann.wait_type(Notice, lambda n: n.code is Tell.TIMED_OUT_PASSED,
+                                   start=mark)
+        assert told.level == "warning"
         moved = await ann.wait_type(TableUpdate, lambda u: u.view is not None and (
             0, Action.make_pass()) in u.view.bids + tuple(
                 b for r in u.view.results for b in r.bids), start=mark)
@@ -413,7 +415,7 @@ async def test_the_message_of_the_day_greets_a_newcomer_not_one_back_at_a_table(
     config = dataclasses.replace(FAST, motd="Club night is Thursday", bot_delay=0.2)
     async with running(config) as (lobby, tg):
         ann = await join(lobby, tg, "ann", first_legal)
-        await ann.wait_type(Notice, lambda n: n.text == config.motd)
+        await ann.wait_type(Notice, lambda n: n.params.get("text") == config.motd)
         await table_with_bots(ann, LONG_GAME)
         await ann.wait_type(TableUpdate, lambda u: u.view is not None and u.view.hand)
         await ann.handle.close()
@@ -422,7 +424,7 @@ async def test_the_message_of_the_day_greets_a_newcomer_not_one_back_at_a_table(
         assert back.seat == 0
         assert not [e for e in again.events if isinstance(e, Notice)]
         bob = await join(lobby, tg, "bob")
-        await bob.wait_type(Notice, lambda n: n.text == config.motd)
+        await bob.wait_type(Notice, lambda n: n.params.get("text") == config.motd)
 
 
 async def test_after_the_grace_period_the_seat_goes_to_a_bot_and_an_empty_table_closes() -> None:
@@ -532,9 +534,10 @@ async def test_ownership_passes_on_when_the_owner_leaves_and_the_last_human_clos
                             and u.table.seats[2].name == "bob")
         ann.handle.send(LeaveTable(table_id))
         left = await ann.wait_type(TableLeft)
-        assert (left.table_id, left.reason) == (table_id, "you left the table")
+        assert (left.table_id, left.reason) == (table_id, Leave.YOU_LEFT)
         assert (await bob.wait_type(TableUpdate, lambda u: u.table.owner == "bob")).seat == 2
-        await bob.wait_type(Notice, lambda n: f"you now own table {table_id}" in n.text)
+        owner = await bob.wait_type(Notice, lambda n: n.code is Tell.NOW_OWNER)
+        assert owner.params == {"table": "t"}, owner
         bob.handle.send(LeaveTable(table_id))
         await carol.wait_type(TableUpdate, lambda u: u.table.owner == "carol")
         carol.handle.send(AddBot(table_id, 0, "easy"))
@@ -599,20 +602,25 @@ async def test_operator_commands_need_an_operator() -> None:
         assert (await ann.wait_type(Rejected)).reason == "only an operator may do that"
         root.handle.send(Broadcast("restart at noon"))
         for client in (ann, bob, dan, root):
-            await client.wait_type(Notice, lambda n: n.text == "restart at noon")
+            await client.wait_type(Notice, lambda n: n == Notice(
+                Tell.BROADCAST, {"text": "restart at noon", "by": "root"}, "warning"))
         root.handle.send(Kick("bob", "spam"))
-        assert (await bob.wait_type(Disconnected)).reason == "kicked by root: spam"
+        assert await bob.wait_type(Disconnected) == Disconnected(
+            Ending.KICKED, {"by": "root", "reason": "spam"})
         root.handle.send(Ban("dan", "cheating"))
-        assert "banned by root: cheating" == (await dan.wait_type(Disconnected)).reason
+        assert await dan.wait_type(Disconnected) == Disconnected(
+            Ending.BANNED, {"by": "root", "reason": "cheating"})
         await root.wait_type(LobbyUpdate, lambda u: u.online == ("ann", "root"))
         assert banned == [("dan", "cheating")]
         table_id = await new_table(ann, CreateTable("t"))
         root.handle.send(CloseTable(table_id, "maintenance"))
-        assert (await ann.wait_type(TableLeft)).reason == "closed by root: maintenance"
+        assert await ann.wait_type(TableLeft) == TableLeft(
+            table_id, Leave.CLOSED_BY_OPERATOR, {"by": "root", "reason": "maintenance"})
         await lobby.kick("ann", "server says bye")
-        assert (await ann.wait_type(Disconnected)).reason == "server says bye"
+        assert await ann.wait_type(Disconnected) == Disconnected(
+            Ending.KICKED, {"by": "", "reason": "server says bye"})
         await lobby.broadcast("going down")
-        await root.wait_type(Notice, lambda n: n.text == "going down")
+        await root.wait_type(Notice, lambda n: n.params == {"text": "going down", "by": ""})
 
 
 async def test_an_operators_text_is_bounded_where_the_lobby_takes_it() -> None:
@@ -620,11 +628,12 @@ async def test_an_operators_text_is_bounded_where_the_lobby_takes_it() -> None:
         root = await join(lobby, tg, "root", operator=True)
         bob = await join(lobby, tg, "bob")
         root.handle.send(Broadcast("tea\x1b[2J " + "x" * 100_000))
-        notice = await bob.wait_type(Notice, lambda n: n.text.startswith("tea"))
-        assert len(notice.text) <= OPERATOR_TEXT_MAX and "\x1b" not in notice.text
+        notice = await bob.wait_type(Notice, lambda n: n.code is Tell.BROADCAST)
+        text = str(notice.params["text"])
+        assert text.startswith("tea") and len(text) <= OPERATOR_TEXT_MAX and "\x1b" not in text
         root.handle.send(Kick("bob", "y" * 100_000))
-        reason = (await bob.wait_type(Disconnected)).reason
-        assert reason == "kicked by root: " + "y" * OPERATOR_TEXT_MAX
+        ended = await bob.wait_type(Disconnected)
+        assert ended.params == {"by": "root", "reason": "y" * OPERATOR_TEXT_MAX}
 
 
 async def test_a_second_connection_takes_the_seat_over() -> None:
@@ -633,7 +642,7 @@ async def test_a_second_connection_takes_the_seat_over() -> None:
         table_id = await table_with_bots(ann, LONG_GAME)
         again = await join(lobby, tg, "ann", playing_like("easy", 9))
         ended = await ann.wait_type(Disconnected)
-        assert ended.reason == "you connected from somewhere else"
+        assert ended.reason is Ending.TAKEN_OVER
         assert ann.handle.closed
         assert isinstance(again.events[0] if again.events else await again.wait_type(
             LobbyUpdate), LobbyUpdate)
@@ -663,7 +672,7 @@ async def test_a_session_that_stops_reading_is_dropped_and_the_table_plays_on() 
         events = []
         async for event in stuck:
             events.append(event)
-        assert events[-1] == Disconnected("your connection could not keep up")
+        assert events[-1] == Disconnected(Ending.TOO_SLOW)
         assert len(events) <= config.queue_size + 1
         with pytest.raises(LobbyClosed):
             await stuck.next_event()
@@ -678,8 +687,8 @@ async def test_shutdown_saves_unfinished_games_and_ends_everything() -> None:
         await a_person_decided(ann)
     for client in (ann, bob):
         left = client.of_type(TableLeft)
-        assert [t.reason for t in left] == ["the server is shutting down"]
-        assert client.events[-1] == Disconnected("the server is shutting down")
+        assert [t.reason for t in left] == [Leave.SERVER_STOPPED]
+        assert client.events[-1] == Disconnected(Ending.SHUTDOWN)
     assert store.finished == [False]
     assert store.records[0]["seats"] == ["ann", "bob", "expert bot"]
     assert replay(store.records[0])["ok"]
@@ -771,8 +780,8 @@ async def test_the_lobby_starts_and_stops_from_different_tasks() -> None:
     await asyncio.create_task(lobby.__aexit__(None, None, None))
     events = [event async for event in ann]
     assert any(isinstance(event, LobbyUpdate) for event in events)
-    assert events[-2:] == [TableLeft("t1", "the server is shutting down"),
-                           Disconnected("the server is shutting down")]
+    assert events[-2:] == [TableLeft("t1", Leave.SERVER_STOPPED),
+                           Disconnected(Ending.SHUTDOWN)]
     assert asyncio.all_tasks() == {asyncio.current_task()}
 
 
@@ -850,9 +859,9 @@ async def test_a_player_leaving_mid_game_is_replaced_by_a_computer() -> None:
         await bob.wait_type(TableUpdate, lambda u: u.view is not None
                             and len(u.view.played_tiles()) >= 2, timeout=20)
         bob.handle.send(LeaveTable(table_id))
-        assert (await bob.wait_type(TableLeft)).reason == "you left the table"
-        told = await ann.wait_type(Notice, lambda n: "bob left" in n.text)
-        assert told.text == "bob left the table: a computer plays seat 2"
+        assert (await bob.wait_type(TableLeft)).reason is Leave.YOU_LEFT
+        told = await ann.wait_type(Notice, lambda n: n.code is Tell.LEFT_FOR_COMPUTER)
+        assert told.params == {"name": "bob", "seat": 1}
         replaced = await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot)
         assert replaced.table.seats[1].bot_level == "easy"
         await ann.wait_type(GameFinished, timeout=60)

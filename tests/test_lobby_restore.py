@@ -48,6 +48,7 @@ from moon_tui.lobby import (
 from moon_tui.lobby.client import Client, Policy
 from moon_tui.lobby.internal import Directory
 from moon_tui.lobby.journal import JournalEntry, MemoryJournal, SavedTable
+from moon_tui.lobby.notices import Leave
 from moon_tui.lobby.restoring import read_saved
 from moon_tui.lobby.stats import LobbyStats
 from moon_tui.lobby.table import Table
@@ -334,7 +335,7 @@ async def test_a_clean_shutdown_keeps_the_game_and_saves_it_once() -> None:
         await ann.wait_type(TableUpdate, lambda u: u.view is not None and stop(u.view)
                             and u.view.to_move == 0, timeout=30)
         seen = await settled(ann, table_id)
-    assert [t.reason for t in ann.of_type(TableLeft)] == ["the server is shutting down"]
+    assert [t.reason for t in ann.of_type(TableLeft)] == [Leave.SERVER_STOPPING]
     assert store.records == [], "the game goes on after the restart: saved when it ends"
     async with running(journal=journal, store=store) as (lobby, tg):
         assert [t.table_id for t in lobby.tables()] == [table_id]

@@ -10,6 +10,7 @@ from test_lobby import FAST, LONG_GAME, join, running, table_with_bots
 
 from moon_tui.lobby import HandSeen, Notice, Resync, TableUpdate
 from moon_tui.lobby.client import Client, first_legal
+from moon_tui.lobby.notices import Tell
 from moon_tui.rules import Action, Phase, Rules, SeatView
 
 WAITING = dataclasses.replace(FAST, bot_delay=1, timer_scale=1, reconnect_wait_seconds=30,
@@ -85,7 +86,7 @@ async def test_the_turn_timer_runs_on_while_the_table_waits_and_passes_for_you()
         mark = bob.mark()
         clock.advance(10)
         told = await bob.wait_type(Notice, start=mark)
-        assert told.text == "your time ran out: you passed"
+        assert (told.code, told.level) == (Tell.TIMED_OUT_PASSED, "warning")
         view = (await settled(ann, table_id)).view
         assert view is not None
         assert (1, Action.make_pass()) in view.bids + tuple(b for r in view.results for b in r.bids)
@@ -106,7 +107,7 @@ async def test_a_timer_running_out_on_a_forced_bid_bids_the_least() -> None:
         mark = last.mark()
         clock.advance(10)
         told = await last.wait_type(Notice, start=mark)
-        assert told.text == f"your time ran out: you bid {rules.min_bid}, the least"
+        assert (told.code, told.params) == (Tell.TIMED_OUT_BID, {"bid": rules.min_bid})
         bid = await last.wait_type(TableUpdate, lambda u: u.view is not None
                                    and u.view.declarer == forced.view.to_move, start=mark)
         assert bid.view is not None and bid.view.bid == rules.min_bid

@@ -213,8 +213,10 @@ async def test_an_operator_broadcasts_and_kicks_from_the_lobby() -> None:
                     seen.append(event)
 
             await asyncio.wait_for(drain(), timeout=10)
-            assert any(isinstance(e, Notice) and "tables close at ten" in e.text for e in seen)
+            assert any(isinstance(e, Notice) and e.params == {"text": "tables close at ten",
+                                                              "by": "olga"} for e in seen)
             assert isinstance(seen[-1], Disconnected)
+            assert seen[-1].params == {"by": "olga", "reason": "enough"}
 
 
 async def test_players_do_not_get_the_operator_key() -> None:

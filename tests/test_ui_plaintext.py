@@ -212,11 +212,12 @@ async def _walk(pilot, app: MoonApp, other, t: Typed) -> None:  # type: ignore[n
     # An operator closes the table, then ends this very session, each with a reason.
     app.send(CloseTable(table_id, t.close_reason))
     await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "back in the lobby")
-    await toast(pilot, app, f"You left the table: closed by {t.me}"
+    await toast(pilot, app, f"The table was closed by an operator ({t.me})"
                 + (f": {t.close_reason}" if t.close_reason else ""), "the closing reason")
     app.send(Kick(t.me, t.kick_reason))
     await wait_for(pilot, lambda: isinstance(app.screen, SessionOver), "the end")
-    assert_shown(app, f"kicked by {t.me}" + (f": {t.kick_reason}" if t.kick_reason else ""),
+    assert_shown(app, f"removed by an operator ({t.me})"
+                 + (f": {t.kick_reason}" if t.kick_reason else ""),
                  "the kick's reason")
 
 

@@ -7,7 +7,6 @@ import random
 
 import pytest
 
-from moon_tui.app import left_words
 from moon_tui.lobby.messages import Act, CreateTable, SeatInfo, TableInfo
 from moon_tui.rules import Action, GameState, Phase, Rules
 from moon_tui.ui.lobby_screen import seats_cell
@@ -103,12 +102,6 @@ def test_scores_read_in_the_table_s_unit_and_number() -> None:
     info = table(marks, SeatInfo("ann"), SeatInfo("bob"), SeatInfo("cat"))
     text = str(seats_panel(played(marks, 2).view(0), info, None))
     assert "0 marks" in text and "pts" not in text
-
-
-def test_leaving_is_said_once() -> None:
-    assert left_words("you left the table") == "You left the table."
-    assert left_words("you were away too long") == \
-        "You left the table: you were away too long."
 
 
 def test_no_trump_is_not_trump_no_trump() -> None:

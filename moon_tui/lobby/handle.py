@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
 
+from ..rules.illegal import Param
 from .internal import FromHandle, FromMember, HandleClosed, LobbyMessage, TableDoor
 from .messages import TABLE_COMMANDS, Command, Disconnected, Event, Rejected
+from .notices import Ending
 from .queue import EventQueue
 from .refusals import Refusal, Refused
-
-TOO_SLOW = "your connection could not keep up"
 
 
 class LobbyClosed(Exception):
@@ -118,13 +118,13 @@ class PlayerHandle:
             return False
         if self._queue.put(event):
             return True
-        self.end(TOO_SLOW)
+        self.end(Ending.TOO_SLOW)
         self._post(HandleClosed(self))
         return False
 
-    def end(self, reason: str) -> None:
+    def end(self, ending: Ending, **params: Param) -> None:
         """Close the handle from the lobby's side: `Disconnected(reason)` is its last event."""
         if self._ended:
             return
         self._ended = True
-        self._queue.put_last(Disconnected(reason))
+        self._queue.put_last(Disconnected(ending, params))

@@ -8,11 +8,14 @@ The lobby's own messages still carry the player's handle (the lobby owns the han
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from ..rules import Action
+from ..rules.illegal import Param
 from .messages import Command, Event, RestartNotice, TableInfo
+from .notices import Leave
 
 if TYPE_CHECKING:
     from .handle import PlayerHandle
@@ -117,7 +120,8 @@ class CloseNow:
     error), the journal forgets it and an unfinished game is saved as a record; otherwise
     (the server stopping) it only stops, to come back as it was when the server does."""
 
-    reason: str
+    reason: Leave
+    params: Mapping[str, Param] = field(default_factory=dict)
     for_good: bool = True
 
 

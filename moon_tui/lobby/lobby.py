@@ -77,6 +77,7 @@ from .messages import (
     SendChat,
     TableInfo,
 )
+from .notices import Ending, Leave, Tell
 from .refusals import Refusal, Refused
 from .restoring import TABLE_ID, SavedTableError, read_saved, shown, unfinished_record
 from .stats import LobbyStats
@@ -95,8 +96,6 @@ OPERATOR_TEXT_MAX = 500
 (it reaches other players' screens; the operator dialog stops typing there too)."""
 RESTART_MAX_SECONDS = 3600
 """The longest restart countdown an operator may give."""
-SHUTDOWN = "the server is shutting down"
-TAKEN_OVER = "you connected from somewhere else"
 
 
 class Lobby:
@@ -324,7 +323,7 @@ class Lobby:
                 break
             self._publish_what_is_due()
         for handle in self._players.values():
-            handle.end(SHUTDOWN)
+            handle.end(Ending.SHUTDOWN)
         self._players.clear()
         while not inbox.empty():
             message = inbox.get_nowait()
@@ -365,18 +364,20 @@ class Lobby:
         elif isinstance(message, Connect):
             self._connect(message)
         elif isinstance(message, ServerBroadcast):
-            self._broadcast(message.text)
+            self._broadcast(message.text, "")
             message.reply.set_result(None)
         elif isinstance(message, ServerKick):
-            self._kick(message.name, message.reason)
+            self._kick(message.name, Ending.KICKED, "", message.reason)
             message.reply.set_result(None)
         elif isinstance(message, ServerRestartNews):
             for handle in list(self._players.values()):
                 handle.deliver(message.notice)
         elif isinstance(message, Shutdown):
             self._closing = True
+            stopping = Leave.SERVER_STOPPING if self._tables_outlive_it \
+                else Leave.SERVER_STOPPED
             for table in self._tables.values():
-                table.post(CloseNow(SHUTDOWN, for_good=not self._tables_outlive_it))
+                table.post(CloseNow(stopping, for_good=not self._tables_outlive_it))
 
     # -- players connecting and leaving ----------------------------------------------------
     def _connect(self, message: Connect) -> None:
@@ -391,7 +392,7 @@ class Lobby:
                               person=message.person)
         old = self._players.get(name)
         if old is not None:
-            old.end(TAKEN_OVER)
+            old.end(Ending.TAKEN_OVER)
         self._players[name] = handle
         handle.deliver(self._lobby_update(name))
         for line in self._chat_kept:  # the lobby chat's recent lines, for who arrives
@@ -399,7 +400,7 @@ class Lobby:
         if self.config.motd and not self.has_place(name):
             # One who comes back to a table goes straight to it, where the toast would
             # cover their hand; they were told when they first came.
-            handle.deliver(Notice(self.config.motd))
+            handle.deliver(Notice(Tell.MESSAGE_OF_THE_DAY, {"text": self.config.motd}))
         restart = self._restart_news() if self._restart_news is not None else None
         if restart is not None:
             handle.deliver(restart)
@@ -419,16 +420,16 @@ class Lobby:
             table.post(Detach(handle.name))
         self._presence_dirty = True
 
-    def _kick(self, name: str, reason: str) -> bool:
+    def _kick(self, name: str, ending: Ending, by: str, reason: str) -> bool:
         handle = self._players.get(name)
         if handle is None:
             return False
-        handle.end(reason or "an operator ended your session")
+        handle.end(ending, by=by, reason=reason)
         self._handle_gone(handle)
         return True
 
-    def _broadcast(self, text: str) -> None:
-        notice = Notice(clean_text(text), "warning")
+    def _broadcast(self, text: str, by: str) -> None:
+        notice = Notice(Tell.BROADCAST, {"text": clean_text(text), "by": by}, "warning")
         for handle in list(self._players.values()):
             handle.deliver(notice)
 
@@ -619,26 +620,22 @@ class Lobby:
         if isinstance(command, Restart | CancelRestart):
             self._restart(handle, command, reject)
         elif isinstance(command, Broadcast):
-            self._broadcast(command.text)
+            self._broadcast(command.text, handle.name)
         elif isinstance(command, Kick):
-            reason = f"kicked by {handle.name}" + (f": {command.reason}" if command.reason else "")
-            if not self._kick(command.name, reason):
+            if not self._kick(command.name, Ending.KICKED, handle.name, command.reason):
                 reject(Refused(Refusal.NOT_ONLINE, name=command.name))
         elif isinstance(command, Ban):
             if self._on_ban is not None:
                 self._spawn(self._ban(command.name, command.reason))
-            reason = f"banned by {handle.name}" + (f": {command.reason}" if command.reason else "")
-            self._kick(command.name, reason)
-            handle.deliver(Notice(f"{command.name} is banned: the name, its keys, and for a "
-                                  "while guests and new names from its last addresses"))
+            self._kick(command.name, Ending.BANNED, handle.name, command.reason)
+            handle.deliver(Notice(Tell.BANNED, {"name": command.name}))
         else:
             table = self._tables.get(command.table_id)
             if table is None:
                 reject(Refused(Refusal.NO_SUCH_TABLE, table_id=command.table_id))
             else:
-                reason = f"closed by {handle.name}" + \
-                    (f": {command.reason}" if command.reason else "")
-                table.post(CloseNow(reason))
+                table.post(CloseNow(Leave.CLOSED_BY_OPERATOR,
+                                    {"by": handle.name, "reason": command.reason}))
 
     def _restart(self, handle: PlayerHandle, command: Restart | CancelRestart,
                  reject: Callable[[Refused], None]) -> None:

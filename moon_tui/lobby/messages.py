@@ -19,6 +19,7 @@ from typing import Literal
 
 from ..rules import Action, Outcome, RuleBroken, Rules, SeatView
 from ..rules.illegal import Param
+from .notices import Ending, Leave, Tell
 from .refusals import Refusal, Refused
 
 BotLevel = Literal["random", "easy", "normal", "expert"]
@@ -278,7 +279,8 @@ class TableLeft:
     """The recipient is no longer at this table (left, removed, or the table closed)."""
 
     table_id: str
-    reason: str
+    reason: Leave
+    params: Mapping[str, Param] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,9 +290,11 @@ class ChatPosted:
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """Something to tell the recipient in plain words (a timer ran out, a broadcast)."""
+    """Something to tell the recipient (a timer ran out, a broadcast): a code and its
+    parameters, for the interface to word."""
 
-    text: str
+    code: Tell
+    params: Mapping[str, Param] = field(default_factory=dict)
     level: NoticeLevel = "info"
 
 
@@ -337,7 +341,8 @@ class Disconnected:
     """The lobby ended this handle (connected elsewhere, kicked, too slow, shutdown): the
     last event it reads."""
 
-    reason: str
+    reason: Ending
+    params: Mapping[str, Param] = field(default_factory=dict)
 
 
 Event = (LobbyUpdate | TableUpdate | TableLeft | ChatPosted | Notice | RestartNotice | Rejected

@@ -27,7 +27,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from ..bots.pool import BotPool
@@ -41,6 +41,7 @@ from ..rules import (
     RuleBroken,
     SeatView,
 )
+from ..rules.illegal import Param
 from .clock import Clock
 from .clocks import TableClocks
 from .computers import Computers
@@ -87,6 +88,7 @@ from .messages import (
     TableLeft,
     TableStatus,
 )
+from .notices import Leave, Tell
 from .publishing import Publisher, Waits
 from .records import Recorder
 from .refusals import Refusal, Refused
@@ -146,7 +148,7 @@ class Table:
         """Players who have read the result of the hand just over."""
         self._inbox: asyncio.Queue[TableMessage] = asyncio.Queue()
         self._tg: asyncio.TaskGroup | None = None
-        self._closing: str | None = None
+        self._closing: Leave | None = None
         self._for_good = True
         """The table closes for good (not just stopping with the server)."""
         self._restored = False
@@ -223,7 +225,7 @@ class Table:
             self._handle(message)
         except Exception:
             log.exception("table %s failed on %r", self.table_id, message)
-            self._close("the table ran into an error and had to close")
+            self._close(Leave.TABLE_FAILED)
 
     def _handle(self, message: TableMessage) -> None:
         if isinstance(message, FromMember):
@@ -242,7 +244,7 @@ class Table:
         elif isinstance(message, GraceOver):
             self._grace_over(message.name, message.away_since)
         elif isinstance(message, CloseNow):
-            self._close(message.reason, for_good=message.for_good)
+            self._close(message.reason, message.params, for_good=message.for_good)
         elif not self.clocks.is_current(message.generation):
             return  # a clock that was stopped or replaced after it went off
         elif isinstance(message, BotMoved):
@@ -326,7 +328,7 @@ class Table:
                 self.publisher.resend(name, public, players, self.state, self.seating.seat_of,
                                       self._waits(), self.hand_seats)
         elif isinstance(command, LeaveTable):
-            self._leave(name, "you left the table")
+            self._leave(name, Leave.YOU_LEFT)
         elif isinstance(command, SendChat):
             line = ChatLine(name, command.text, self.table_id, time.time())
             self.publisher.say(ChatPosted(line))
@@ -403,14 +405,13 @@ class Table:
         self.publisher.connect(name)
         self._publish()
 
-    def _leave(self, name: str, reason: str) -> None:
+    def _leave(self, name: str, reason: Leave) -> None:
         playing = self.status == "playing"
         seat = self.seating.leave(name, self.stand_in_level if playing else None)
         if seat is not None:
             if playing:
-                self.publisher.tell_all(Notice(
-                    f"{name} left the table: a computer plays seat {seat + 1}"),
-                    but=name)
+                self.publisher.tell_all(
+                    Notice(Tell.LEFT_FOR_COMPUTER, {"name": name, "seat": seat}), but=name)
             self.clocks.end_grace(name)
         if self.publisher.disconnect(name):
             self.publisher.answer(name, TableLeft(self.table_id, reason))
@@ -420,11 +421,11 @@ class Table:
 
     def _after_someone_left(self, name: str) -> None:
         if not self.seating.humans():
-            self._close("nobody is left at the table")
+            self._close(Leave.NOBODY_LEFT)
             return
         owner = self.seating.pass_ownership(name)
         if owner is not None:
-            self.publisher.tell(owner, Notice(f"you now own table {self.table_id}"))
+            self.publisher.tell(owner, Notice(Tell.NOW_OWNER, {"table": self.name}))
         self._publish()
 
     # -- players connecting and dropping ---------------------------------------------------
@@ -467,12 +468,12 @@ class Table:
     def _grace_over(self, name: str, since: float) -> None:
         seat = self.seating.seat_of(name)
         if seat is None and self.seating.away_watchers.get(name) == since:
-            self._leave(name, "you were away too long")  # a restored table's spectator
+            self._leave(name, Leave.AWAY_TOO_LONG)  # a restored table's spectator
             return
         if seat is None or self.seating.seats[seat].away_since != since:
             return
         self.clocks.end_grace(name)
-        self._leave(name, "you were away too long")
+        self._leave(name, Leave.AWAY_TOO_LONG)
 
     # -- the game --------------------------------------------------------------------------
     def _start_game(self) -> None:
@@ -525,7 +526,7 @@ class Table:
         held = self.seating.seats[seat]
         if stand_in and held.name is not None and held.away_since is None:
             self.publisher.tell(held.name, Notice(
-                f"your time ran out: the computer chose {action} for you", "warning"))
+                Tell.TIMED_OUT_PLAYED, {"action": str(action)}, "warning"))
         self._changed()
 
     def _readers(self) -> list[str]:
@@ -630,8 +631,9 @@ class Table:
         state.apply_action(action)
         name = self.seating.seats[seat].name
         if name is not None:
-            what = "you passed" if action.kind == "pass" else f"you bid {action.bid}, the least"
-            self.publisher.tell(name, Notice(f"your time ran out: {what}", "warning"))
+            notice = Notice(Tell.TIMED_OUT_PASSED, {}, "warning") if action.kind == "pass" \
+                else Notice(Tell.TIMED_OUT_BID, {"bid": action.bid or 0}, "warning")
+            self.publisher.tell(name, notice)
         self._changed()
 
     def _think_later(self, seat: int, *, stand_in: bool, delay: float) -> None:
@@ -690,7 +692,8 @@ class Table:
             if record is not None:
                 await self.recorder.store(record, finished=False)
 
-    def _close(self, reason: str, *, for_good: bool = True) -> None:
+    def _close(self, reason: Leave, params: Mapping[str, Param] | None = None, *,
+               for_good: bool = True) -> None:
         if self._closing is not None:
             return
         self._closing = reason
@@ -698,7 +701,7 @@ class Table:
         self.clocks.stop()
         for name in list(self.publisher.connected):
             self.publisher.disconnect(name)
-            self.publisher.answer(name, TableLeft(self.table_id, reason))
+            self.publisher.answer(name, TableLeft(self.table_id, reason, params or {}))
 
     # -- after a restart -------------------------------------------------------------------
     def restore(self, saved: Restored) -> None:

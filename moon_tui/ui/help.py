@@ -108,7 +108,7 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False) 
     screens: list[tuple[str, type[Screen[Any]]]] = [
         ("Lobby", LobbyScreen), ("Waiting room", WaitingScreen), ("At the table", GameScreen)]
     if solo:
-        hidden.update(("chat", "unfocus_chat"))
+        hidden |= {"chat", "unfocus_chat"}
         screens = screens[2:]
     text = Text()
     for title, screen in screens:

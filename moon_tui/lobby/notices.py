@@ -1,0 +1,61 @@
+"""What the lobby and its tables tell a player unasked, as codes and parameters.
+
+Like a refusal (`refusals.py`), a notice, a reason for leaving a table and a reason for
+ending a session cross to the interface as data; `moon_tui/ui/notices.py` is the one
+place that words them. Parameters are plain values: names, numbers, an action's text
+form (`play 5-1`), text a person typed (shown as plain text, never as markup).
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Tell(enum.StrEnum):
+    """A notice (`Notice.code`)."""
+
+    MESSAGE_OF_THE_DAY = "motd"
+    """text: the club's message of the day."""
+    BROADCAST = "broadcast"
+    """text, by: an operator's words to everyone."""
+    BANNED = "banned"
+    """name: the operator's own ban took effect."""
+    LEFT_FOR_COMPUTER = "left_for_computer"
+    """name, seat: a player left mid-game; a computer plays the seat."""
+    NOW_OWNER = "now_owner"
+    """table: the owner left; the recipient owns the table now."""
+    TIMED_OUT_PLAYED = "timed_out_played"
+    """action: the turn timer ran out; the computer made this decision."""
+    TIMED_OUT_PASSED = "timed_out_passed"
+    """The turn timer ran out in the auction: the recipient passed."""
+    TIMED_OUT_BID = "timed_out_bid"
+    """bid: the turn timer ran out in the auction and the recipient had to bid."""
+
+
+class Leave(enum.StrEnum):
+    """Why the recipient is no longer at a table (`TableLeft.reason`)."""
+
+    YOU_LEFT = "you_left"
+    AWAY_TOO_LONG = "away_too_long"
+    TABLE_FAILED = "table_failed"
+    NOBODY_LEFT = "nobody_left"
+    SERVER_STOPPING = "server_stopping"
+    """The server stops and the table comes back with it: the seat waits."""
+    SERVER_STOPPED = "server_stopped"
+    """The server stops and nothing keeps the table (no journal)."""
+    CLOSED_BY_OPERATOR = "closed_by_operator"
+    """by, reason (may be empty)."""
+
+
+class Ending(enum.StrEnum):
+    """Why the lobby ended a session (`Disconnected.reason`)."""
+
+    SHUTDOWN = "shutdown"
+    TAKEN_OVER = "taken_over"
+    """The same name connected from somewhere else."""
+    TOO_SLOW = "too_slow"
+    """The connection could not keep up with the events sent to it."""
+    KICKED = "kicked"
+    """by, reason (may be empty)."""
+    BANNED = "banned"
+    """by, reason (may be empty)."""
