@@ -351,7 +351,7 @@ async def test_a_key_the_disk_cannot_save_is_explained(
         code = server.link_codes.issue("ann")
         await fill_the_disk(server.db)
         client = await ScreenClient.connect(server.port, "ann", key=laptop)
-        await client.wait_for("Type the code from your keys dialog")
+        await client.wait_for("type the code from your keys dialog")
         await client.press(code, "enter")
         await client.wait_for("could not save your key")
         await client.close()

@@ -80,7 +80,8 @@ async def _visitors_who_never_play(server: MoonServer, owner: str) -> None:
     for quitter in quitters:
         await quitter.wait_for("go to the lobby")
     for _ in range(3):
-        assert "taken" in await refused(server.port, owner, key=new_key())
+        assert "not a valid player name" in await refused(server.port, "no such name!",
+                                                          key=new_key())
     await _ticks(server, 3)
     for quitter in quitters:
         await quitter.press("q")

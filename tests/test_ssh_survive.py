@@ -197,7 +197,9 @@ async def create_table(client: ScreenClient, *, players: int = 3, target: int | 
         await client.wait_for("4, two teams", WAIT)
         tabs = 1
     if target is not None:
-        await client.press(*["tab"] * (7 - tabs), *str(target), pause=0.1)
+        # name, players, lowest bid, if all pass, scoring, (team makes: 4 players), tie
+        fields = 7 if players == 4 else 6
+        await client.press(*["tab"] * (fields - tabs), *str(target), pause=0.1)
         await client.wait_for(f"Target           {target}", WAIT)
     await client.press("\x13")
     await client.wait_for("waiting room", WAIT)

@@ -364,6 +364,16 @@ def next_move(screen: str) -> str | None:
     return None
 
 
+async def decide_once(client: ScreenClient, timeout: float = 60.0) -> None:
+    """Wait for this player's turn and take it: a game in which no person decided anything
+    is not saved as a record."""
+    screen = await client.wait_for(lambda s: next_move(s) is not None, timeout)
+    key = next_move(screen)
+    assert key is not None
+    await client.press(key)
+    await client.wait_for(lambda s: s != screen, timeout)
+
+
 async def play_until(
     client: ScreenClient, done: Callable[[str], bool], timeout: float = 60.0
 ) -> str:
