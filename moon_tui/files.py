@@ -72,7 +72,7 @@ def read_stdin_limited(limit: int, stream: BinaryIO | None = None) -> bytes:
         stream = sys.stdin.buffer
     mode = os.fstat(stream.fileno()).st_mode
     if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
-        raise FileRefused(f"standard input is {_kind(mode)}, not a file or a pipe")
+        raise FileRefused(f"{_kind(mode)}, not a file or a pipe")
     return _read_bounded(stream, limit)
 
 

@@ -43,3 +43,21 @@ def shown(value: object, limit: int = 80) -> str:
     while parts and length + len(ELLIPSIS) > limit:
         length -= len(parts.pop())
     return "".join(parts) + ELLIPSIS
+
+
+def brief(value: object, limit: int = 40) -> str:
+    """`repr(value)` (quoted, with what a terminal would act on escaped) of at most `limit`
+    characters: a value quoted in a message, however long it was."""
+    cut = value[:limit] if isinstance(value, str | bytes) else value
+    text = repr(cut)
+    if len(text) > limit or cut is not value:
+        return text[:limit - 1] + ELLIPSIS
+    return text
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """A message as one printable line of at most `limit` characters: as it is when it is
+    printable already (values in it quoted with `brief`), else escaped with `shown`."""
+    if text.isprintable() and len(text) <= limit:
+        return text
+    return shown(text, limit)

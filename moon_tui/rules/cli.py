@@ -21,9 +21,10 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from ..commandline import OneLineParser, number_in
 from ..files import MEGABYTE, read_limited, read_stdin_limited
-from ..shown import shown
-from .options import Rules, RulesError, parse_options, whole_number
+from ..shown import brief, one_line
+from .options import Rules, RulesError, parse_options
 from .record import (
     RecordFormatError,
     dumps_record,
@@ -52,7 +53,7 @@ MESSAGE_MAX = 400
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="moon-rules", description="The rules of Moon: replay a game record, or write a "
         "random legal one.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -61,47 +62,22 @@ def _parser() -> argparse.ArgumentParser:
                          "rules. Exit 0 legal, 1 illegal, 2 not a moon/1 record.")
     rep.add_argument("file", metavar="FILE", help="the record (- for standard input)")
     rep.add_argument("--json", action="store_true", help="print the RECORD.md JSON shape")
-    rep.add_argument("--max-size", type=_megabytes, default=RECORD_MAX_MB, metavar="MB",
+    rep.add_argument("--max-size", type=number_in(1, 4096), default=RECORD_MAX_MB,
+                     metavar="MB",
                      help=f"refuse a record larger than this (default {RECORD_MAX_MB} MB)")
     rnd = sub.add_parser("random", help="write a random legal record to standard output",
                          description="Play a game with random legal decisions and write its "
                          "moon/1 record.")
-    rnd.add_argument("--seed", type=_seed, default=None, help="seed of the random generator")
-    rnd.add_argument("--players", type=_whole, choices=(3, 4), default=None)
-    rnd.add_argument("--hands", type=_hands, default=None,
+    rnd.add_argument("--seed", type=number_in(0, 2**64 - 1), default=None,
+                     help="seed of the random generator")
+    rnd.add_argument("--players", type=number_in(3, 4), default=None)
+    rnd.add_argument("--hands", type=number_in(0, HANDS_MAX), default=None,
                      help=f"stop after N hands, 0 to {HANDS_MAX:,} (default: the end of the "
                      f"game, at most {MAX_RANDOM_HANDS})")
     rnd.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                      help="a table option of RULES.md, e.g. min_bid=3 (repeatable)")
     rnd.add_argument("--names", default=None, help="seat names, comma separated")
     return parser
-
-
-def _whole(text: str) -> int:
-    """A command-line number: ASCII digits only (`٣` is no 3 here), at most 18 of them."""
-    value = whole_number(text)
-    if value is None:
-        raise argparse.ArgumentTypeError(f"not a whole number: {shown(text, 40)}")
-    return value
-
-
-def _bounded(text: str, low: int, high: int) -> int:
-    value = _whole(text)
-    if not low <= value <= high:
-        raise argparse.ArgumentTypeError(f"{value} is not from {low:,} to {high:,}")
-    return value
-
-
-def _megabytes(text: str) -> int:
-    return _bounded(text, 1, 4096)
-
-
-def _seed(text: str) -> int:
-    return _bounded(text, 0, 2**64 - 1)
-
-
-def _hands(text: str) -> int:
-    return _bounded(text, 0, HANDS_MAX)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -132,7 +108,7 @@ def json_line(text: str) -> str:
 
 
 def _refuse(reason: str, hand: int | None, as_json: bool, out: TextIO, err: TextIO) -> int:
-    reason = shown(reason, MESSAGE_MAX)  # one line, nothing a terminal acts on
+    reason = one_line(reason, MESSAGE_MAX)  # one line, nothing a terminal acts on
     err.write(f"moon-rules: {reason}\n")
     if as_json:
         payload = {"ok": False, "error": {"hand": hand, "play": None, "seat": None,
@@ -183,7 +159,7 @@ def random_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             options["players"] = args.players
         rules = Rules.make(**options)
     except RulesError as exc:
-        err.write(f"moon-rules: {shown(str(exc), MESSAGE_MAX)}\n")
+        err.write(f"moon-rules: {one_line(str(exc), MESSAGE_MAX)}\n")
         return 2
     names = DEFAULT_NAMES[:rules.players] if args.names is None else \
         tuple(n.strip() for n in args.names.split(","))
@@ -195,7 +171,7 @@ def random_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if problem is None and not _utf8(name):
             problem = "a name is UTF-8 text (this one came from bytes that are not)"
         if problem is not None:  # its own replay would refuse the record
-            err.write(f"moon-rules: --names {shown(name, 40)}: {problem}\n")
+            err.write(f"moon-rules: --names {brief(name)}: {problem}\n")
             return 2
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     state = random_game(rules, random.Random(seed), args.hands)

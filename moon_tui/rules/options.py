@@ -8,7 +8,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from ..shown import shown
+from ..commandline import whole_number
+from ..shown import brief
 from .tiles import SET_NAMES, TRUMP_DOUBLES, TRUMP_NONE, SetName, tile_set
 
 AllPass = Literal["redeal", "force_last"]
@@ -28,27 +29,6 @@ class RulesError(ValueError):
 def set_numbers(name: SetName) -> tuple[int, ...]:
     """The numbers 0-6 that some tile of the set carries (1-6 in `moon21`)."""
     return tuple(n for n in range(7) if any(t.has(n) for t in tile_set(name)))
-
-
-def _shown(value: object) -> str:
-    """A value from a record or a command line, bounded and escaped for a message."""
-    return shown(repr(value), 40)
-
-
-WHOLE_NUMBER_DIGITS: Final = 18
-"""Digits a whole number from a command line or a file may have (far past any setting)."""
-
-
-def whole_number(text: str) -> int | None:
-    """`text` as a whole number when it is one in ASCII digits (an optional sign and
-    surrounding spaces allowed), else None. `int()` also takes other scripts' digits (`٣`
-    is 3 to it) and 4,300 digits before it fails: a number here is what a keyboard types."""
-    core = text.strip()
-    digits = core[1:] if core[:1] in ("-", "+") else core
-    if not digits or len(digits) > WHOLE_NUMBER_DIGITS or not digits.isascii() \
-            or not digits.isdigit():
-        return None
-    return int(core)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +57,10 @@ class Rules:
         unknown = set(options) - {f.name for f in dataclasses.fields(cls)}
         if unknown:
             raise RulesError("unknown rule option: "
-                             f"{', '.join(shown(k, 40) for k in sorted(unknown)[:5])}")
+                             f"{', '.join(brief(k) for k in sorted(unknown)[:5])}")
         players = options.get("players", 3)
         if type(players) is not int or players not in (3, 4):
-            raise RulesError(f"players must be 3 or 4, not {_shown(players)}")
+            raise RulesError(f"players must be 3 or 4, not {brief(players)}")
         options.setdefault("set", "full28" if players == 4 else "moon22")
         options.setdefault("target", 7 if options.get("scoring") == "marks" else 21)
         rules = cls(**options)
@@ -95,7 +75,7 @@ class Rules:
             if type(value) is not type(allowed[0]) or value not in allowed:
                 listed = ", ".join(str(a).lower() if isinstance(a, bool) else str(a)
                                    for a in allowed)
-                raise RulesError(f"{name} must be one of {listed}, not {_shown(value)}")
+                raise RulesError(f"{name} must be one of {listed}, not {brief(value)}")
 
         one_of("players", (3, 4))
         one_of("set", SET_NAMES)
@@ -110,7 +90,7 @@ class Rules:
         if type(self.target) is not int or \
                 not 1 <= self.target <= 1000:
             raise RulesError(f"target must be a whole number from 1 to 1000, not "
-                             f"{_shown(self.target)}")
+                             f"{brief(self.target)}")
         if (self.players == 4) != (self.set == "full28"):
             raise RulesError(
                 f"set {self.set} is for {'4' if self.set == 'full28' else '3'} players, "
@@ -173,12 +153,12 @@ def _summary(rules: Rules) -> str:
 def parse_option(text: str) -> tuple[str, Any]:
     """Parse `key=value` as given on a command line (`min_bid=3`, `no_trump=false`)."""
     if "=" not in text:
-        raise RulesError(f"a rule option is written key=value, not {_shown(text)}")
+        raise RulesError(f"a rule option is written key=value, not {brief(text)}")
     key, raw = (part.strip() for part in text.split("=", 1))
     key = key.replace("-", "_")
     fields = {f.name: f for f in dataclasses.fields(Rules)}
     if key not in fields:
-        raise RulesError(f"unknown rule option: {_shown(key)} (one of {', '.join(fields)})")
+        raise RulesError(f"unknown rule option: {brief(key)} (one of {', '.join(fields)})")
     default = getattr(Rules(), key)
     value: Any
     if isinstance(default, bool):
@@ -188,11 +168,11 @@ def parse_option(text: str) -> tuple[str, Any]:
         elif lowered in ("false", "no", "off", "0"):
             value = False
         else:
-            raise RulesError(f"{key} is true or false, not {_shown(raw)}")
+            raise RulesError(f"{key} is true or false, not {brief(raw)}")
     elif isinstance(default, int):
         value = whole_number(raw)
         if value is None:  # `min_bid=٣` is refused, not taken as 3
-            raise RulesError(f"{key} is a whole number in digits 0-9, not {_shown(raw)}")
+            raise RulesError(f"{key} is a whole number in digits 0-9, not {brief(raw)}")
     else:
         value = raw
     return key, value

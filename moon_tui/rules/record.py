@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..shown import shown
+from ..shown import brief
 from .actions import BIDS, PASS, Action
 from .illegal import IllegalActionError
 from .options import Rules, RulesError
@@ -196,9 +196,9 @@ def _kind(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
-        return f"the number {shown(repr(value), 40)}"
+        return f"the number {brief(value)}"
     if isinstance(value, str):
-        return f"the text {shown(repr(value), 40)}" if len(value) <= 20 else "a text"
+        return f"the text {brief(value)}" if len(value) <= 20 else "a text"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
@@ -212,7 +212,7 @@ def _tile(value: object, where: str) -> Tile:
     try:
         return Tile.parse(value)
     except TileError as exc:
-        raise RecordFormatError(f"unknown tile {shown(repr(value), 40)} ({exc})",
+        raise RecordFormatError(f"unknown tile {brief(value)} ({exc})",
                                 where) from None
 
 
@@ -329,7 +329,7 @@ def _hand_from_dict(data: object, where: str, rules: Rules) -> RecordHand:
                 trump = parse_trump(trump_raw)
             except ValueError:
                 raise RecordFormatError(
-                    f"unknown trump {shown(repr(trump_raw), 40)} (\"0\" to \"6\", "
+                    f"unknown trump {brief(trump_raw)} (\"0\" to \"6\", "
                     "\"doubles\" or \"none\")", f"{where}.trump") from None
         else:
             raise RecordFormatError(f"a trump is text like \"5\", \"doubles\" or \"none\", "

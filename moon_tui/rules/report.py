@@ -130,8 +130,8 @@ def _table_line(rules: Rules) -> str:
         if name in ("players", "set", "min_bid", "scoring", "target"):
             continue
         if value != getattr(default, name):
-            shown = str(value).lower() if isinstance(value, bool) else value
-            parts.append(f"{name} = {shown}")
+            text = str(value).lower() if isinstance(value, bool) else value
+            parts.append(f"{name} = {text}")
     return " · ".join(parts)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, Literal
 
-from ..shown import shown
+from ..shown import brief
 
 SetName = Literal["moon22", "moon21", "full28"]
 SET_NAMES: Final[tuple[SetName, ...]] = ("moon22", "moon21", "full28")
@@ -64,7 +64,7 @@ class Tile:
         thousands of digits once escaped as a traceback from `int()` (issue 31).
         """
         if not isinstance(text, str):
-            raise TileError(f"not a tile: {shown(repr(text), 40)} (write it like 6-4)")
+            raise TileError(f"not a tile: {brief(text)} (write it like 6-4)")
         known = _SPELLINGS.get(text)
         if known is not None:  # the usual case: one lookup
             return known
@@ -77,10 +77,10 @@ class Tile:
         else:
             parts = []
         if len(parts) != 2 or not all(len(p) == 1 and p in "0123456789" for p in parts):
-            raise TileError(f"not a tile: {shown(repr(text), 40)} (write it like 6-4)")
+            raise TileError(f"not a tile: {brief(text)} (write it like 6-4)")
         a, b = int(parts[0]), int(parts[1])
         if a > 6 or b > 6:
-            raise TileError(f"not a double-six tile: {shown(repr(text), 40)}")
+            raise TileError(f"not a double-six tile: {brief(text)}")
         return cls.of(a, b)
 
     @property
@@ -163,7 +163,7 @@ def parse_trump(text: str) -> int:
         t = t[:-1]
     if t in TRUMP_NAMES:
         return TRUMP_NAMES.index(t)
-    raise ValueError(f"not a trump: {shown(repr(text), 40)} (0-6, doubles or none)")
+    raise ValueError(f"not a trump: {brief(text)} (0-6, doubles or none)")
 
 
 # --- The tables ---------------------------------------------------------------------------
