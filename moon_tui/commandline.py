@@ -17,8 +17,9 @@ from typing import NoReturn
 from .shown import brief, one_line
 
 EXIT_USAGE = 2
-MESSAGE_MAX = 300
-"""Characters of a one-line message about a command line (an argument may be 128 KB)."""
+MESSAGE_MAX = 2000
+"""Characters of a one-line message (a paragraph of advice fits; an argument, which may be
+128 KB, does not)."""
 WHOLE_NUMBER_DIGITS = 18
 """Digits a whole number from a command line or a file may have (far past any setting)."""
 

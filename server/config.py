@@ -19,7 +19,7 @@ from typing import Any
 from moon_tui.commandline import whole_number
 from moon_tui.files import MEGABYTE, read_limited
 from moon_tui.lobby import LobbyConfig
-from moon_tui.shown import brief
+from moon_tui.shown import brief, shown
 
 _LOBBY = LobbyConfig()
 
@@ -181,7 +181,7 @@ def _limits_from(table: Mapping[str, Any]) -> Limits:
     values: dict[str, Any] = {}
     for key, value in table.items():
         if key not in known:
-            raise ConfigError(f"unknown setting limits.{brief(key)} (known: "
+            raise ConfigError(f"unknown setting limits.{shown(key, 40)} (known: "
                               f"{', '.join(known)})")
         default = getattr(Limits(), key)
         kind: type | tuple[type, ...] = int if isinstance(default, int) else (int, float)
