@@ -7,6 +7,9 @@ every hand copied the results of all the hands before it). Linear means the time
 
 One random game of the largest size is played (target 1,000, a made moon does not end
 it: random bids rarely reach the target) and its first N hands are each a legal record.
+It is played in a process of its own: Linux counts a parent's peak memory in the peak of
+the children it starts, and this script must stay small for the figures to be the
+replay's.
 Each size is replayed by the real command in a fresh process (`moon-rules replay FILE`,
 report to /dev/null, and again with `--json`); the figures are that process's CPU time
 (user + system, so other work on a shared machine counts less against it) and its peak
@@ -72,11 +75,17 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,50000,250000",
                         help="hands per record, comma separated (default 10000,50000,250000)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--write-into", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
+    if args.write_into is not None:  # the child that plays the game
+        write_records(sizes, args.seed, Path(args.write_into))
+        return
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
-        paths = write_records(sizes, args.seed, Path(folder))
+        subprocess.run([sys.executable, __file__, "--sizes", args.sizes, "--seed",
+                        str(args.seed), "--write-into", folder], check=True)
+        paths = {size: Path(folder) / f"record-{size}.json" for size in sizes}
         print(f"records written in {time.perf_counter() - start:.0f} s: "
               + ", ".join(f"{s:,} hands {paths[s].stat().st_size / 1e6:.0f} MB"
                           for s in sizes))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from ..commandline import whole_number
-from ..shown import brief
+from ..shown import brief, shown
 from .tiles import SET_NAMES, TRUMP_DOUBLES, TRUMP_NONE, SetName, tile_set
 
 AllPass = Literal["redeal", "force_last"]
@@ -57,7 +57,7 @@ class Rules:
         unknown = set(options) - {f.name for f in dataclasses.fields(cls)}
         if unknown:
             raise RulesError("unknown rule option: "
-                             f"{', '.join(brief(k) for k in sorted(unknown)[:5])}")
+                             f"{', '.join(shown(k, 40) for k in sorted(unknown)[:5])}")
         players = options.get("players", 3)
         if type(players) is not int or players not in (3, 4):
             raise RulesError(f"players must be 3 or 4, not {brief(players)}")
