@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from textual.worker import Worker
 
 from .app import MoonApp
+from .commandline import OneLineParser, number_in, say
 from .lobby import (
     AddBot,
     CreateTable,
@@ -27,8 +28,12 @@ from .lobby import (
 )
 from .lobby.messages import BOT_LEVELS, BotLevel, Event, TableLeft, TableUpdate
 from .rules import Rules, RulesError, parse_options
+from .rules.record import SEAT_NAME_MAX
 
 log = logging.getLogger(__name__)
+
+TIMER_MAX_SECONDS = 3600
+"""The longest turn timer, as a table at the server takes it (the lobby refuses more)."""
 
 
 class LocalMoonApp(MoonApp):
@@ -107,19 +112,21 @@ class LocalMoonApp(MoonApp):
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="moon", description="Play Moon, the domino game, against computer players.")
-    parser.add_argument("--players", type=int, choices=(3, 4), default=3,
+    parser.add_argument("--players", type=number_in(3, 4), default=3,
                         help="3 (each for themselves) or 4 (two teams); default 3")
     parser.add_argument("--level", choices=BOT_LEVELS, default="normal",
                         help="how well the computer players play; default normal")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                         help="a table option of RULES.md, e.g. min_bid=3 or no_trump=false "
                              "(repeat for more)")
-    parser.add_argument("--timer", type=int, default=None, metavar="SECONDS",
-                        help="a turn timer (a computer plays for you when it runs out)")
+    parser.add_argument("--timer", type=number_in(1, TIMER_MAX_SECONDS), default=None,
+                        metavar="SECONDS", help=f"a turn timer, 1 to {TIMER_MAX_SECONDS} s (a "
+                        "computer plays for you when it runs out)")
     parser.add_argument("--name", default=None, help="your name at the table")
-    parser.add_argument("--seed", type=int, default=None, help="shuffle seed, to replay a game")
+    parser.add_argument("--seed", type=number_in(0, 2**63 - 1), default=None,
+                        help="shuffle seed, to replay a game")
     parser.add_argument("--fast", action="store_true", help="computer players do not pause")
     parser.add_argument("--log", default=None, metavar="FILE",
                         help="write the game's log to FILE (nothing is logged otherwise)")
@@ -133,17 +140,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         options["players"] = args.players
         rules = Rules.make(**options)
     except RulesError as exc:
-        print(f"moon: {exc}", file=sys.stderr)
+        say("moon", str(exc))
         return 2
     try:
         name = args.name or getpass.getuser()
     except Exception:  # noqa: BLE001 - no user name in this environment
         name = "you"
-    name = name.strip()[:20] or "you"
+    name = name.strip()[:SEAT_NAME_MAX] or "you"
     # Anything written to the terminal would tear the screen: log to a file or nowhere.
     if args.log:
-        logging.basicConfig(filename=args.log, level=logging.INFO,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        try:
+            handler = logging.FileHandler(args.log, encoding="utf-8")
+        except OSError as exc:  # a folder, a missing folder, no right to write
+            say("moon", f"cannot write the log to {args.log}: {exc.strerror or exc}")
+            return 2
+        handler.setFormatter(logging.Formatter(
+            "%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logging.basicConfig(handlers=[handler], level=logging.INFO)
     else:
         logging.getLogger().addHandler(logging.NullHandler())
     config = LobbyConfig(bot_delay=0.0 if args.fast else 0.6, trick_pause=0.0 if args.fast else 1.5,

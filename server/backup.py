@@ -16,6 +16,11 @@ The copy is written next to FILE under a temporary name, checked, made one
 self-contained file (journal mode DELETE, no `-wal` to carry along), flushed to disk, and
 only then given its name: an interrupted backup never leaves a half file under FILE,
 and `--force` replaces an older backup only with a complete one.
+
+A backup holds every account's keys, the bans and the addresses: it is created readable
+by its owner only (0600). `--force` replaces only a regular file: run as root on
+`/dev/full` it once replaced the device with a SQLite file (issue 31); a device, a FIFO,
+a socket or a symlink under FILE is refused.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,7 +72,16 @@ def back_up(database: Path, target: Path, *, force: bool = False) -> BackupMade:
             f"{target} is a folder. Give the backup's file name, e.g. "
             f"{target / 'moon-backup.sqlite3'}."
         )
-    if target.exists() and not force:
+    try:
+        mode: int | None = target.lstat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and force and not stat.S_ISREG(mode):
+        raise BackupRefused(
+            f"{target} is not a regular file (a symlink, a device, a pipe or a socket): "
+            "--force replaces only an older backup. Give the backup's own file name."
+        )
+    if mode is not None and not force:
         raise BackupRefused(
             f"{target} already exists; nothing was written. Give a new file name, or add "
             "--force to replace it (the old file is replaced only by a complete backup)."
@@ -91,6 +106,10 @@ def back_up(database: Path, target: Path, *, force: bool = False) -> BackupMade:
 
 def _copy(database: Path, partial: Path) -> tuple[int, int]:
     """The backup into `partial`, checked; returns its counts of accounts and records."""
+    try:  # made here, new and for its owner only: SQLite keeps the mode of the file
+        os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as error:
+        raise _unwritable(partial.parent, error) from error
     uri = f"{database.resolve().as_uri()}?mode=rw"
     try:
         source = sqlite3.connect(uri, uri=True, timeout=30)

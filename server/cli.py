@@ -13,6 +13,8 @@ import signal
 import sys
 from pathlib import Path
 
+from moon_tui.commandline import OneLineParser, number_in, say
+
 from .backup import BackupRefused, back_up
 from .config import DEFAULT_PORT, ConfigError, ServerConfig, build_config
 from .datafolder import CannotStart
@@ -21,9 +23,11 @@ from .service import MoonServer
 
 log = logging.getLogger("server")
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="moon-server",
         description="A Moon domino club over SSH: players connect with "
         f"'ssh -p {DEFAULT_PORT} name@host'.",
@@ -34,18 +38,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     defaults = ServerConfig()
     parser.add_argument("--host", help=f"address to listen on (default {defaults.host})")
-    parser.add_argument("--port", type=int, help=f"port to listen on (default {defaults.port})")
+    parser.add_argument("--port", type=number_in(0, 65535),
+                        help=f"port to listen on (default {defaults.port})")
     parser.add_argument(
         "--data", type=Path,
         help=f"folder for the host key and database (default ./{defaults.data})",
     )
     parser.add_argument("--config", type=Path, help="a TOML configuration file")
-    parser.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
+    parser.add_argument("--log-level", default="INFO", type=str.upper, choices=LOG_LEVELS,
+                        help="DEBUG, INFO, WARNING or ERROR (default INFO)")
     return parser.parse_args(argv)
 
 
 def parse_backup_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="moon-server backup",
         description="Copy the server's database (accounts, keys, bans, game records) to "
         "FILE with SQLite's online backup: consistent, and safe while the server runs.",
@@ -67,12 +73,12 @@ def backup(argv: list[str]) -> int:
     try:
         config = build_config(config_file=args.config, data=args.data)
     except ConfigError as error:
-        print(f"moon-server backup: {error}", file=sys.stderr)
+        say("moon-server backup", str(error))
         return 2
     try:
         made = back_up(config.database_path, args.file, force=args.force)
     except BackupRefused as error:
-        print(f"moon-server backup: {error}", file=sys.stderr)
+        say("moon-server backup", str(error))
         return 1
     print(f"moon-server backup: {made}")
     return 0
@@ -134,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         return backup(argv[1:])
     args = parse_args(argv)
     logging.basicConfig(
-        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
+        level=getattr(logging, args.log_level),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.getLogger("asyncssh").setLevel(logging.WARNING)
@@ -143,20 +149,20 @@ def main(argv: list[str] | None = None) -> int:
             config_file=args.config, host=args.host, port=args.port, data=args.data
         )
     except ConfigError as error:
-        print(f"moon-server: {error}", file=sys.stderr)
+        say("moon-server", str(error))
         return 2
     if _install_uvloop():
         log.info("using uvloop")
     try:
         status = asyncio.run(serve(config))
     except (CannotStart, UnsupportedVersion) as error:  # what to do, in one paragraph
-        print(f"moon-server: cannot start: {error}", file=sys.stderr)
+        say("moon-server", f"cannot start: {error}")
         return 1
     except OSError as error:
-        print(f"moon-server: cannot start: {error}", file=sys.stderr)
+        say("moon-server", f"cannot start: {error}")
         return 1
     except ValueError as error:
-        print(f"moon-server: {error}", file=sys.stderr)
+        say("moon-server", str(error))
         return 2
     return status
 

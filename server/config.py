@@ -8,6 +8,7 @@ them on: each default is written once.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -15,12 +16,19 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from moon_tui.commandline import whole_number
+from moon_tui.files import MEGABYTE, read_limited
 from moon_tui.lobby import LobbyConfig
+from moon_tui.shown import brief, shown
 
 _LOBBY = LobbyConfig()
 
 DEFAULT_PORT = 2222
 DEFAULT_DATA = "moon-data"
+CONFIG_FILE_MAX_BYTES = MEGABYTE
+"""The largest configuration file read (a real one is a few KB)."""
+NUMBER_MAX = 10**15
+"""No setting is a number past this (a count, seconds or bytes): larger is a mistake."""
 
 
 class ConfigError(ValueError):
@@ -181,9 +189,12 @@ class ServerConfig:
 
 def _check_type(key: str, value: Any, kind: type | tuple[type, ...]) -> Any:
     if isinstance(value, bool) and kind in (int, float, (int, float)):
-        raise ConfigError(f"{key} must be a number, not {value!r}")
+        raise ConfigError(f"{key} must be a number, not {brief(value)}")
     if not isinstance(value, kind):
-        raise ConfigError(f"{key} has the wrong type: {value!r}")
+        raise ConfigError(f"{key} has the wrong type: {brief(value)}")
+    if isinstance(value, int | float) and not isinstance(value, bool) and (
+            not math.isfinite(value) or abs(value) > NUMBER_MAX):
+        raise ConfigError(f"{key} must be a number up to {NUMBER_MAX:.0e}, not {brief(value)}")
     return value
 
 
@@ -192,7 +203,8 @@ def _limits_from(table: Mapping[str, Any]) -> Limits:
     values: dict[str, Any] = {}
     for key, value in table.items():
         if key not in known:
-            raise ConfigError(f"unknown setting limits.{key} (known: {', '.join(known)})")
+            raise ConfigError(f"unknown setting limits.{shown(key, 40)} (known: "
+                              f"{', '.join(known)})")
         default = getattr(Limits(), key)
         kind: type | tuple[type, ...] = int if isinstance(default, int) else (int, float)
         values[key] = _check_type(f"limits.{key}", value, kind)
@@ -216,10 +228,15 @@ def _operators_from(value: Any) -> dict[str, tuple[str, ...]]:
 def load_toml(path: Path, base: ServerConfig) -> ServerConfig:
     """Apply a TOML file to `base`; relative data folders are relative to the file."""
     try:
-        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = read_limited(path, CONFIG_FILE_MAX_BYTES).decode("utf-8")
+        table = tomllib.loads(text)
     except OSError as error:
-        raise ConfigError(f"cannot read config file {path}: {error.strerror}") from error
-    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"cannot read config file {path}: {error.strerror or error}") \
+            from error
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {error.start})") \
+            from error
+    except ValueError as error:  # TOMLDecodeError, or a number of 5,000 digits
         raise ConfigError(f"config file {path} is not valid TOML: {error}") from error
     config = base
     for key, value in table.items():
@@ -254,7 +271,7 @@ def load_toml(path: Path, base: ServerConfig) -> ServerConfig:
         elif key == "limits":
             config = replace(config, limits=_limits_from(_check_type(key, value, dict)))
         else:
-            raise ConfigError(f"unknown setting {key!r} in {path}")
+            raise ConfigError(f"unknown setting {brief(key)} in {path}")
     return config
 
 
@@ -264,10 +281,10 @@ def load_environment(env: Mapping[str, str], base: ServerConfig) -> ServerConfig
     if "MOON_HOST" in env:
         config = replace(config, host=env["MOON_HOST"])
     if "MOON_PORT" in env:
-        try:
-            config = replace(config, port=int(env["MOON_PORT"]))
-        except ValueError as error:
-            raise ConfigError(f"MOON_PORT must be a number, not {env['MOON_PORT']!r}") from error
+        port = whole_number(env["MOON_PORT"])
+        if port is None:
+            raise ConfigError(f"MOON_PORT must be a number, not {brief(env['MOON_PORT'])}")
+        config = replace(config, port=port)
     if env.get("MOON_DATA"):
         config = replace(config, data=Path(env["MOON_DATA"]).expanduser())
     if "MOON_MOTD" in env:
@@ -275,7 +292,7 @@ def load_environment(env: Mapping[str, str], base: ServerConfig) -> ServerConfig
     if "MOON_GUESTS" in env:
         flag = env["MOON_GUESTS"].strip().lower()
         if flag not in ("on", "off", "1", "0", "yes", "no", "true", "false"):
-            raise ConfigError(f"MOON_GUESTS must be on or off, not {flag!r}")
+            raise ConfigError(f"MOON_GUESTS must be on or off, not {brief(flag)}")
         config = replace(config, guests=flag in ("on", "1", "yes", "true"))
     return config
 

@@ -34,8 +34,9 @@ class DataFolderLock:
     def acquire(self) -> None:
         """Create the folder if needed and lock it, or raise `CannotStart` saying why."""
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            # The folder holds keys, bans and addresses: for the server's user only.
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as error:
             raise CannotStart(
                 f"cannot use the data folder {self.folder}: {error.strerror or error}. "

@@ -1,42 +1,6 @@
-"""Client text made safe for a log line: escaped like `repr` and cut to a bound.
+"""Client text made safe for a log line (the one implementation is `moon_tui.shown`, which
+the command-line tools below the server use too)."""
 
-A TERM of "xterm\\nlogin olga (operator)" written raw forged a whole log line; escape
-bytes reached the operator's terminal; a 32 KB TERM was logged whole. Everything a client
-sent goes through `shown` before it is logged.
-"""
+from moon_tui.shown import ELLIPSIS, shown
 
-from __future__ import annotations
-
-ELLIPSIS = "…"
-_NAMED = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _escaped(char: str) -> str:
-    if char in _NAMED:
-        return _NAMED[char]
-    if char.isprintable():
-        return char
-    code = ord(char)
-    if code <= 0xFF:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
-def shown(value: object, limit: int = 80) -> str:
-    """`value` as one line of at most `limit` characters: control and other
-    non-printable characters escaped as `repr` does, the rest cut with an ellipsis."""
-    text = value if isinstance(value, str) else str(value)
-    parts: list[str] = []
-    length = 0
-    for char in text[:limit]:  # each char escapes to at least one: never need more
-        piece = _escaped(char)
-        if length + len(piece) > limit:
-            break
-        parts.append(piece)
-        length += len(piece)
-    else:
-        if len(text) <= limit:
-            return "".join(parts)
-    while parts and length + len(ELLIPSIS) > limit:
-        length -= len(parts.pop())
-    return "".join(parts) + ELLIPSIS
+__all__ = ["ELLIPSIS", "shown"]

@@ -19,6 +19,7 @@ import contextvars
 import hashlib
 import json
 import logging
+import os
 import sqlite3
 import time
 from collections import deque
@@ -78,6 +79,13 @@ StoreFailure = sqlite3.Error
 """What a read or write raises when the file is damaged, full or read-only."""
 
 _DAMAGED = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
+
+
+def _create_private(path: Path) -> None:
+    """Create the database file for its owner only (0600) if it is not there yet: it holds
+    keys, bans and addresses, and SQLite gives its `-wal` and `-shm` the same mode."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 class DatabaseUnusable(CannotStart):
@@ -141,7 +149,8 @@ class Database:
     def _open(self) -> None:
         conn: sqlite3.Connection | None = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _create_private(self.path)
             conn = sqlite3.connect(self.path, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(3)")]

@@ -43,7 +43,10 @@ def random_states(seed: int, count: int):  # type: ignore[no-untyped-def]
     produced = 0
     while produced < count:
         state = GameState.new_game(random_rules(rng), rng)
-        while not state.is_terminal() and produced < count:
+        # A few hundred decisions per game: many rule sets (each phase of each) are met,
+        # whatever the seed (one long game once left no discard in 2,500 decisions).
+        stop = produced + 300
+        while not state.is_terminal() and produced < min(count, stop):
             if state.phase is Phase.DEAL:
                 state.deal(rng)
                 continue

@@ -418,3 +418,28 @@ def test_the_match_report_tells_the_hand() -> None:
     assert "  alice needed 4 and took 7: made." in lines
     assert "  Points: alice +4, bob 0, carol 0.  Score: alice 4, bob 0, carol 0." in lines
     assert lines[-1] == "Game in progress after 1 hand. Score: alice 4, bob 0, carol 0."
+
+
+def test_the_report_and_json_written_hand_by_hand_say_what_the_whole_replay_says() -> None:
+    # `moon-rules replay` writes as it replays (issue 31: it held every hand and copied every
+    # result per hand, quadratic); the text must be the same, legal, illegal or unfinished.
+    from moon_tui.rules.record import as_record
+    from moon_tui.rules.replay import replay_json
+    from moon_tui.rules.report import write_report
+
+    legal = sample_record(seed=3, hands=6)
+    unfinished = sample_record(seed=4, hands=4)
+    unfinished["hands"][-1]["plays"] = unfinished["hands"][-1].get("plays", [])[:5]
+    illegal = sample_record(seed=5, hands=5)
+    illegal["hands"][2]["plays"] = list(reversed(illegal["hands"][2].get("plays", [])))
+    four = sample_record(seed=6, hands=3, players=4)
+    for record in (legal, unfinished, illegal, four, scripted_record()):
+        rec = as_record(record)
+        whole = replay_game(rec)
+        out = io.StringIO()
+        streamed = write_report(rec, out)
+        assert out.getvalue() == render_report(whole)
+        assert streamed.hand_count == len(whole.hands) and streamed.hands == ()
+        text, _ = replay_json(rec)
+        assert json.loads(text) == whole.to_json()
+        assert text == json.dumps(whole.to_json(), ensure_ascii=False)

@@ -429,11 +429,30 @@ def test_trump_before_widow_names_trump_first_and_sees_the_widow_only_after() ->
 def test_doubles_and_none_can_be_forbidden() -> None:
     state = new_game(all_sixes(0), set="moon21", doubles_trump=False, no_trump=False)
     auction(state, 0, 4)
-    assert legal(state) == {f"trump {n}" for n in range(7)}
+    assert legal(state) == {f"trump {n}" for n in range(1, 7)}
     with pytest.raises(IllegalActionError, match="doubles_trump = false"):
         do(state, "trump doubles")
     with pytest.raises(IllegalActionError, match="no_trump = false"):
         do(state, "trump none")
+
+
+@pytest.mark.parametrize("tile_set", ["moon21", "moon22"])
+def test_only_a_number_some_tile_carries_can_be_trump(tile_set: str) -> None:
+    # moon21 has no tile with a 0: trump 0 there was no trump at all, a back door at a
+    # table that forbids no trump (issue 31).
+    state = new_game(all_sixes(0), "0-0" if tile_set == "moon22" else None, set=tile_set,
+                     no_trump=False)
+    auction(state, 0, 4)
+    if state.phase is Phase.DISCARD:
+        do(state, "discard 5-5")
+    offered = {a.trump for a in state.legal_actions()}
+    if tile_set == "moon21":
+        assert 0 not in offered and set(range(1, 7)) <= offered
+        with pytest.raises(IllegalActionError, match="no tile of this set carries a 0"):
+            do(state, "trump 0")
+    else:
+        do(state, "trump 0")  # 0-0 is the only trump
+        assert state.trump == 0
 
 
 def test_errors_name_the_seat_the_action_and_the_rule() -> None:

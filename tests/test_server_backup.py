@@ -4,8 +4,10 @@ and a restore that lets the same players back in with the same keys."""
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -244,3 +246,47 @@ def test_a_backup_with_a_wrong_configuration_or_folder_says_so(tmp_path: Path) -
     result = run_backup(str(tmp_path), "--data", str(data))
     assert result.returncode == 1
     one_paragraph(result.stderr, "is a folder")
+
+
+async def test_force_replaces_only_a_regular_file(tmp_path: Path) -> None:
+    # Run as root on /dev/full, --force replaced the device with a SQLite file (issue 31):
+    # a FIFO, a symlink (and so a device behind it) are refused, and left as they were.
+    data = tmp_path / "data"
+    async with running_server(data, lobby_config=FAST):
+        pass
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("not yours")
+    link = tmp_path / "link.sqlite3"
+    link.symlink_to(elsewhere)
+    for target in (fifo, link):
+        result = run_backup(str(target), "--data", str(data), "--force")
+        assert result.returncode == 1
+        one_paragraph(result.stderr, str(target), "not a regular file")
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and link.is_symlink()
+    assert elsewhere.read_text() == "not yours"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "elsewhere.txt",
+                                                         "link.sqlite3", "pipe"]
+
+
+async def test_the_database_its_wal_and_backups_are_for_the_servers_user_only(
+        tmp_path: Path) -> None:
+    # They hold keys, bans and addresses: 0600, the data folder 0700 (issue 30, item 19),
+    # whatever the umask lets others read.
+    old = os.umask(0o022)
+    try:
+        data = tmp_path / "data"
+        async with running_server(data, lobby_config=FAST):
+            wal = data / "moon.sqlite3-wal"
+            assert wal.exists()
+            assert stat.S_IMODE(wal.stat().st_mode) == 0o600
+        assert stat.S_IMODE(data.stat().st_mode) == 0o700
+        for name in ("moon.sqlite3", "moon.lock"):
+            assert stat.S_IMODE((data / name).stat().st_mode) == 0o600, name
+        target = tmp_path / "backup.sqlite3"
+        result = run_backup(str(target), "--data", str(data))
+        assert result.returncode == 0, result.stderr
+        assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    finally:
+        os.umask(old)

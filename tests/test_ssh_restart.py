@@ -22,7 +22,7 @@ from moon_tui.lobby import (
     Restart,
     RestartNotice,
 )
-from moon_tui.ui.operator import parse_operator
+from moon_tui.ui.operator import OperatorError, parse_operator
 from moon_tui.ui.words import restart_words
 from server.cli import RESTART_EXIT_STATUS
 from server.service import MoonServer
@@ -79,6 +79,13 @@ def test_the_operator_line_and_the_notice_words() -> None:
     assert "your game will be here when you come back" in text
     assert "in 5 min" in restart_words(RestartNotice(300))
     assert "called off" in restart_words(RestartNotice(None, by="olga"))
+
+
+@pytest.mark.parametrize("seconds", ["²", "٣", "1" * 5000], ids=["super", "arabic", "long"])
+def test_a_restart_takes_ascii_digits_only(seconds: str) -> None:
+    # `restart ²` raised from int() and crashed the operator's app (issue 31).
+    with pytest.raises(OperatorError, match="not an operator command"):
+        parse_operator(f"restart {seconds}")
 
 
 async def test_an_operators_restart_counts_down_on_every_screen_then_stops(

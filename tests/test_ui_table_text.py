@@ -345,9 +345,17 @@ def test_the_help_says_the_rules_of_the_table() -> None:
     assert "no trump (follow-me: in every suit the double is highest)" in default
     assert "the doubles (6-6 highest down to 0-0)" in default
     assert "First to 21 points" in default and "made moon wins the game" in default
+    assert "face down: only the declarer sees it" in default
     no_blank = rules_text(Rules.make(set="moon21"))
     assert "no widow" in no_blank and "The widow:" not in no_blank
+    # moon21 has no 0 (issue 31): no trump 0, no 0-0 among the doubles.
+    assert "a number 1-6" in no_blank and "down to 1-1" in no_blank
+    assert "0-0" not in no_blank.replace("except 0-0", "")
+    shown = rules_text(Rules.make(discard_shown=True))
+    assert "face up: every seat sees it" in shown and "away face down" not in shown
     four = rules_text(Rules.make(players=4, team_scoring="bid"))
+    assert "the declarer's team makes the bid" in four
+    assert "the declarer makes the bid" not in four
     assert "partners sit opposite" in four and "28 tiles" in four
     assert "scores the bid (a made moon: 21)" in four
     assert "scores the tricks the team took" in rules_text(Rules.make(players=4))

@@ -20,18 +20,19 @@ import argparse
 import json
 import math
 import multiprocessing
-import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..commandline import OneLineParser, number_in, say
 from ..rules import Rules, RulesError, parse_options
 from ..rules.record import dumps_record
+from ..shown import brief
 from .base import Bot
 from .expert import ExpertBot
-from .match import SeatStats, play_game
+from .match import MAX_HANDS, SeatStats, play_game
 from .progress import ArenaProgress, terminal_console
 from .registry import ALIASES, LEVELS, make_bot
 
@@ -62,6 +63,8 @@ class TypeTotals:
     bids_made: int = 0
     moons_tried: int = 0
     moons_made: int = 0
+    unfinished: int = 0
+    """Games of this seat type stopped at the hand limit with no winner."""
     decision_ms: list[float] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
@@ -78,6 +81,7 @@ class TypeTotals:
             "bids_attempted": self.bids_attempted,
             "moons_made": self.moons_made,
             "moons_tried": self.moons_tried,
+            "unfinished": self.unfinished,
             "decision_ms_p50": round(percentile(times, 0.50), 2),
             "decision_ms_p99": round(percentile(times, 0.99), 2),
             "decision_ms_max": round(times[-1], 2) if times else 0.0,
@@ -163,6 +167,7 @@ def tally(setup: Setup, games: int, jobs: int = 1, records: Path | None = None,
         totals.setdefault(kind, TypeTotals()).seats_per_game += 1
     for game, kinds, stats, record in run(setup, games, jobs):
         won = set()
+        unfinished = any(st.unfinished for st in stats)
         for kind, st in zip(kinds, stats, strict=True):
             t = totals[kind]
             t.points += st.points
@@ -177,6 +182,7 @@ def tally(setup: Setup, games: int, jobs: int = 1, records: Path | None = None,
         for kind in totals:
             totals[kind].games += 1
             totals[kind].wins += kind in won
+            totals[kind].unfinished += unfinished
         if records is not None and record is not None:
             (records / f"game-{game:05d}.json").write_text(dumps_record(record))
         if on_game is not None:
@@ -208,24 +214,42 @@ def format_table(result: dict[str, dict[str, Any]], seats: Sequence[str], rules:
     return "\n".join(lines)
 
 
+MAX_GAMES = 1_000_000
+"""Games one run may ask for (each is listed before it is played)."""
+
+
+def _seconds(text: str) -> float:
+    """A budget in seconds: a plain decimal number above 0, at most an hour."""
+    try:
+        value = float(text) if text.isascii() else math.nan  # float() reads "٣" as 3
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 3600:  # nan and inf are refused here too
+        raise argparse.ArgumentTypeError(f"not a number of seconds from 0 to 3600: "
+                                         f"{brief(text)}")
+    return value
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="moon-arena", description="Play Moon bots against each other on duplicated deals.")
     parser.add_argument("--seats", required=True,
                         help="seat types clockwise, e.g. expert,heuristic,heuristic (levels: "
                              f"{', '.join(LEVELS)}; heuristic = normal). With --players 4, "
                              "two types mean two teams.")
-    parser.add_argument("--games", type=int, default=30, help="games to play (default 30)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--players", type=int, choices=(3, 4), default=None)
+    parser.add_argument("--games", type=number_in(1, MAX_GAMES), default=30,
+                        help=f"games to play, 1 to {MAX_GAMES:,} (default 30)")
+    parser.add_argument("--seed", type=number_in(0, 2**63 - 1), default=1)
+    parser.add_argument("--players", type=number_in(3, 4), default=None)
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                         help="a table option of RULES.md, e.g. min_bid=3 (repeatable)")
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--jobs", type=number_in(1, 256), default=1,
+                        help="worker processes (default 1)")
     parser.add_argument("--records", type=Path, default=None, metavar="DIR",
                         help="write every game as a moon/1 record into DIR")
-    parser.add_argument("--budget", type=float, default=None,
+    parser.add_argument("--budget", type=_seconds, default=None,
                         help="seconds per expert decision (default 1.0)")
-    parser.add_argument("--samples", type=int, default=None,
+    parser.add_argument("--samples", type=number_in(1, 1_000_000), default=None,
                         help="a fixed number of expert samples per decision, no time limit "
                              "(makes expert runs reproducible)")
     parser.add_argument("--cpu-clock", action="store_true",
@@ -246,30 +270,45 @@ def main(argv: Sequence[str] | None = None) -> int:
             make_bot(kind)
         if len(seats) != players:
             raise ValueError(f"{players} players need {players} seat types, not {len(seats)}")
-        if args.games < 1 or args.jobs < 1:
-            raise ValueError("--games and --jobs must be at least 1")
         options = parse_options(args.rule)
         options["players"] = players
         rules = Rules.make(**options)
     except (ValueError, RulesError) as exc:
-        print(f"moon-arena: {exc}", file=sys.stderr)
+        say("moon-arena", str(exc))
         return 2
     if args.records is not None:
-        args.records.mkdir(parents=True, exist_ok=True)
+        try:
+            args.records.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            say("moon-arena", f"--records {args.records} is a file, not a folder: give a "
+                "folder for the records (it is made if it does not exist)")
+            return 2
+        except OSError as exc:
+            say("moon-arena", f"cannot make the folder {args.records}: "
+                f"{exc.strerror or exc}")
+            return 2
     setup = Setup(rules, tuple(seats), args.seed, args.budget, args.samples,
                   keep_record=args.records is not None, cpu_clock=args.cpu_clock)
     console = terminal_console()
-    if console is None:
-        result = tally(setup, args.games, args.jobs, args.records)
-    else:
-        with ArenaProgress(console, args.games) as progress:
-            result = tally(setup, args.games, args.jobs, args.records, progress.advance)
+    try:
+        if console is None:
+            result = tally(setup, args.games, args.jobs, args.records)
+        else:
+            with ArenaProgress(console, args.games) as progress:
+                result = tally(setup, args.games, args.jobs, args.records, progress.advance)
+    except OSError as exc:  # a record that cannot be written
+        say("moon-arena", f"cannot write a record in {args.records}: {exc.strerror or exc}")
+        return 1
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         print(f"{args.games} games, {players} players, seed {args.seed}, seats "
               f"{','.join(seats)}, rules: {rules.summary()}")
         print(format_table(result, seats, rules))
+        unfinished = max(r["unfinished"] for r in result.values())
+        if unfinished:
+            print(f"{unfinished} of {args.games} games had no winner after {MAX_HANDS} hands "
+                  "(random play rarely reaches the target): nobody won them.")
     return 0
 
 

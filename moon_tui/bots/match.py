@@ -30,6 +30,9 @@ class SeatStats:
     moons_tried: int = 0
     moons_made: int = 0
     decision_ms: list[float] = field(default_factory=list)
+    unfinished: bool = False
+    """The game reached the hand limit with no winner (nobody won: random play drifts
+    below zero and may never reach the target)."""
 
 
 @dataclass(slots=True)
@@ -37,15 +40,21 @@ class GameReport:
     """One finished game: per-seat figures, the winning side, and the `moon/1` record."""
 
     seats: list[SeatStats]
-    winner: int
+    winner: int | None
+    """The winning side; None when the game stopped at the hand limit."""
     record: dict[str, Any]
 
 
+MAX_HANDS = 500
+"""Hands after which a game stops with no winner (random bids drift below zero for ever)."""
+
+
 def play_game(rules: Rules, bots: Sequence[Bot], deal_seed: int, bot_seed: int,
-              names: Sequence[str] | None = None, max_hands: int = 500,
+              names: Sequence[str] | None = None, max_hands: int = MAX_HANDS,
               clock: Callable[[], float] = time.perf_counter) -> GameReport:
-    """Play one complete game. Bots see only their own seat's view. Decision times are
-    read on `clock` (wall time by default)."""
+    """Play one game to its end, or until `max_hands` hands are over (then nobody won and
+    the record is of a game in progress). Bots see only their own seat's view. Decision
+    times are read on `clock` (wall time by default)."""
     n = rules.players
     if len(bots) != n:
         raise ValueError(f"a {n}-player game needs {n} bots, not {len(bots)}")
@@ -56,7 +65,7 @@ def play_game(rules: Rules, bots: Sequence[Bot], deal_seed: int, bot_seed: int,
     while not state.is_terminal():
         if state.phase is Phase.DEAL:
             if len(state.logs) >= max_hands:
-                raise RuntimeError(f"no winner after {max_hands} hands")
+                break
             state.deal(deal_rng)
             continue
         seat = state.current_player()
@@ -78,8 +87,9 @@ def play_game(rules: Rules, bots: Sequence[Bot], deal_seed: int, bot_seed: int,
             stats[seat].hands += 1
             stats[seat].points += result.points[rules.side_of(seat)]
     outcome = state.outcome()
-    assert outcome is not None
     for seat in range(n):
-        stats[seat].won = rules.side_of(seat) == outcome.winner
+        stats[seat].won = outcome is not None and rules.side_of(seat) == outcome.winner
+        stats[seat].unfinished = outcome is None
     seat_names = list(names) if names is not None else [f"seat{s}" for s in range(n)]
-    return GameReport(stats, outcome.winner, record_of(state, seat_names))
+    winner = None if outcome is None else outcome.winner
+    return GameReport(stats, winner, record_of(state, seat_names))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..shown import brief
 from .base import Bot, RandomBot
 from .easy import EasyBot
 from .expert import ExpertBot
@@ -18,7 +19,7 @@ def make_bot(level: str, *, time_budget: float | None = None) -> Bot:
     """
     level = ALIASES.get(level, level)
     if level not in LEVELS:
-        raise ValueError(f"unknown bot level: {level!r} (one of {', '.join(LEVELS)})")
+        raise ValueError(f"unknown bot level: {brief(level)} (one of {', '.join(LEVELS)})")
     if level == "easy":
         return EasyBot()
     if level == "normal":

@@ -13,7 +13,7 @@ import enum
 from dataclasses import dataclass
 
 from .actions import Action, ActionKind
-from .tiles import SUIT_TRUMP, TRUMP_DOUBLES, Tile
+from .tiles import SUIT_TRUMP, TRUMP_DOUBLES, TRUMP_NONE, Tile
 from .view import Phase
 
 Param = int | str | tuple[str, ...]
@@ -42,7 +42,8 @@ class RuleBroken(enum.StrEnum):
     BID_NOT_HIGHER = "bid_not_higher"
     """A bid that does not beat the highest so far (`bid`, `high`)."""
     TRUMP_NOT_ALLOWED = "trump_not_allowed"
-    """Doubles or no trump named at a table whose options forbid it (`trump`)."""
+    """Doubles or no trump named at a table whose options forbid it, or a number no tile
+    of the set carries (0 in `moon21`) (`trump`)."""
     DEAL_NOT_DUE = "deal_not_due"
     """A deal while a hand is in play or after the game (`phase`)."""
     DEAL_HAND_COUNT = "deal_hand_count"
@@ -147,7 +148,9 @@ class Breach:
         if rule is RuleBroken.TRUMP_NOT_ALLOWED:
             if self.trump == TRUMP_DOUBLES:
                 return "doubles may not be trump at this table (doubles_trump = false)"
-            return "this table plays with a trump (no_trump = false)"
+            if self.trump == TRUMP_NONE:
+                return "this table plays with a trump (no_trump = false)"
+            return f"no tile of this set carries a {self.trump}: it cannot be trump"
         if rule is RuleBroken.DEAL_NOT_DUE:
             if self.phase is Phase.OVER:
                 return "no hand is dealt once the game is over"

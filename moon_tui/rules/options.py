@@ -8,7 +8,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from .tiles import SET_NAMES, TRUMP_DOUBLES, TRUMP_NONE, SetName
+from ..commandline import whole_number
+from ..shown import brief, shown
+from .tiles import SET_NAMES, TRUMP_DOUBLES, TRUMP_NONE, SetName, tile_set
 
 AllPass = Literal["redeal", "force_last"]
 Scoring = Literal["points", "marks"]
@@ -21,6 +23,12 @@ MOON: Final = 21
 
 class RulesError(ValueError):
     """An option that does not exist, or a value it may not take."""
+
+
+@functools.cache
+def set_numbers(name: SetName) -> tuple[int, ...]:
+    """The numbers 0-6 that some tile of the set carries (1-6 in `moon21`)."""
+    return tuple(n for n in range(7) if any(t.has(n) for t in tile_set(name)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,10 +56,11 @@ class Rules:
         (the set) and `scoring` (the target)."""
         unknown = set(options) - {f.name for f in dataclasses.fields(cls)}
         if unknown:
-            raise RulesError(f"unknown rule option: {', '.join(sorted(unknown))}")
+            raise RulesError("unknown rule option: "
+                             f"{', '.join(shown(k, 40) for k in sorted(unknown)[:5])}")
         players = options.get("players", 3)
         if type(players) is not int or players not in (3, 4):
-            raise RulesError(f"players must be 3 or 4, not {players!r}")
+            raise RulesError(f"players must be 3 or 4, not {brief(players)}")
         options.setdefault("set", "full28" if players == 4 else "moon22")
         options.setdefault("target", 7 if options.get("scoring") == "marks" else 21)
         rules = cls(**options)
@@ -64,9 +73,9 @@ class Rules:
             value = getattr(self, name)
             allowed = tuple(allowed)
             if type(value) is not type(allowed[0]) or value not in allowed:
-                shown = ", ".join(str(a).lower() if isinstance(a, bool) else str(a)
-                                  for a in allowed)
-                raise RulesError(f"{name} must be one of {shown}, not {value!r}")
+                listed = ", ".join(str(a).lower() if isinstance(a, bool) else str(a)
+                                   for a in allowed)
+                raise RulesError(f"{name} must be one of {listed}, not {brief(value)}")
 
         one_of("players", (3, 4))
         one_of("set", SET_NAMES)
@@ -80,7 +89,8 @@ class Rules:
             one_of(flag, (True, False))
         if type(self.target) is not int or \
                 not 1 <= self.target <= 1000:
-            raise RulesError(f"target must be a whole number from 1 to 1000, not {self.target!r}")
+            raise RulesError(f"target must be a whole number from 1 to 1000, not "
+                             f"{brief(self.target)}")
         if (self.players == 4) != (self.set == "full28"):
             raise RulesError(
                 f"set {self.set} is for {'4' if self.set == 'full28' else '3'} players, "
@@ -98,8 +108,10 @@ class Rules:
 
     @property
     def trumps(self) -> tuple[int, ...]:
-        """The trumps a declarer may name here: 0-6, then doubles and no trump if allowed."""
-        return tuple(range(7)) + ((TRUMP_DOUBLES,) if self.doubles_trump else ()) \
+        """The trumps a declarer may name here: the numbers some tile of the set carries
+        (`moon21` has no 0: naming it would be no trump at a table that may forbid it), then
+        doubles and no trump if allowed."""
+        return set_numbers(self.set) + ((TRUMP_DOUBLES,) if self.doubles_trump else ()) \
             + ((TRUMP_NONE,) if self.no_trump else ())
 
     def side_of(self, seat: int) -> int:
@@ -141,12 +153,12 @@ def _summary(rules: Rules) -> str:
 def parse_option(text: str) -> tuple[str, Any]:
     """Parse `key=value` as given on a command line (`min_bid=3`, `no_trump=false`)."""
     if "=" not in text:
-        raise RulesError(f"a rule option is written key=value, not {text!r}")
+        raise RulesError(f"a rule option is written key=value, not {brief(text)}")
     key, raw = (part.strip() for part in text.split("=", 1))
     key = key.replace("-", "_")
     fields = {f.name: f for f in dataclasses.fields(Rules)}
     if key not in fields:
-        raise RulesError(f"unknown rule option: {key!r} (one of {', '.join(fields)})")
+        raise RulesError(f"unknown rule option: {brief(key)} (one of {', '.join(fields)})")
     default = getattr(Rules(), key)
     value: Any
     if isinstance(default, bool):
@@ -156,12 +168,11 @@ def parse_option(text: str) -> tuple[str, Any]:
         elif lowered in ("false", "no", "off", "0"):
             value = False
         else:
-            raise RulesError(f"{key} is true or false, not {raw!r}")
+            raise RulesError(f"{key} is true or false, not {brief(raw)}")
     elif isinstance(default, int):
-        try:
-            value = int(raw)
-        except ValueError:
-            raise RulesError(f"{key} is a whole number, not {raw!r}") from None
+        value = whole_number(raw)
+        if value is None:  # `min_bid=٣` is refused, not taken as 3
+            raise RulesError(f"{key} is a whole number in digits 0-9, not {brief(raw)}")
     else:
         value = raw
     return key, value

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..shown import brief
 from .actions import BIDS, PASS, Action
 from .illegal import IllegalActionError
 from .options import Rules, RulesError
@@ -26,6 +27,10 @@ from .tiles import TILES, TRUMP_NAMES, Tile, TileError, parse_trump, tiles_of
 from .view import Phase
 
 FORMAT: Final = "moon/1"
+
+SEAT_NAME_MAX: Final = 16
+"""The longest seat name a record may hold: the server's own name limit (a 10 MB name
+once cost 2.3 GB to report). Computer seats are named like "expert bot"."""
 
 Bid = int | str
 """A bid as the record stores it: `"pass"` or a number."""
@@ -181,7 +186,7 @@ def parse_record(text: str) -> Record:
             from None
     except (ValueError, RecursionError) as exc:
         raise RecordFormatError(f"not JSON: {exc}") from None
-    return record_from_dict(data)
+    return _record_from(data, consume=True)
 
 
 def _kind(value: object) -> str:
@@ -191,9 +196,9 @@ def _kind(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
-        return f"the number {value!r}"
+        return f"the number {brief(value)}"
     if isinstance(value, str):
-        return f"the text {value!r}" if len(value) <= 20 else "a text"
+        return f"the text {brief(value)}" if len(value) <= 20 else "a text"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
@@ -207,7 +212,8 @@ def _tile(value: object, where: str) -> Tile:
     try:
         return Tile.parse(value)
     except TileError as exc:
-        raise RecordFormatError(f"unknown tile {value!r} ({exc})", where) from None
+        raise RecordFormatError(f"unknown tile {brief(value)} ({exc})",
+                                where) from None
 
 
 def _optional_tile(value: object, where: str) -> Tile | None:
@@ -226,6 +232,12 @@ def _whole(value: object) -> bool:
 
 def record_from_dict(data: object) -> Record:
     """Check the shape of a decoded record and build a `Record` (rules not yet checked)."""
+    return _record_from(data, consume=False)
+
+
+def _record_from(data: object, *, consume: bool) -> Record:
+    """`record_from_dict`; with `consume`, each decoded hand is let go once read (the
+    caller's document is used up: a long game's peak of memory halves)."""
     if not isinstance(data, dict):
         raise RecordFormatError(f"the document is {_kind(data)}, not an object")
     fmt = data.get("format")
@@ -249,8 +261,9 @@ def record_from_dict(data: object) -> Record:
     if len(seats) != n:
         raise RecordFormatError(f"a {n}-player record has {n} seats, not {len(seats)}", "seats")
     for i, name in enumerate(seats):
-        if not isinstance(name, str):
-            raise RecordFormatError(f"a seat's name is text, not {_kind(name)}", f"seats[{i}]")
+        problem = seat_name_problem(name)
+        if problem is not None:
+            raise RecordFormatError(problem, f"seats[{i}]")
 
     if "first_bidder" not in data:
         raise RecordFormatError(f"missing: the first bidder's seat (0 to {n - 1})",
@@ -261,8 +274,22 @@ def record_from_dict(data: object) -> Record:
                                 "first_bidder")
 
     hands_raw = _list(data.get("hands", []), "hands", "hands")
-    hands = tuple(_hand_from_dict(h, f"hands[{i}]", rules) for i, h in enumerate(hands_raw))
-    return Record(rules, tuple(seats), first, hands)
+    hands = []
+    for i, raw in enumerate(hands_raw):
+        hands.append(_hand_from_dict(raw, f"hands[{i}]", rules))
+        if consume:
+            hands_raw[i] = None
+    return Record(rules, tuple(seats), first, tuple(hands))
+
+
+def seat_name_problem(name: object) -> str | None:
+    """Why `name` cannot be a seat's name in a record, or None when it can: text of at most
+    `SEAT_NAME_MAX` characters (anything unprintable in it is shown escaped)."""
+    if not isinstance(name, str):
+        return f"a seat's name is text, not {_kind(name)}"
+    if len(name) > SEAT_NAME_MAX:
+        return f"a seat's name is at most {SEAT_NAME_MAX} characters, not {len(name):,}"
+    return None
 
 
 def _hand_from_dict(data: object, where: str, rules: Rules) -> RecordHand:
@@ -301,8 +328,9 @@ def _hand_from_dict(data: object, where: str, rules: Rules) -> RecordHand:
             try:
                 trump = parse_trump(trump_raw)
             except ValueError:
-                raise RecordFormatError(f"unknown trump {trump_raw!r} (\"0\" to \"6\", "
-                                        "\"doubles\" or \"none\")", f"{where}.trump") from None
+                raise RecordFormatError(
+                    f"unknown trump {brief(trump_raw)} (\"0\" to \"6\", "
+                    "\"doubles\" or \"none\")", f"{where}.trump") from None
         else:
             raise RecordFormatError(f"a trump is text like \"5\", \"doubles\" or \"none\", "
                                     f"not {_kind(trump_raw)}", f"{where}.trump")
@@ -450,6 +478,6 @@ def _auction_over(state: GameState, bids: int) -> str:
     return f"the auction ended when every seat had spoken: the hand has {bids} bids, too many"
 
 
-__all__ = ["FORMAT", "IllegalRecordError", "Record", "RecordFormatError", "RecordHand",
-           "as_record", "dumps_record", "game_from_record", "parse_record", "record_from_dict",
-           "record_hand", "record_of"]
+__all__ = ["FORMAT", "SEAT_NAME_MAX", "IllegalRecordError", "Record", "RecordFormatError",
+           "RecordHand", "as_record", "dumps_record", "game_from_record", "parse_record",
+           "record_from_dict", "record_hand", "record_of", "seat_name_problem"]

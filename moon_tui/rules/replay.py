@@ -8,7 +8,8 @@ contract other tools check; `moon-rules replay` also prints it as a readable mat
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,9 +76,12 @@ class GameReplay:
 
     record: Record
     hands: tuple[HandReplay, ...]
+    """Every hand, unless the replay was told not to keep them (`keep_hands=False`)."""
     scores: tuple[int, ...]
     outcome: Outcome | None
     error: IllegalRecordError | None
+    hand_count: int
+    """How many hands were replayed (kept or not)."""
 
     @property
     def ok(self) -> bool:
@@ -104,7 +108,8 @@ def _snapshot(state: GameState, number: int) -> HandReplay:
     """What the record's hand `number` came to, read from the state right after it."""
     log = state.logs[number]
     finished = state.phase in (Phase.DEAL, Phase.OVER)
-    result = state.results[-1] if finished else None
+    # The last result only: copying them all for every hand made a replay quadratic.
+    result = state.last_result if finished else None
     auction_over = state.phase is not Phase.BID
     tricks = state.tricks
     open_trick = state.current_trick
@@ -130,15 +135,29 @@ def _snapshot(state: GameState, number: int) -> HandReplay:
     )
 
 
-def replay_game(record: Record | Mapping[str, Any] | str) -> GameReplay:
+def replay_game(record: Record | Mapping[str, Any] | str,
+                on_hand: Callable[[HandReplay], None] | None = None, *,
+                keep_hands: bool = True) -> GameReplay:
     """Replay a record through the rules. A malformed record raises `RecordFormatError`;
-    an illegal one comes back with the hands up to the fault and `error` set."""
+    an illegal one comes back with the hands up to the fault and `error` set.
+
+    `on_hand` hears each hand as soon as it is replayed; with `keep_hands=False` the hands
+    are not kept (a report printed as it goes holds one hand at a time, not 250,000).
+    """
     rec = as_record(record)
     hands: list[HandReplay] = []
+    count = 0
+    last: HandReplay | None = None
     error: IllegalRecordError | None = None
 
     def observe(state: GameState, number: int) -> None:
-        hands.append(_snapshot(state, number))
+        nonlocal count, last
+        last = _snapshot(state, number)
+        count += 1
+        if keep_hands:
+            hands.append(last)
+        if on_hand is not None:
+            on_hand(last)
 
     state: GameState | None = None
     try:
@@ -146,9 +165,23 @@ def replay_game(record: Record | Mapping[str, Any] | str) -> GameReplay:
     except IllegalRecordError as exc:
         error = exc
     if state is None:
-        scores = hands[-1].scores if hands else (0,) * rec.rules.sides
-        return GameReplay(rec, tuple(hands), scores, None, error)
-    return GameReplay(rec, tuple(hands), state.scores, state.outcome(), None)
+        scores = last.scores if last is not None else (0,) * rec.rules.sides
+        return GameReplay(rec, tuple(hands), scores, None, error, count)
+    return GameReplay(rec, tuple(hands), state.scores, state.outcome(), None, count)
+
+
+def replay_json(record: Record) -> tuple[str, GameReplay]:
+    """The `--json` answer as text (`json.dumps(replay_game(record).to_json())`), built a
+    hand at a time: it holds the text it will print, not every hand's objects."""
+    parts: list[str] = []
+    game = replay_game(record, lambda hand: parts.append(json.dumps(hand.to_json(),
+                                                                    ensure_ascii=False)),
+                       keep_hands=False)
+    if game.error is not None:
+        return json.dumps(game.to_json(), ensure_ascii=False), game
+    rest = json.dumps({k: v for k, v in game.to_json().items() if k not in ("ok", "hands")},
+                      ensure_ascii=False)
+    return '{"ok": true, "hands": [' + ", ".join(parts) + "], " + rest[1:], game
 
 
 def replay(record: Record | Mapping[str, Any] | str) -> dict[str, Any]:
@@ -160,4 +193,5 @@ def replay(record: Record | Mapping[str, Any] | str) -> dict[str, Any]:
     return replay_game(record).to_json()
 
 
-__all__ = ["GameReplay", "HandReplay", "RecordFormatError", "replay", "replay_game"]
+__all__ = ["GameReplay", "HandReplay", "RecordFormatError", "replay", "replay_game",
+           "replay_json"]

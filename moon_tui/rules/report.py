@@ -8,14 +8,16 @@ and the running score, and at the end the winner.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TextIO
 
+from ..shown import shown
 from .options import MOON, Rules
-from .record import IllegalRecordError, RecordFormatError
-from .replay import GameReplay, HandReplay
+from .record import IllegalRecordError, Record, RecordFormatError
+from .replay import GameReplay, HandReplay, replay_game
 from .tiles import TRUMP_DOUBLES, TRUMP_NONE
 from .view import Termination
 
-__all__ = ["RecordFormatError", "render_report", "trump_phrase"]
+__all__ = ["RecordFormatError", "render_report", "trump_phrase", "write_report"]
 
 
 def trump_phrase(trump: int) -> str:
@@ -32,6 +34,10 @@ def _bid_word(bid: int | None) -> str:
     return "the moon (21)" if bid == MOON else str(bid)
 
 
+NAME_SHOWN_MAX = 80
+"""Characters a seat name takes in the report, escapes included (names are 16 at most)."""
+
+
 def _signed(n: int) -> str:
     return f"+{n}" if n > 0 else ("−" + str(-n) if n < 0 else "0")
 
@@ -44,7 +50,10 @@ class _Names:
     """Seat and side names for one game."""
 
     def __init__(self, seats: Sequence[str], players: int) -> None:
-        self.seats = [name or f"seat {i}" for i, name in enumerate(seats)]
+        # A record is hostile input: a control character in a name must not reach the
+        # terminal as a command, nor a lone surrogate stop the printing (issue 31).
+        self.seats = [shown(name, NAME_SHOWN_MAX) or f"seat {i}"
+                      for i, name in enumerate(seats)]
         self.players = players
         if players == 4:
             self.sides = [f"{self.seats[0]} & {self.seats[2]}",
@@ -65,21 +74,51 @@ class _Names:
 
 
 def render_report(game: GameReplay) -> str:
-    """The whole report as text (ends with a newline)."""
-    rec = game.record
-    names = _Names(rec.seats, rec.rules.players)
+    """The whole report of a replay that kept its hands, as text (ends with a newline)."""
+    names = _Names(game.record.seats, game.record.rules.players)
+    pieces = [_head(game.record, names)]
+    pieces.extend(_hand_text(hand, names, game.error is None) for hand in game.hands)
+    pieces.append(_tail(game, names))
+    return "".join(pieces)
+
+
+def write_report(record: Record, out: TextIO) -> GameReplay:
+    """Replay `record` and write its report to `out` hand by hand, as `render_report`
+    would: time and memory grow with one hand, not with the game (a record of 250,000
+    hands once took ten minutes and a gigabyte)."""
+    names = _Names(record.seats, record.rules.players)
+    out.write(_head(record, names))
+    pending: HandReplay | None = None
+
+    def on_hand(hand: HandReplay) -> None:
+        nonlocal pending
+        if pending is not None:  # a hand followed it: it was legal to its end
+            out.write(_hand_text(pending, names, True))
+        pending = hand
+
+    game = replay_game(record, on_hand, keep_hands=False)
+    if pending is not None:
+        out.write(_hand_text(pending, names, game.error is None))
+    out.write(_tail(game, names))
+    return game
+
+
+def _head(rec: Record, names: _Names) -> str:
     out: list[str] = []
     players = ", ".join(f"{name} (seat {i})" for i, name in enumerate(names.seats))
     out.append(f"Moon · {rec.rules.players} players: {players}")
     if rec.rules.players == 4:
         out.append(f"Teams: {names.sides[0]} against {names.sides[1]}")
     out.append(f"Table: {_table_line(rec.rules)}")
-    for hand in game.hands:
-        out.append("")
-        out.extend(_render_hand(hand, names, game))
-    out.append("")
-    out.append(_closing(game, names))
     return "\n".join(out) + "\n"
+
+
+def _hand_text(hand: HandReplay, names: _Names, legal: bool) -> str:
+    return "\n" + "\n".join(_render_hand(hand, names, legal)) + "\n"
+
+
+def _tail(game: GameReplay, names: _Names) -> str:
+    return "\n" + _closing(game, names) + "\n"
 
 
 def _table_line(rules: Rules) -> str:
@@ -91,12 +130,12 @@ def _table_line(rules: Rules) -> str:
         if name in ("players", "set", "min_bid", "scoring", "target"):
             continue
         if value != getattr(default, name):
-            shown = str(value).lower() if isinstance(value, bool) else value
-            parts.append(f"{name} = {shown}")
+            text = str(value).lower() if isinstance(value, bool) else value
+            parts.append(f"{name} = {text}")
     return " · ".join(parts)
 
 
-def _render_hand(hand: HandReplay, names: _Names, game: GameReplay) -> list[str]:
+def _render_hand(hand: HandReplay, names: _Names, legal: bool) -> list[str]:
     lines = [f"Hand {hand.number + 1} · {names.seat(hand.first_bidder)} bids first"]
     for seat, tiles in enumerate(hand.deal):
         lines.append(f"  {names.seat(seat):<{names.width}}  {' '.join(map(str, tiles))}")
@@ -133,7 +172,7 @@ def _render_hand(hand: HandReplay, names: _Names, game: GameReplay) -> list[str]
         lines.append(f"  {names.sides[side]} needed {need} and took {taken}: {verdict}.")
         lines.append(f"  Points: {names.score_line(hand.points, signed=True)}.  "
                      f"Score: {names.score_line(hand.scores)}.")
-    elif not hand.finished and hand.to_move is not None and game.error is None:
+    elif not hand.finished and hand.to_move is not None and legal:
         lines.append(f"  … in progress: {names.seat(hand.to_move)} to act.")
     return lines
 
@@ -152,7 +191,7 @@ def _closing(game: GameReplay, names: _Names) -> str:
         reason = _WHY[game.outcome.reason]
         return (f"{names.sides[game.outcome.winner]} wins the game {reason}. "
                 f"Final score: {names.score_line(game.scores)}.")
-    hands = len(game.hands)
+    hands = game.hand_count
     return (f"Game in progress after {hands} hand{'s' if hands != 1 else ''}. "
             f"Score: {names.score_line(game.scores)}.")
 

@@ -40,9 +40,7 @@ from .tiles import (
     LEAD_SUIT,
     SUIT_TRUMP,
     TILES,
-    TRUMP_DOUBLES,
     TRUMP_NAMES,
-    TRUMP_NONE,
     WIN_RANK,
     SetName,
     Tile,
@@ -279,6 +277,11 @@ class GameState:
         return tuple(self._results)
 
     @property
+    def last_result(self) -> HandResult | None:
+        """The result of the last hand finished (`results[-1]` without copying them all)."""
+        return self._results[-1] if self._results else None
+
+    @property
     def tricks_won(self) -> tuple[int, ...]:
         """Tricks taken per seat in the hand in play (or the hand just ended)."""
         return tuple(self._tricks_won)
@@ -440,8 +443,7 @@ class GameState:
                 return Breach(RuleBroken.BID_NOT_HIGHER, seat=seat, bid=amount,
                               limit=self._high)
             return None
-        if (action.trump == TRUMP_DOUBLES and not self.rules.doubles_trump) or \
-                (action.trump == TRUMP_NONE and not self.rules.no_trump):
+        if action.trump not in self.rules.trumps:
             return Breach(RuleBroken.TRUMP_NOT_ALLOWED, seat=seat, trump=action.trump)
         return None
 

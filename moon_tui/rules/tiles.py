@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, Literal
 
+from ..shown import brief
+
 SetName = Literal["moon22", "moon21", "full28"]
 SET_NAMES: Final[tuple[SetName, ...]] = ("moon22", "moon21", "full28")
 
@@ -56,21 +58,29 @@ class Tile:
 
     @classmethod
     def parse(cls, text: str) -> Tile:
-        """Parse `"6-4"` or `"4-6"` (also `"64"`) into a tile."""
+        """Parse `"6-4"` or `"4-6"` (also `"64"`, `"6:4"`, `"6|4"`) into a tile.
+
+        Each end is one ASCII digit: a record is hostile input, and a tile written with
+        thousands of digits once escaped as a traceback from `int()` (issue 31).
+        """
         if not isinstance(text, str):
-            raise TileError(f"not a tile: {text!r} (write it like 6-4)")
-        cleaned = text.strip().replace(":", "-").replace("|", "-")
+            raise TileError(f"not a tile: {brief(text)} (write it like 6-4)")
+        known = _SPELLINGS.get(text)
+        if known is not None:  # the usual case: one lookup
+            return known
+        cleaned = text.strip().replace(":", "-").replace("|", "-") \
+            if len(text) <= TILE_TEXT_MAX else ""
         if "-" in cleaned:
-            parts = cleaned.split("-")
+            parts = [p.strip() for p in cleaned.split("-")]
         elif len(cleaned) == 2:
             parts = [cleaned[0], cleaned[1]]
         else:
-            raise TileError(f"not a tile: {text!r} (write it like 6-4)")
-        if len(parts) != 2 or not all(p.strip().isdecimal() and p.strip().isascii() for p in parts):
-            raise TileError(f"not a tile: {text!r} (write it like 6-4)")
+            parts = []
+        if len(parts) != 2 or not all(len(p) == 1 and p in "0123456789" for p in parts):
+            raise TileError(f"not a tile: {brief(text)} (write it like 6-4)")
         a, b = int(parts[0]), int(parts[1])
         if a > 6 or b > 6:
-            raise TileError(f"not a double-six tile: {text!r}")
+            raise TileError(f"not a double-six tile: {brief(text)}")
         return cls.of(a, b)
 
     @property
@@ -97,6 +107,16 @@ class Tile:
 
 TILES: Final[tuple[Tile, ...]] = tuple(Tile(h, lo) for h in range(7) for lo in range(h + 1))
 Tile.ALL = TILES
+
+TILE_TEXT_MAX: Final = 16
+"""Longest text `Tile.parse` looks into ("6 - 4" with room for spaces); longer is no tile."""
+_SPELLINGS: Final[dict[str, Tile]] = {
+    spelling: t
+    for t in TILES
+    for a, b in ((t.high, t.low), (t.low, t.high))
+    for spelling in (f"{a}-{b}", f"{a}{b}", f"{a}:{b}", f"{a}|{b}")
+}
+"""Every plain spelling of every tile: a record of 250,000 hands has 10 million of them."""
 assert [t.index for t in TILES] == list(range(28))
 
 
@@ -143,7 +163,7 @@ def parse_trump(text: str) -> int:
         t = t[:-1]
     if t in TRUMP_NAMES:
         return TRUMP_NAMES.index(t)
-    raise ValueError(f"not a trump: {text!r} (0-6, doubles or none)")
+    raise ValueError(f"not a trump: {brief(text)} (0-6, doubles or none)")
 
 
 # --- The tables ---------------------------------------------------------------------------

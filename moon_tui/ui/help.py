@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ..rules import Rules
+from ..rules.options import set_numbers
 from .base import MoonModal, heading
 
 
@@ -44,12 +45,15 @@ def rules_text(rules: Rules) -> str:
     if rules.has_widow:
         order = ("the declarer names trump first, then takes the widow"
                  if rules.trump_before_widow else "the declarer takes the widow")
-        parts.append(f"The widow: {order} and lays one of the eight tiles away face down "
+        laid = ("face up: every seat sees it once laid" if rules.discard_shown
+                else "face down: only the declarer sees it")
+        parts.append(f"The widow: {order} and lays one of the eight tiles away {laid} "
                      "(it may be the widow itself).")
-    choices = ["a number 0-6 (every tile showing it is a trump; the double is the highest "
-               "trump, then by the other end)"]
+    numbers = set_numbers(rules.set)  # moon21 has no 0: no 0 trump, no 0-0
+    choices = [f"a number {numbers[0]}-{numbers[-1]} (every tile showing it is a trump; the "
+               "double is the highest trump, then by the other end)"]
     if rules.doubles_trump:
-        choices.append("the doubles (6-6 highest down to 0-0)")
+        choices.append(f"the doubles (6-6 highest down to {numbers[0]}-{numbers[0]})")
     if rules.no_trump:
         choices.append("no trump (follow-me: in every suit the double is highest)")
     parts.append("Trump: the declarer names " + "; or ".join(choices) + ".")
@@ -69,9 +73,11 @@ def rules_text(rules: Rules) -> str:
     else:
         made = ("the tricks the team took" if rules.team_scoring == "tricks"
                 else "the bid") if four else "the bid"
-        scoring = (f"Scoring: the declarer makes the bid by taking at least that many "
-                   f"tricks and scores {made} (a made moon: 21); a failed bid costs the "
-                   f"bid. Every other side scores 1 per trick.")
+        who = ("the declarer's team makes the bid by taking at least that many tricks "
+               "together" if four else
+               "the declarer makes the bid by taking at least that many tricks")
+        scoring = (f"Scoring: {who} and scores {made} (a made moon: 21); a failed bid "
+                   f"costs the bid. Every other side scores 1 per trick.")
     win = f"First to {rules.target} {unit} alone at the top wins; a tie at the top plays on"
     if rules.tie_break == "declarer":
         win += (", but a declaring side that made its bid and reached the target wins even "

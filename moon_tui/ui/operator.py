@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
+from ..commandline import whole_number
 from ..lobby.messages import Ban, Broadcast, CancelRestart, CloseTable, Command, Kick, Restart
 from .base import MoonModal, set_text, steady_input
 from .timers import timer_delay
@@ -42,8 +43,9 @@ def parse_operator(line: str) -> Command:
         return CloseTable(target, reason.strip())
     if verb == "restart" and target.lower() == "cancel" and not reason.strip():
         return CancelRestart()
-    if verb == "restart" and target.isdigit():
-        return Restart(int(target), reason.strip())
+    seconds = whole_number(target) if verb == "restart" and target.isdigit() else None
+    if seconds is not None:  # ASCII digits: `restart ²` once crashed the operator's app
+        return Restart(seconds, reason.strip())
     raise OperatorError(f"not an operator command: {line.strip()!r} ({USAGE})")
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 
 from ..lobby.messages import AddBot, Command, Rejected, RemoveBot, Spectate, StartGame
 from ..lobby.refusals import Refusal
-from ..rules import SUIT_TRUMP, TRUMP_DOUBLES, RuleBroken
+from ..rules import SUIT_TRUMP, TRUMP_DOUBLES, TRUMP_NONE, RuleBroken
 from ..rules.illegal import Param
 
 Params = Mapping[str, Param]
@@ -49,7 +49,9 @@ def _not_held(params: Params) -> str:
 def _trump_barred(params: Params) -> str:
     if params.get("trump") == TRUMP_DOUBLES:
         return "Doubles may not be trump at this table (doubles_trump = false)"
-    return "This table plays with a trump (no_trump = false)"
+    if params.get("trump") == TRUMP_NONE:
+        return "This table plays with a trump (no_trump = false)"
+    return f"No tile of this set carries a {params.get('trump')}: it cannot be trump"
 
 
 def _owner_only(params: Params, command: Command) -> str:
