@@ -21,7 +21,7 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
-from . import banner
+from . import banner, commands
 from .auth import DATABASE_PROBLEM, KeyToLink, MoonSSHServer
 from .bans import Bans
 from .config import ServerConfig
@@ -51,15 +51,6 @@ IDENTIFY_TIMEOUT = 30.0
 MakeApp = Callable[[Player, bool], App[Any]]
 """The player's app; the flag: open the help first (the player pressed ? on the banner)."""
 
-HELP = """\
-This is a Moon domino club. Connect with a terminal to play:
-
-    ssh -p {port} yourname@{host}
-
-Your SSH user name is your player name. The first SSH key that logs in with a free name
-keeps it; come back with the same key. Without a key you play as a guest.
-"""
-
 NO_PTY = (
     "Moon is a full-screen game and needs an interactive terminal: "
     "connect with 'ssh -t' (and without a command).\r\n"
@@ -70,16 +61,11 @@ def is_help(command: str | None) -> bool:
     return command is not None and command.strip() in ("help", "--help", "-h")
 
 
-def refusal_for(process: asyncssh.SSHServerProcess[bytes], port: int) -> str | None:
-    """The message for a channel that is not an interactive game session, or None."""
-    command = process.command
-    if command is not None:
-        if is_help(command):
-            return HELP.format(port=port, host="this-host")
-        log.info("refused exec request %s", shown(command))
-        return (
-            "This server only offers the game (and 'help'): connect without a command.\n"
-        )
+def refusal_for(process: asyncssh.SSHServerProcess[bytes]) -> str | None:
+    """The message for a channel that is neither a game session nor a command (an exec
+    request, answered by `commands.py` once the login is settled), or None."""
+    if process.command is not None:
+        return None
     if process.subsystem is not None:
         log.info("refused subsystem %s", shown(process.subsystem))
         return "This server offers no file transfer or other subsystems.\n"
@@ -163,13 +149,13 @@ class Door:
         self, process: asyncssh.SSHServerProcess[bytes], conn: asyncssh.SSHServerConnection,
         auth: MoonSSHServer,
     ) -> str | None:
-        """Why this channel gets no game, or None."""
-        refusal = refusal_for(process, self.port)
+        """Why this channel gets no game (or no command), or None."""
+        refusal = refusal_for(process)
         if refusal is None and auth.player is None and auth.link is None:
             refusal = auth.refusal or "Login failed.\r\n"
         if refusal is None and self.closing:
             refusal = "The server is shutting down.\r\n"
-        if refusal is None and conn.get_extra_info("moon_playing"):
+        if refusal is None and process.command is None and conn.get_extra_info("moon_playing"):
             refusal = "One game per connection: open another ssh connection.\r\n"
         return refusal
 
@@ -178,10 +164,16 @@ class Door:
         auth: MoonSSHServer,
     ) -> None:
         player, link = auth.player, auth.link
+        if is_help(process.command):  # it tells nothing about anyone: asked before a login
+            await commands.run(process, self._command_context(process, None))
+            return
         refusal = self._refusal(process, conn, auth)
         if refusal is not None or (player is None and link is None):
             write_line(process, refusal or "")
-            process.exit(0 if is_help(process.command) else 1)
+            process.exit(1)
+            return
+        if process.command is not None:
+            await self._command(process, player)
             return
         conn.set_extra_info(moon_playing=True)
         if player is None and link is not None:  # a new key: it types its code first
@@ -203,6 +195,37 @@ class Door:
         finally:
             gate.left(player.name, player.address, guest=player.guest)
         await _close_after_goodbye(process, conn, 0)
+
+    def _command_context(self, process: asyncssh.SSHServerProcess[bytes],
+                         player: Player | None) -> commands.CommandContext:
+        return commands.CommandContext(player, self._db, self._config, self.port,
+                                       terminal=process.get_terminal_type() is not None)
+
+    async def _command(
+        self, process: asyncssh.SSHServerProcess[bytes], player: Player | None
+    ) -> None:
+        """An exec request: the same identity and limits as a game session (it holds a
+        session's place while it runs); a new key must add itself with a terminal first."""
+        if player is None:
+            write_line(process, "This key is new to its name: log in with a terminal first "
+                                "(ssh without a command) to add it.\n")
+            process.exit(1)
+            return
+        log.info("command from %s: %s", player.name, shown(process.command or ""))
+        refusal = self._gate.admit(player.name, player.address, guest=player.guest,
+                                   operator=player.operator)
+        if refusal is not None:
+            self._connection_log.note(player.address, "sessions refused")
+            write_line(process, refusal + "\n")
+            process.exit(1)
+            return
+        try:
+            if await self._bans.refuse_if_banned(process, player):
+                process.exit(1)
+            else:
+                await commands.run(process, self._command_context(process, player))
+        finally:
+            self._gate.left(player.name, player.address, guest=player.guest)
 
     async def _link_new_key(
         self, process: asyncssh.SSHServerProcess[bytes], auth: MoonSSHServer, link: KeyToLink
