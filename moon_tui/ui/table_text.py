@@ -228,9 +228,9 @@ def auction(view: SeatView, table: TableInfo, names: int = NAME_WIDTH,
         if action is not None:
             line.append(" passed" if action.kind == "pass" else f" bid {bid_words(action)}")
         elif view.phase is Phase.BID and view.to_move == seat:
-            line.append(f" {TURN} to speak", style="bold")
-        elif view.phase is Phase.BID and place == rules.players - 1:
-            line.append(" speaks last")
+            line.append(f" {TURN}", style="bold")  # short: the panel is 24 cells at 80x24
+        if view.phase is Phase.BID and action is None and place == rules.players - 1:
+            line.append(" (last)")
         text.append_text(line)
     return text
 
