@@ -332,6 +332,25 @@ async def test_t_shows_what_has_been_played_and_120x40_always_does() -> None:
         assert "Played this hand" in screen_text(app)
 
 
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_the_trumps_still_out_are_counted_at_every_size(size: tuple[int, int]) -> None:
+    # The played-tiles aid showed only at 130x40; at the README's own 100x30 a player
+    # had to count the trumps still out in their head (or press t).
+    from test_ui_snapshots import following, local, until
+    from test_ui_support import current_view, screen_text
+
+    from moon_tui.ui.table_text import trumps_out
+
+    app = local()()
+    async with app.run_test(size=size) as pilot:
+        await until(following, "a trick under way")(pilot)
+        view = current_view(app)
+        assert view is not None
+        out = trumps_out(view)
+        assert out is not None, "the scripted game names a trump"
+        assert f"Trumps still out: {len(out)}" in screen_text(app)
+
+
 # -- the rules in the help (item 20) ---------------------------------------------------------
 def test_the_help_says_the_rules_of_the_table() -> None:
     from moon_tui.ui.help import rules_text

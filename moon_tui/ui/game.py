@@ -35,7 +35,14 @@ from .hand import HandView
 from .panel import Line, LinePanel
 from .plain import plain
 from .refusals import refusal_words
-from .table_text import centre_panel, header, played_panel, seats_panel, summary
+from .table_text import (
+    centre_panel,
+    header,
+    played_panel,
+    seats_panel,
+    summary,
+    trumps_out_line,
+)
 from .timers import timer_delay
 from .words import name_width, seat_name, trump_counts
 
@@ -187,6 +194,12 @@ class GameScreen(MoonScreen):
             panel = panel.copy()
             panel.append("\n\n")
             panel.append_text(played_panel(view))
+        elif view.phase is Phase.PLAY:
+            # Smaller: the count a player keeps in their head, always (t shows the rest).
+            line = trumps_out_line(view, centre.content_size.width)
+            if line:
+                panel = panel.copy()
+                panel.append("\n\n" + line)
         set_text(centre, panel)
         self._draw_hand(view, finished)
         self._draw_actions(view)
