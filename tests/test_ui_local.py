@@ -255,10 +255,10 @@ async def test_a_lobby_update_makes_again_only_the_rows_of_tables_that_changed(
     made: list[str] = []
     table_row = lobby_screen.table_row
 
-    def counted(info: TableInfo, rules_width: int = 18, seats_width: int = 19
-                ) -> tuple[str, ...]:
+    def counted(info: TableInfo, rules_width: int = 18, seats_width: int = 19,
+                operators: tuple[str, ...] = ()) -> tuple[str, ...]:
         made.append(info.table_id)
-        return table_row(info, rules_width, seats_width)
+        return table_row(info, rules_width, seats_width, operators)
 
     monkeypatch.setattr(lobby_screen, "table_row", counted)
     tables = [TableInfo(f"t{i}", f"table {i}", "bob", Rules.make(), (SeatInfo("bob"),

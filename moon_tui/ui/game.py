@@ -260,7 +260,8 @@ class GameScreen(MoonScreen):
         width = seats.content_size.width or 29
         set_text(seats, seats_panel(self._view, self._update.table, self._seconds_left(),
                                     width, self._names(),
-                                    waiting=self._left(self._reconnect_deadline) is not None))
+                                    waiting=self._left(self._reconnect_deadline) is not None,
+                                    operators=self.moon.model.operators))
 
     def _names(self) -> int:
         """The width names get on this screen (cut the same way everywhere on it)."""

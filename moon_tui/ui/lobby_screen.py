@@ -40,10 +40,11 @@ RULES_COLUMN, SEATS_COLUMN = 1, 2
 """The columns that share the room a wider screen gives."""
 
 
-def seats_cell(info: TableInfo, width: int = 19) -> str:
-    """Who sits at the table, in `width` cells: the players' names, then the computer
-    players (`2 bots, normal`); names that do not fit are counted (`+2`), never cut."""
-    names = [seat.name for seat in info.seats if seat.name is not None]
+def seats_cell(info: TableInfo, width: int = 19, operators: Collection[str] = ()) -> str:
+    """Who sits at the table, in `width` cells: the players' names (operators marked),
+    then the computer players (`2 bots, normal`); names that do not fit are counted
+    (`+2`), never cut."""
+    names = [named(seat.name, operators) for seat in info.seats if seat.name is not None]
     levels = [seat.bot_level for seat in info.seats if seat.name is None
               and seat.bot_level is not None]
     bots = ""
@@ -133,11 +134,11 @@ def online_text(online: tuple[str, ...], me: str, places: tuple[Place, ...] = ()
     return text
 
 
-def table_row(info: TableInfo, rules_width: int = 18, seats_width: int = 19
-              ) -> tuple[str, ...]:
+def table_row(info: TableInfo, rules_width: int = 18, seats_width: int = 19,
+              operators: Collection[str] = ()) -> tuple[str, ...]:
     name = info.name + (" (private)" if info.private else "")
     return (name, rules_cell(info.rules, rules_width, info.turn_seconds),
-            seats_cell(info, seats_width), status_cell(info), watch_cell(info))
+            seats_cell(info, seats_width, operators), status_cell(info), watch_cell(info))
 
 
 class LobbyScreen(MoonScreen):
@@ -161,8 +162,9 @@ class LobbyScreen(MoonScreen):
         self._to_table = False
         self._rows_made: dict[str, tuple[TableInfo, tuple[str, ...]]] = {}
         """Each table's row as last made, with the entry it was made of."""
-        self._rows_width = (0, 0)
-        """The rules and seats columns' widths those rows were made at."""
+        self._rows_for: tuple[int, int, tuple[str, ...]] = (0, 0, ())
+        """The rules and seats columns' widths and the operators those rows were made
+        with."""
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
@@ -223,21 +225,23 @@ class LobbyScreen(MoonScreen):
         rows = self.query_one(RowList)
         width = (rows.column_width(RULES_COLUMN), rows.column_width(SEATS_COLUMN))
         had_rows = rows.selected is not None
-        if rows.set_rows(self._rows(lobby.tables, width)) \
+        if rows.set_rows(self._rows(lobby.tables, (*width, lobby.operators))) \
                 and had_rows != (rows.selected is not None):
             self.refresh_bindings()  # join and watch need a table to choose
 
-    def _rows(self, tables: tuple[TableInfo, ...], width: tuple[int, int]) -> list[Row]:
+    def _rows(self, tables: tuple[TableInfo, ...], made_for: tuple[int, int, tuple[str, ...]]
+              ) -> list[Row]:
         """The list's rows; a row is made again only for a table whose entry changed (the
-        lobby sends the same entry, the same object, for every table that did not)."""
-        before = self._rows_made if width == self._rows_width else {}
+        lobby sends the same entry, the same object, for every table that did not).
+        `made_for`: the rules and seats columns' widths, and the operators."""
+        before = self._rows_made if made_for == self._rows_for else {}
         made: dict[str, tuple[TableInfo, tuple[str, ...]]] = {}
         for info in tables:
             row = before.get(info.table_id)
             if row is None or row[0] is not info:
-                row = (info, table_row(info, *width))
+                row = (info, table_row(info, *made_for))
             made[info.table_id] = row
-        self._rows_made, self._rows_width = made, width
+        self._rows_made, self._rows_for = made, made_for
         return [(table_id, cells) for table_id, (_, cells) in made.items()]
 
     def on_resize(self) -> None:

@@ -6,6 +6,8 @@ table reads the same without colour (NO_COLOR, 16 colours, a monochrome terminal
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from rich.text import Text
 
 from ..lobby.messages import GameFinished, TableInfo
@@ -15,6 +17,7 @@ from .base import heading
 from .dominoes import small_tile
 from .words import (
     NAME_WIDTH,
+    OPERATOR_MARK,
     bid_words,
     contract,
     fit,
@@ -66,7 +69,8 @@ def bid_of(view: SeatView, seat: int) -> str:
 
 
 def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
-                width: int = 29, names: int = NAME_WIDTH, waiting: bool = False) -> Text:
+                width: int = 29, names: int = NAME_WIDTH, waiting: bool = False,
+                operators: Collection[str] = ()) -> Text:
     """Every seat: turn marker, name, who plays it, bid, tricks, timer, score. `waiting`:
     the table waits for the dropped player of the seat to move (no computer plays yet).
 
@@ -84,6 +88,8 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
         line = Text()
         line.append(f"{TURN} " if turn else "  ", style="bold")
         line.append(seat_name(table, seat, names), style="bold" if turn else "")
+        if table.seats[seat].name in operators:
+            line.append(f" {OPERATOR_MARK}")
         if seat == view.seat:
             line.append(" (you)")
         if view.declarer == seat and in_hand:
