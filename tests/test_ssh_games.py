@@ -1,0 +1,205 @@
+"""`games` and `record` over plain ssh (server/game_commands.py): the club's saved games
+listed newest first, filtered and paged; a finished game's record as `moon-rules replay`
+takes it; an unfinished one only to its players, each their own seat (issue 34)."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+import pytest
+
+from moon_tui.rules import GameState, Rules, record_of
+from moon_tui.rules.cli import random_game, replay_command
+from server.store import Database
+from tests.support.probe import new_key, open_connection, running_server
+from tests.support.settings import FAST
+
+pytestmark = pytest.mark.ssh
+
+
+def finished_record(seats: tuple[str, ...], seed: int) -> dict[str, Any]:
+    rules = Rules.make(players=len(seats))
+    state = random_game(rules, random.Random(seed))
+    assert state.is_terminal()
+    return record_of(state, seats)
+
+
+def unfinished_record(seats: tuple[str, ...], seed: int, decisions: int = 12
+                      ) -> dict[str, Any]:
+    """A game stopped in its first hand after `decisions` decisions."""
+    rng = random.Random(seed)
+    state = GameState(Rules.make(players=len(seats)), 0)
+    state.deal(rng)
+    for _ in range(decisions):
+        state.apply_action(rng.choice(state.legal_actions()))
+    return record_of(state, seats)
+
+
+async def run(conn: asyncssh.SSHClientConnection, line: str) -> asyncssh.SSHCompletedProcess:
+    return await conn.run(line, encoding="utf-8", timeout=20)
+
+
+async def codes(conn: asyncssh.SSHClientConnection, line: str) -> list[str]:
+    result = await run(conn, line)
+    assert result.exit_status == 0, result.stderr
+    return [g["code"] for g in json.loads(str(result.stdout))["games"]]
+
+
+async def test_games_lists_newest_first_filtered_and_paged(tmp_path: Path) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        saved = [("ann", "bob", "expert bot"), ("bob", "cy", "dee"),
+                 ("ann", "normal bot", "bob", "cy"), ("dee", "ann", "easy bot")]
+        for i, seats in enumerate(saved):
+            await server.db.save_record(finished_record(seats, i), finished=True)
+        await server.db.save_record(unfinished_record(("cy", "dee", "normal bot"), 9),
+                                    finished=False)
+        conn = await open_connection(server.port, "ann", key=new_key())
+
+        listed = await run(conn, "games --json")
+        assert listed.exit_status == 0
+        games = json.loads(str(listed.stdout))
+        assert games["more"] is False
+        assert [g["seats"] for g in games["games"]] == [
+            ["cy", "dee", "normal bot"], *[list(s) for s in reversed(saved)]]
+        newest, *_, first = games["games"]
+        assert (newest["finished"], newest["winner"], newest["winners"]) == (False, None, [])
+        assert first["finished"] and first["players"] == 3 and len(first["code"]) == 6
+        assert first["winners"] == [first["seats"][first["winner"]]]
+        assert first["rules"]["players"] == 3 and first["saved_at"].endswith("Z")
+
+        every = [g["code"] for g in games["games"]]
+        assert len(set(every)) == 5
+        assert await codes(conn, "games --player ann --json") == [every[1], every[2], every[4]]
+        assert await codes(conn, "games --player ann --players 4 --json") == [every[2]]
+        assert await codes(conn, "games --players 3 --limit 2 --json") == every[:2] != every[:3]
+        assert await codes(conn, f"games --before {every[1]} --limit 2 --json") == every[2:4]
+        assert await codes(conn, "games --player nobody-here --json") == []
+
+        text = str((await run(conn, "games --limit 3")).stdout)
+        header, *rows, more = text.splitlines()
+        assert header.split() == ["When", "Players", "Rules", "Result", "Code"]
+        assert [row.split()[-1] for row in rows] == every[:3]
+        assert "unfinished" in rows[0] and "won" in rows[1]
+        assert more == f"(older games: games --before {every[2]})"
+        conn.close()
+
+
+@pytest.mark.parametrize(("line", "error"), [
+    ("games --limit 0", "--limit takes a number from 1 to 200, not '0'"),
+    ("games --limit ٣", "--limit takes a number from 1 to 200, not '٣'"),
+    ("games --players 5", "--players takes a number from 3 to 4, not '5'"),
+    ("games --player", "--player needs a value"),
+    ("games --frob", "games: unknown argument '--frob'"),
+    ("games --before ZZZZZZ", "--before: no game has the code 'ZZZZZZ'"),
+    ("record", "record takes one game code, e.g. record K7Q2MD"),
+    ("record NOPE22", "no game has the code 'NOPE22'"),
+    ("record \x1b[2J", "no game has the code '\\x1b[2J'"),
+])
+async def test_a_wrong_argument_or_code_gets_one_line_and_status_2(
+    tmp_path: Path, line: str, error: str
+) -> None:
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        conn = await open_connection(server.port, "ann", key=new_key())
+        result = await run(conn, line)
+        assert result.exit_status == 2 and result.stdout == ""
+        assert str(result.stderr).startswith(error) and str(result.stderr).count("\n") == 1
+        conn.close()
+
+
+async def test_a_finished_games_record_is_what_moon_rules_replay_takes(
+    tmp_path: Path
+) -> None:
+    record = finished_record(("ann", "bob", "expert bot"), 3)
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        await server.db.save_record(record, finished=True)
+        conn = await open_connection(server.port, "cy", key=new_key())
+        (code,) = await codes(conn, "games --json")
+        result = await run(conn, f"record {code.lower()}")  # any case
+        conn.close()
+    assert result.exit_status == 0
+    assert json.loads(str(result.stdout)) == record
+    path = tmp_path / "game.json"
+    path.write_text(str(result.stdout))
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_command(str(path), False, out, err) == 0, err.getvalue()
+    assert "wins the game" in out.getvalue()
+
+
+async def test_an_unfinished_game_is_shown_to_its_players_each_their_own_seat(
+    tmp_path: Path
+) -> None:
+    record = unfinished_record(("ann", "bob", "normal bot"), 5, decisions=10)
+    ann_key = new_key()
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        await server.db.save_record(record, finished=False)
+        ann = await open_connection(server.port, "ann", key=ann_key)
+        (code,) = await codes(ann, "games --json")
+        mine = await run(ann, f"record {code}")
+        ann.close()
+        cy = await open_connection(server.port, "cy", key=new_key())
+        refused = await run(cy, f"record {code}")
+        cy.close()
+        guest = await open_connection(server.port, "ann-guest")  # no key: a guest
+        as_guest = await run(guest, f"record {code}")
+        guest.close()
+
+    assert (refused.exit_status, refused.stderr) == (1, "")
+    assert refused.stdout == f"Game {code} was not finished: only its players may open it.\n"
+    assert as_guest.exit_status == 1 and "guest" in str(as_guest.stdout)
+
+    assert mine.exit_status == 0
+    seen = json.loads(str(mine.stdout))
+    assert seen["format"] == "moon/1-seat" and seen["seat"] == 0
+    (hand,) = seen["hands"]
+    (dealt,) = record["hands"]
+    assert hand["deal"] == [dealt["deal"][0], None, None]
+    assert hand["bids"] == dealt["bids"] and hand.get("plays") == dealt.get("plays")
+    assert "widow" not in hand or record["hands"][0]["bids"].count("pass") < 3
+    for tile in (t for seat in (1, 2) for t in dealt["deal"][seat]):
+        if tile not in dealt.get("plays", []):
+            assert tile not in str(mine.stdout), tile  # nothing of the others' hands
+    path = tmp_path / "seat.json"
+    path.write_text(str(mine.stdout))
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_command(str(path), False, out, err) == 2  # not a moon/1 record: says so
+    assert "moon/1-seat" in err.getvalue()
+
+
+async def test_records_of_an_older_database_get_codes_when_it_opens(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "moon.db"
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE records (id INTEGER PRIMARY KEY AUTOINCREMENT, saved_at REAL "
+                "NOT NULL, finished INTEGER NOT NULL, record TEXT NOT NULL, digest TEXT)")
+    records = [finished_record(("ann", "bob", "cy"), 7), finished_record(("bob", "cy", "dee",
+                                                                           "eve"), 8)]
+    for i, record in enumerate(records):
+        old.execute("INSERT INTO records (saved_at, finished, record) VALUES (?, 1, ?)",
+                    (1000.0 + i, json.dumps(record)))
+    old.commit()
+    old.close()
+
+    db = Database(path)
+    await db.open()
+    try:
+        from server.game_index import list_games
+        from moon_tui.services import GameQuery
+
+        page = list_games(db.reader(), GameQuery())
+        assert [e.seats for e in page.games] == [("bob", "cy", "dee", "eve"),
+                                                  ("ann", "bob", "cy")]
+        assert all(len(e.code) == 6 for e in page.games)
+        assert [e.seats for e in list_games(db.reader(), GameQuery(player="ann")).games] \
+            == [("ann", "bob", "cy")]
+        plan = " ".join(str(row) for row in db.reader().execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM records r WHERE r.players = 3 AND "
+            "r.code IS NOT NULL ORDER BY id DESC LIMIT 21"))
+        assert "records_players" in plan and "TEMP B-TREE" not in plan
+    finally:
+        await db.close()
