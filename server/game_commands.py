@@ -17,7 +17,7 @@ from moon_tui.services import GameQuery, GameRefusal, GameRefused
 from moon_tui.ui.games_text import game_json, games_table, refusal_words
 
 from .archive import open_game
-from .commands import Answer, CommandContext, CommandError, command
+from .commands import Answer, CommandContext, CommandError, command, words_of
 from .game_index import PAGE_MAX, find_game, list_games, normal_code
 from .identity import Player
 from .logtext import shown
@@ -101,6 +101,14 @@ async def _games(context: CommandContext, args: list[str]) -> Answer:
     return Answer(text)
 
 
+def _refused(refused: GameRefused) -> Answer:
+    """An unknown code: a usage error (status 2); a game not to be shown: refused (1)."""
+    words = refusal_words(refused.why, shown(refused.code))
+    if refused.why is GameRefusal.UNKNOWN:
+        raise CommandError(words)
+    return Answer(words[:1].upper() + words[1:] + ".\n", 1)
+
+
 @command("record", "CODE: a saved game's record (moon/1 JSON; moon-rules replay reads it)")
 async def _record(context: CommandContext, args: list[str]) -> Answer:
     player = _player(context)
@@ -109,10 +117,7 @@ async def _record(context: CommandContext, args: list[str]) -> Answer:
     try:
         opened = open_game(context.db.reader(), args[0], player)
     except GameRefused as refused:
-        words = refusal_words(refused.why, shown(refused.code))
-        if refused.why is GameRefusal.UNKNOWN:
-            raise CommandError(words) from None
-        return Answer(words[:1].upper() + words[1:] + ".\n", 1)
+        return _refused(refused)
     if opened.seats is None:
         return Answer(dumps_record(opened.record))
     extra = {"seat_changes": list(opened.seat_changes)} if opened.seat_changes else None
@@ -120,10 +125,32 @@ async def _record(context: CommandContext, args: list[str]) -> Answer:
     return Answer(dumps_record(view))
 
 
+def replay_to_open(context: CommandContext, line: str) -> str | None:
+    """The code of the game `replay CODE` asks for, when it is for the viewer to open: the
+    client has a terminal and the player may open the game. Otherwise None, and the
+    `replay` command answers (a refusal, an unknown code, or "needs a terminal")."""
+    if not context.terminal or context.player is None:
+        return None
+    try:
+        words = words_of(line)
+    except CommandError:
+        return None
+    if len(words) != 2 or words[0] != "replay":
+        return None
+    try:
+        return open_game(context.db.reader(), words[1], context.player).entry.code
+    except GameRefused:
+        return None
+
+
 @command("replay", "CODE: watch a saved game move by move (needs a terminal: ssh -t)")
 async def _replay(context: CommandContext, args: list[str]) -> Answer:
     _player(context)
     if len(args) != 1:
         raise CommandError("replay takes one game code, e.g. replay K7Q2MD")
+    try:
+        open_game(context.db.reader(), args[0], _player(context))
+    except GameRefused as refused:
+        return _refused(refused)
     return Answer("replay shows the game on a full screen: connect with 'ssh -t' "
                   f"(ssh -t -p {context.port} yourname@this-host replay {shown(args[0])}).\n", 1)

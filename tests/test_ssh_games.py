@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,17 @@ import pytest
 
 from moon_tui.rules import GameState, Rules, record_of
 from moon_tui.rules.cli import random_game, replay_command
+from moon_tui.services import GameQuery
+from server.game_index import list_games
 from server.store import Database
-from tests.support.probe import new_key, open_connection, running_server
+from tests.support.probe import (
+    ScreenClient,
+    enter_lobby,
+    lines,
+    new_key,
+    open_connection,
+    running_server,
+)
 from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
@@ -188,9 +198,6 @@ async def test_records_of_an_older_database_get_codes_when_it_opens(tmp_path: Pa
     db = Database(path)
     await db.open()
     try:
-        from server.game_index import list_games
-        from moon_tui.services import GameQuery
-
         page = list_games(db.reader(), GameQuery())
         assert [e.seats for e in page.games] == [("bob", "cy", "dee", "eve"),
                                                   ("ann", "bob", "cy")]
@@ -203,3 +210,90 @@ async def test_records_of_an_older_database_get_codes_when_it_opens(tmp_path: Pa
         assert "records_players" in plan and "TEMP B-TREE" not in plan
     finally:
         await db.close()
+
+
+HOME, END = "\x1b[H", "\x1b[F"
+
+
+async def test_the_games_screen_lists_filters_and_opens_the_replay_viewer(
+    tmp_path: Path
+) -> None:
+    key = new_key()
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        await server.db.save_record(finished_record(("ann", "bob", "cy"), 8), finished=True)
+        await server.db.save_record(finished_record(("dee", "bob", "cy", "eve"), 7),
+                                    finished=True)
+        await server.db.save_record(unfinished_record(("bob", "cy", "dee"), 4),
+                                    finished=False)
+        client = await ScreenClient.connect(server.port, "ann", key=key, width=80, height=24)
+        await enter_lobby(client)
+        await client.press("g")
+        listed = await client.wait_for("saved games · all games · page 1")
+        rows = [line for line in lines(listed) if re.search(r" [A-Z2-9]{6}$", line.rstrip())]
+        assert ["unfinished" in r for r in rows] == [True, False, False]
+        seated = [re.sub(r"\*", "", r) for r in rows]  # * marks the winners
+        assert "dee, bob, cy, eve" in seated[1] and "ann, bob, cy" in seated[2]
+        await client.press("m")
+        mine = await client.wait_for("my games · page 1")
+        assert "ann" in mine and "eve" not in mine and "dee" not in mine
+        await client.press("m", "4")
+        four = await client.wait_for("all games · 4 players")
+        assert "eve" in four and "ann" not in four
+        await client.press("4")
+        await client.wait_for("all games · page 1")
+        await client.press(HOME, "enter")  # the newest, unfinished: not ann's
+        await client.wait_for("only its players may open it")
+
+        await client.press(END, "enter")  # the oldest: ann's finished game, all hands open
+        viewer = await client.wait_for("All hands open")
+        assert "Move 0 of" in viewer and "The tiles are dealt." in viewer
+        assert all(name in viewer for name in ("ann ", "bob ", "cy "))
+        await client.press("right")
+        moved = await client.wait_for("Move 1 of")
+        assert "next:" in moved
+        await client.press(END)
+        end = await client.wait_for(lambda s: "is over" in s and "Scores:" in s)
+        assert "The game stopped here." not in end
+        await client.press("v")
+        ann_view = await client.wait_for("ann's view (what this seat knew)")
+        assert "ann (you)" in ann_view
+        await client.press("v")
+        bob_view = await client.wait_for("bob's view")
+        assert "(you)" not in bob_view  # ann watches bob's seat: bob is not "you"
+        await client.press("escape")
+        await client.wait_for("saved games")
+        await client.close()
+
+
+async def test_ssh_t_replay_opens_the_viewer_on_the_players_own_seat(tmp_path: Path) -> None:
+    key = new_key()
+    record = unfinished_record(("ann", "bob", "normal bot"), 5, decisions=10)
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        await server.db.save_record(record, finished=False)
+        conn = await open_connection(server.port, "ann", key=key)
+        (code,) = await codes(conn, "games --json")
+        conn.close()
+        client = await ScreenClient.connect(server.port, "ann", key=key, command=f"replay {code}")
+        viewer = await client.wait_for("ann's view (what this seat knew)")
+        assert f"game {code}" in viewer and "v: another view" not in viewer
+        assert " v view" not in viewer  # no other seat to look at
+        await client.press(END)
+        stopped = await client.wait_for("The game stopped here.")
+        for tile in record["hands"][0]["deal"][0]:
+            if tile not in record["hands"][0].get("plays", []):
+                high, low = tile.split("-")
+                assert f"{high}-{low}" in stopped  # her own tiles, drawn in her hand
+        await client.close()
+
+        # Without a terminal it says so; for someone not seated, or a code not there, the
+        # same answers as `record`.
+        bob = await open_connection(server.port, "bob", key=new_key())
+        plain = await run(bob, f"replay {code}")
+        assert plain.exit_status == 1 and "ssh -t" in str(plain.stdout)
+        bob.close()
+        for name, line, status in (("cy", f"replay {code}", 1), ("dee", "replay ABCDEF", 2)):
+            other = await ScreenClient.connect(server.port, name, key=new_key(), command=line)
+            await other.wait_closed()
+            assert other.process is not None
+            assert other.process.exit_status == status
+            await other.close()

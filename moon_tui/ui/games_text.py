@@ -28,13 +28,17 @@ def when_cell(saved_at: float, now: float | None = None) -> str:
 
 
 def players_cell(entry: GameEntry, width: int) -> str:
-    """Who sat, in seat order; the winners marked `*`; names cut evenly to fit `width`."""
+    """Who sat, in seat order, the winners marked `*`; to fit `width`, the longest names
+    are cut first, a character at a time (short names stay whole)."""
     names = [f"{name}*" if winner else name
              for name, winner in zip(entry.seats, winners(entry), strict=True)]
-    each = max(3, (width - 2 * (len(names) - 1)) // max(1, len(names)))
-    while each > 3 and len(", ".join(fit(n, each) for n in names)) > width:
-        each -= 1
-    return ", ".join(fit(n, each) for n in names)
+    shown = list(names)
+    while len(", ".join(shown)) > width:
+        longest = max(range(len(shown)), key=lambda i: len(shown[i]))
+        if len(shown[longest]) <= 3:
+            break
+        shown[longest] = fit(names[longest], len(shown[longest]) - 1)
+    return ", ".join(shown)
 
 
 def winners(entry: GameEntry) -> tuple[bool, ...]:
@@ -44,21 +48,25 @@ def winners(entry: GameEntry) -> tuple[bool, ...]:
     return tuple(entry.rules.side_of(seat) == entry.winner for seat in range(len(entry.seats)))
 
 
-def result_cell(entry: GameEntry) -> str:
-    """`won 23/-5/8` (scores per side, in seat order) or `unfinished 12/3/8`."""
+def result_cell(entry: GameEntry, width: int = WIDTHS[RESULT_COLUMN]) -> str:
+    """`won 23/-5/8` (scores per side, in seat order) or `unfinished 12/3/8`; where the
+    scores do not fit `width`, only the winner's (`won with 23`)."""
     scores = "/".join(str(s) for s in entry.scores) or "-"
-    if not entry.finished:
-        return f"unfinished {scores}"
-    if entry.winner is None:
-        return f"ended {scores}"
-    return f"won {scores}"
+    word = "unfinished" if not entry.finished else "ended" if entry.winner is None else "won"
+    cell = f"{word} {scores}"
+    if len(cell) <= width:
+        return cell
+    if entry.winner is not None and entry.winner < len(entry.scores):
+        return f"won with {entry.scores[entry.winner]}"
+    return word
 
 
 def game_row(entry: GameEntry, now: float | None = None,
              widths: tuple[int, ...] = WIDTHS) -> tuple[str, ...]:
     """The cells of one game in the list (`COLUMNS`)."""
     return (when_cell(entry.saved_at, now), players_cell(entry, widths[PLAYERS_COLUMN]),
-            rules_cell(entry.rules, widths[RULES_COLUMN]), result_cell(entry), entry.code)
+            rules_cell(entry.rules, widths[RULES_COLUMN]),
+            result_cell(entry, widths[RESULT_COLUMN]), entry.code)
 
 
 def games_table(entries: tuple[GameEntry, ...], now: float | None = None) -> str:
