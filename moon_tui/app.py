@@ -36,7 +36,7 @@ from .lobby.messages import (
     TableLeft,
     TableUpdate,
 )
-from .services import KeyManager, ServerHealth
+from .services import GameArchive, KeyManager, ServerHealth
 from .ui.base import MoonModal, MoonParts, MoonScreen
 from .ui.context import ScreenContext
 from .ui.frames import draw_now
@@ -108,7 +108,8 @@ class MoonApp(App[None]):
     def __init__(self, lobby: Lobby, name: str, *, motd: str = "", operator: bool = False,
                  guest: bool = False, keys: KeyManager | None = None,
                  driver_class: type[Driver] | None = None,
-                 health: ServerHealth | None = None, person: str | None = None) -> None:
+                 health: ServerHealth | None = None, person: str | None = None,
+                 games: GameArchive | None = None) -> None:
         super().__init__(driver_class=driver_class)
         self.lobby = lobby
         self.player_name = name
@@ -123,6 +124,9 @@ class MoonApp(App[None]):
         """A game played alone (`moon`, set by LocalMoonApp): no lobby, no chat."""
         self.keys = keys
         self.health = health
+        self.games = games
+        self.open_replay: str | None = None
+        """Open this saved game in the replay viewer at once (`ssh -t host replay CODE`)."""
         """The server's alarms, for an operator's screen (None: nothing to report)."""
         self.model = Model(name)
         self.chat_max_chars = lobby.config.chat_max_chars
@@ -157,6 +161,10 @@ class MoonApp(App[None]):
     # -- the session -----------------------------------------------------------------------
     def on_mount(self) -> None:
         self.push_screen(LobbyScreen())
+        if self.open_replay is not None and self.games is not None:
+            from .ui.games import GamesScreen
+
+            self.push_screen(GamesScreen(self.games, code=self.open_replay))
         if self.help_first:
             from .ui.help import HelpScreen
 

@@ -21,7 +21,7 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
-from . import banner, commands
+from . import banner, commands, game_commands  # noqa: F401 (game_commands registers)
 from .auth import DATABASE_PROBLEM, KeyToLink, MoonSSHServer
 from .bans import Bans
 from .config import ServerConfig
@@ -48,8 +48,9 @@ ENDS_AT_ONCE = 2
 IDENTIFY_TIMEOUT = 30.0
 """Seconds a channel waits for its connection's login to be settled."""
 
-MakeApp = Callable[[Player, bool], App[Any]]
-"""The player's app; the flag: open the help first (the player pressed ? on the banner)."""
+MakeApp = Callable[[Player, bool, str | None], App[Any]]
+"""The player's app; the flag: open the help first (the player pressed ? on the banner);
+the code: open that saved game in the replay viewer (`ssh -t host replay CODE`)."""
 
 NO_PTY = (
     "Moon is a full-screen game and needs an interactive terminal: "
@@ -219,11 +220,18 @@ class Door:
             write_line(process, refusal + "\n")
             process.exit(1)
             return
+        context = self._command_context(process, player)
+        replay = game_commands.replay_to_open(context, process.command or "")
         try:
             if await self._bans.refuse_if_banned(process, player):
                 process.exit(1)
+            elif replay is not None and not conn_playing(process):
+                # `ssh -t host replay CODE`: the player's app, opened on that game.
+                process.get_extra_info("connection").set_extra_info(moon_playing=True)
+                await self._welcome_then_play(process, player, replay=replay)
+                await _close_after_goodbye(process, process.get_extra_info("connection"), 0)
             else:
-                await commands.run(process, self._command_context(process, player))
+                await commands.run(process, context)
         finally:
             self._gate.left(player.name, player.address, guest=player.guest)
 
@@ -239,12 +247,13 @@ class Door:
             self.at_banner.discard(process)
 
     async def _welcome_then_play(
-        self, process: asyncssh.SSHServerProcess[bytes], player: Player
+        self, process: asyncssh.SSHServerProcess[bytes], player: Player,
+        replay: str | None = None,
     ) -> None:
         choice: banner.Choice = "lobby"
         height = 0
-        # A player coming back to a seat goes straight back to it.
-        if self._banner_first and not self._has_seat(player.name):
+        # A player coming back to a seat goes straight back to it; a replay, to the game.
+        if self._banner_first and replay is None and not self._has_seat(player.name):
             self.at_banner.add(process)
             try:
                 choice, height = await banner.show(
@@ -278,7 +287,7 @@ class Door:
 
         try:
             await run_game_session(
-                process, player, lambda p: self._make_app(p, choice == "help"),
+                process, player, lambda p: self._make_app(p, choice == "help", replay),
                 on_start=self._sessions.started, on_end=self._sessions.ended,
                 on_first_frame=first_frame, end_slots=self.end_slots,
                 limits=self._config.limits,
@@ -287,6 +296,11 @@ class Door:
             if not released:
                 released = True
                 self.start_slots.release()
+
+
+def conn_playing(process: asyncssh.SSHServerProcess[bytes]) -> bool:
+    """The connection runs a game session already (one per connection)."""
+    return bool(process.get_extra_info("connection").get_extra_info("moon_playing"))
 
 
 async def _close_after_goodbye(

@@ -41,6 +41,7 @@ from moon_tui.lobby import (
 from moon_tui.lobby.refusals import Refused
 
 from . import patches, teardown
+from .archive import ClubGames
 from .auth import AuthContext
 from .bans import Bans
 from .channel import GameSSHServer
@@ -68,7 +69,8 @@ SHUTDOWN_MESSAGE = ("The server is shutting down. Your table and your game will 
 RESTART_MESSAGE = ("The server is restarting. Your table and your game will be here when it "
                    "is back: your seat waits for you. Come back in a minute!")
 UI_MODULES = tuple(f"moon_tui.{name}" for name in (
-    "app", "ui.create", "ui.dialogs", "ui.help", "ui.keys", "ui.operator",
+    "app", "ui.create", "ui.dialogs", "ui.help", "ui.keys", "ui.operator", "ui.games",
+    "ui.replay",
 ))
 """Loaded at start: a screen's first use otherwise imports it inside the shared loop."""
 
@@ -335,8 +337,10 @@ class MoonServer:
         finally:
             self.connections.discard(conn)
 
-    def make_app(self, player: Player, help_first: bool = False) -> App[Any]:
-        """The player's app; it opens in the lobby (the server drew the welcome banner)."""
+    def make_app(self, player: Player, help_first: bool = False,
+                 replay: str | None = None) -> App[Any]:
+        """The player's app; it opens in the lobby (the server drew the welcome banner),
+        or with the saved game `replay` in the replay viewer (`ssh -t host replay CODE`)."""
         if self._app_factory is not None:
             return self._app_factory(player)
         from moon_tui.app import MoonApp
@@ -354,8 +358,10 @@ class MoonServer:
             driver_class=SSHDriver,
             # A guest's name is new at each visit: the guests of one address are one person.
             person=f"guests at {player.address}" if player.guest else None,
+            games=ClubGames(self.db, player),
         )
         app.help_first = help_first
+        app.open_replay = replay
         return app
 
     def _restart_asked(self, command: Restart | CancelRestart, by: str) -> Refused | None:

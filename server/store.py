@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from . import game_index
 from .datafolder import CannotStart
 from .journal import SCHEMA as JOURNAL_SCHEMA
 from .logtext import shown
@@ -168,6 +169,7 @@ class Database:
                 conn.execute("ALTER TABLE records ADD COLUMN digest TEXT")
             conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS records_once ON records(digest)")
             conn.commit()
+            game_index.migrate(conn)  # codes and list summaries for older records
         except (sqlite3.Error, OSError) as error:
             if conn is not None:
                 conn.close()
@@ -210,6 +212,11 @@ class Database:
         if self._reader is None:
             raise RuntimeError(f"database {self.path} is not open")
         return self._reader
+
+    def reader(self) -> sqlite3.Connection:
+        """The read-only connection, for a few indexed rows read at once on the loop (the
+        lists of saved games, `archive.py`): use it only on the loop's thread."""
+        return self._read()
 
     # --- alarms for the operators ---------------------------------------------------
 
@@ -402,6 +409,8 @@ class Database:
                     " VALUES (?, ?, ?, ?)",
                     (self.clock(), int(finished), text, digest),
                 )
+                if cursor.rowcount and cursor.lastrowid:
+                    game_index.index_record(db, cursor.lastrowid, record)
             return int(cursor.lastrowid or 0) if cursor.rowcount else 0
 
         return await self.run(save)

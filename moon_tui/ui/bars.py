@@ -194,8 +194,8 @@ class KeyBar(ClickBar):
                 keys = "".join(key_display(b.key) for b in bindings)
                 items.append(Item("", keys, group.description))
             else:
-                items.extend(Item(b.action, key_display(b.key), b.description)
-                             for b in bindings)
+                items.extend(Item(b.action, b.key_display or key_display(b.key),
+                                  b.description) for b in bindings)
         return tuple(items)
 
     def chosen(self, ident: str) -> None:

@@ -151,6 +151,7 @@ class LobbyScreen(MoonScreen):
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
         Binding("k", "keys", "keys"),
+        Binding("g", "games", "games"),
         Binding("o", "operator", "operator"),
         Binding("question_mark", "help", "help"),
         Binding("q", "app.quit", "quit"),
@@ -258,6 +259,8 @@ class LobbyScreen(MoonScreen):
             return self.moon.keys is not None
         if action == "operator":
             return self.moon.operator
+        if action == "games":
+            return self.moon.games is not None
         return True
 
     def action_new_table(self) -> None:
@@ -286,6 +289,12 @@ class LobbyScreen(MoonScreen):
 
         if self.moon.keys is not None:
             self.app.push_screen(KeysScreen(self.moon.keys))
+
+    def action_games(self) -> None:
+        from .games import GamesScreen
+
+        if self.moon.games is not None:
+            self.app.push_screen(GamesScreen(self.moon.games))
 
     def action_operator(self) -> None:
         from .operator import OperatorScreen
