@@ -112,7 +112,9 @@ async def test_a_ban_reason_is_plain_text_and_only_the_banned_player_reads_it(
         assert "banned" in stranger and "cheat" not in stranger
 
 
-async def test_an_operator_is_marked_in_the_online_list_in_chat_and_at_tables(tmp_path: Path) -> None:
+async def test_an_operator_is_marked_in_the_online_list_in_chat_and_at_tables(
+    tmp_path: Path,
+) -> None:
     olga_key = new_key()
     operators = {"olga": (openssh_line(olga_key),)}
     async with running_server(tmp_path, lobby_config=FAST, operators=operators) as server:
