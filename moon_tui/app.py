@@ -22,6 +22,7 @@ from textual.notifications import Notify, SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Static
 
+from .bots.analysis import Analyst
 from .lobby import Lobby, PlayerHandle
 from .lobby.messages import (
     ChatPosted,
@@ -109,7 +110,7 @@ class MoonApp(App[None]):
                  guest: bool = False, keys: KeyManager | None = None,
                  driver_class: type[Driver] | None = None,
                  health: ServerHealth | None = None, person: str | None = None,
-                 games: GameArchive | None = None) -> None:
+                 games: GameArchive | None = None, analyst: Analyst | None = None) -> None:
         super().__init__(driver_class=driver_class)
         self.lobby = lobby
         self.player_name = name
@@ -125,6 +126,7 @@ class MoonApp(App[None]):
         self.keys = keys
         self.health = health
         self.games = games
+        self.analyst = analyst
         self.open_replay: str | None = None
         """Open this saved game in the replay viewer at once (`ssh -t host replay CODE`)."""
         """The server's alarms, for an operator's screen (None: nothing to report)."""

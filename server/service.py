@@ -30,6 +30,7 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
+from moon_tui.bots.analysis import Analyst
 from moon_tui.lobby import (
     CancelRestart,
     Lobby,
@@ -153,6 +154,8 @@ class MoonServer:
             banner_first=app_factory is None,
         )
         self._lobby: Lobby | None = None
+        self.analyst: Analyst | None = None
+        """Weighs saved games' decisions in the lobby's bot workers (`bots/analysis.py`)."""
         self._listener: asyncssh.SSHAcceptor | None = None
         self.connections: set[asyncssh.SSHServerConnection] = set()
         """Logged-in connections, closed by `stop()`."""
@@ -231,6 +234,7 @@ class MoonServer:
                       on_ban=self.bans.ban,
                       on_restart=self._restart_asked, restart_news=self._restart_news)
         self._lobby = await lobby.__aenter__()
+        self.analyst = Analyst(lobby.bots)
         bans = self.bans
         context = AuthContext(
             self.config, self.db, self.gate, operators, self.sessions.names,
@@ -359,6 +363,7 @@ class MoonServer:
             # A guest's name is new at each visit: the guests of one address are one person.
             person=f"guests at {player.address}" if player.guest else None,
             games=ClubGames(self.db, player),
+            analyst=self.analyst,
         )
         app.help_first = help_first
         app.open_replay = replay

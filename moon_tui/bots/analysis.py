@@ -137,7 +137,8 @@ def _declarer_best(solvers: dict[int, Solver], hands: list[int], declarer: int,
     return out
 
 
-def double_dummy(view: SeatView, hands: Sequence[int], widow: int | None) -> dict[Action, int]:
+def double_dummy(view: SeatView, hands: Sequence[int], widow: int | None
+                 ) -> dict[Action, float]:
     """Each legal action of `view` (the chooser's, all `hands` known): the tricks the
     chooser's side can still take with best play. Empty for a bid."""
     assert view.seat is not None
@@ -158,7 +159,7 @@ def double_dummy(view: SeatView, hands: Sequence[int], widow: int | None) -> dic
     # The declarer's own choices: every trick of the hand is still to come.
     trumps = [view.trump] if view.trump is not None else heuristic.allowed_trumps(view)
     solvers = {t: Solver(t, len(h), side) for t in trumps}
-    out: dict[Action, int] = {}
+    out: dict[Action, float] = {}
     if view.phase is Phase.TRUMP:
         discards = None
         if view.rules.has_widow and not view.widow_taken and widow is not None:
@@ -285,7 +286,7 @@ class Analyst:
     async def _run(self, key: tuple[str, int, frozenset[int] | None],
                    tasks: list[DecisionTask]) -> HandAnalysis:
         try:
-            decisions = []
+            decisions: list[Decision] = []
             for task in tasks:
                 self._tell(key, len(decisions), len(tasks))
                 if len(task.view.legal) < 2:

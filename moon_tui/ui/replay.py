@@ -9,14 +9,18 @@ viewer's own seat: the timeline refuses the others.
 from __future__ import annotations
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
+from ..bots.analysis import HandAnalysis
+from ..bots.pool import WorkerLost
 from ..rules import Phase, SeatView
 from ..rules.timeline import Timeline
 from ..services import OpenedGame
+from .analysis_text import decision_lines, progress_line, swing_line
 from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .dominoes import HandTile, Mark
@@ -42,6 +46,8 @@ class ReplayScreen(MoonScreen):
         Binding("home", "to(0)", "start", key_display="Home"),
         Binding("end", "to(-1)", "end", key_display="End"),
         Binding("v", "view", "view"),
+        Binding("a", "analysis", "analysis"),
+        Binding("n", "swing", "next swing"),
         Binding("question_mark", "help", "help"),
         Binding("escape,q", "back", "back"),
     ]
@@ -56,6 +62,12 @@ class ReplayScreen(MoonScreen):
         self.views: list[int] = [ALL, *range(opened.record.rules.players)] \
             if seats is None else seats
         self.seat = self.views[0]
+        self.analysing = False
+        """The side panel weighs the decision at this position (`a`)."""
+        self.analysed: dict[int, HandAnalysis] = {}
+        self.progress: dict[int, tuple[int, int]] = {}
+        """Hands being weighed: (decisions done, decisions in all)."""
+        self.failed: set[int] = set()
 
     def compose_body(self) -> ComposeResult:
         yield Line(id="header")
@@ -93,6 +105,8 @@ class ReplayScreen(MoonScreen):
             centre = centre_panel(view, self.table, names)
         set_text(self.query_one("#centre", Static), centre)
         side = step_lines(timeline, index, self.opened.entry, self.opened.seat_changes, names)
+        if self.analysing:
+            side = self._with_analysis(side, names)
         set_text(self.query_one("#side", Static), side)
         set_text(self.query_one("#prompt", Static), self._prompt(names))
         shown = self.query_one(HandView)
@@ -110,10 +124,83 @@ class ReplayScreen(MoonScreen):
         at = panel.plain.find(" (you)")
         return panel if mine or at < 0 else panel[:at] + panel[at + len(" (you)"):]
 
+    def _with_analysis(self, side: Text, names: int) -> Text:
+        """The step's words and, below, the decision made from here weighed."""
+        hand, k = self.timeline.at(self.index)
+        width = self.query_one("#side", Static).content_size.width or 24
+        step = self.timeline.next_step(self.index)
+        done = self.analysed.get(hand)
+        text = side.copy()
+        text.append("\n\n")
+        if done is None:
+            if hand in self.failed:
+                text.append("This hand could not be weighed.", style="italic")
+            else:
+                text.append_text(progress_line(hand, *self.progress.get(hand, (0, 0))))
+            return text
+        decision = None if step is None else done.at(step.index)
+        if decision is None:
+            text.append("Only your own decisions are weighed in an unfinished game."
+                        if step is not None else "The hand is over.", style="dim")
+        else:
+            text.append_text(decision_lines(decision, self.opened.entry.seats, names, width))
+        text.append("\n")
+        text.append_text(swing_line(done, self.timeline))
+        return text
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "view":
             return len(self.views) > 1
+        if action == "analysis":
+            return self.moon.analyst is not None
+        if action == "swing":
+            return self.analysing
         return True
+
+    # -- analysis --------------------------------------------------------------------------
+    def action_analysis(self) -> None:
+        self.analysing = not self.analysing
+        self.refresh_bindings()
+        self._analyse_here()
+        self.draw()
+
+    def _analyse_here(self) -> None:
+        hand, _ = self.timeline.at(self.index)
+        if self.analysing and hand not in self.analysed and hand not in self.progress \
+                and hand not in self.failed:
+            self.progress[hand] = (0, 0)
+            self._analyse(hand)
+
+    @work(group="analysis")
+    async def _analyse(self, hand: int) -> None:
+        analyst = self.moon.analyst
+        assert analyst is not None
+
+        def told(done: int, total: int) -> None:
+            self.progress[hand] = (done, total)
+            if self.analysing and self.timeline.at(self.index)[0] == hand:
+                self.draw()
+
+        try:
+            self.analysed[hand] = await analyst.hand(self.opened.entry.code, self.timeline,
+                                                     hand, told)
+        except (WorkerLost, RuntimeError):
+            self.failed.add(hand)
+        finally:
+            self.progress.pop(hand, None)
+        if self.is_attached:
+            self.draw()
+
+    def action_swing(self) -> None:
+        """To the hand's next costliest decision after this one (round to the first)."""
+        hand, _ = self.timeline.at(self.index)
+        done = self.analysed.get(hand)
+        if done is None:
+            return
+        start = self.timeline.index_of((hand, 0))
+        places = sorted(start + d.index for d in done.swings())
+        if places:
+            self._go(next((p for p in places if p > self.index), places[0]))
 
     def _prompt(self, names: int) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -132,6 +219,7 @@ class ReplayScreen(MoonScreen):
         index = max(0, min(index, self.timeline.last))
         if index != self.index:
             self.index = index
+            self._analyse_here()
             self.draw()
 
     def action_step(self, direction: int) -> None:
