@@ -37,8 +37,9 @@ def _cost(value: float | None) -> str:
 
 
 def decision_lines(decision: Decision, seats: tuple[str, ...], names: int,
-                   width: int) -> Text:
-    """The choices of one decision, best first, the one made marked with what it cost."""
+                   width: int, rows: int = 99) -> Text:
+    """The choices of one decision, best first, the one made marked with what it cost;
+    in `rows` lines at most (the best ones and the one made)."""
     bid = decision.chosen.kind in ("pass", "bid")
     shown_dd = any(o.dd is not None for o in decision.options)
     text = heading(f"{fit(seats[decision.seat], names)}'s choice")
@@ -46,13 +47,19 @@ def decision_lines(decision: Decision, seats: tuple[str, ...], names: int,
         text.append("\nthe only legal one")
         return text
     unit = "points" if bid else "tricks"
-    cols = ("best  " if shown_dd else "") + "fair"
-    text.append(f"\n{unit:<9}{cols:>{10 if shown_dd else 5}}", style="dim")
-    for option in decision.options:
+    cols = ("best " if shown_dd else "") + " fair"
+    text.append(f"\n{unit:<8}{cols:>{10 if shown_dd else 5}}", style="dim")
+    options = list(decision.options)
+    room = max(2, rows - 2 - (1 if shown_dd else 0))
+    if len(options) > room:
+        best = options[:room - 1]
+        chosen = [o for o in options[room - 1:] if o.action == decision.chosen]
+        options = best + (chosen or options[room - 1:room])
+    for option in options:
         made = option.action == decision.chosen
-        line = f"{choice_words(option.action):<9}"
+        line = f"{choice_words(option.action):<8}"
         if shown_dd:
-            line += _figure(option.dd, 4) + "  "
+            line += _figure(option.dd, 4) + " "
         line += _figure(option.fair, 5, points=bid)
         text.append("\n")
         text.append(line, style="bold" if made else "")

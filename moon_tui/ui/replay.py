@@ -127,7 +127,8 @@ class ReplayScreen(MoonScreen):
     def _with_analysis(self, side: Text, names: int) -> Text:
         """The step's words and, below, the decision made from here weighed."""
         hand, k = self.timeline.at(self.index)
-        width = self.query_one("#side", Static).content_size.width or 24
+        size = self.query_one("#side", Static).content_size
+        width = size.width or 24
         step = self.timeline.next_step(self.index)
         done = self.analysed.get(hand)
         text = side.copy()
@@ -143,7 +144,9 @@ class ReplayScreen(MoonScreen):
             text.append("Only your own decisions are weighed in an unfinished game."
                         if step is not None else "The hand is over.", style="dim")
         else:
-            text.append_text(decision_lines(decision, self.opened.entry.seats, names, width))
+            rows = (size.height or 99) - len(text.plain.splitlines()) - 2
+            text.append_text(decision_lines(decision, self.opened.entry.seats, names, width,
+                                            rows))
         text.append("\n")
         text.append_text(swing_line(done, self.timeline))
         return text
