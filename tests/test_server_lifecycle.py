@@ -14,7 +14,7 @@ import pytest
 from moon_tui.lobby.journal import ChatRow, HandRow, TableRow
 from server.journal import SqliteJournal
 from server.store import Database, SQLiteRecordStore
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     moon_server_process,

@@ -25,7 +25,7 @@ from server.datafolder import DataFolderBusy
 from server.identity import fingerprint
 from server.service import MoonServer, load_or_create_host_key
 from server.store import Database, DatabaseUnusable, SQLiteRecordStore
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     eventually,

@@ -10,7 +10,7 @@ import pytest
 from moon_tui.lobby import Ban, LobbyConfig
 from server.config import Limits
 from server.linking import CODE_PROMPT
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     eventually,

@@ -17,7 +17,7 @@ from textual.widgets import Input
 
 from server.config import Limits
 from server.service import MoonServer
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     cursor_on,
     enter_lobby,

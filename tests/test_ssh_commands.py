@@ -13,7 +13,7 @@ import pytest
 from server import commands
 from server.commands import Answer, CommandContext
 from server.config import Limits
-from tests.support.probe import new_key, open_connection, running_server
+from tools.probe import new_key, open_connection, running_server
 from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh

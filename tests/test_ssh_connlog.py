@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.probe import eventually, refused, running_server
+from tools.probe import eventually, refused, running_server
 from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh

@@ -18,7 +18,7 @@ from server.config import Limits
 from server.door import ENDS_AT_ONCE
 from server.driver import SSHTerminal
 from server.identity import Player
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     click,
     enter_lobby,

@@ -17,7 +17,7 @@ from server import linking
 from server.config import Limits
 from server.identity import fingerprint, openssh_line
 from server.service import MoonServer
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     eventually,

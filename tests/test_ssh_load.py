@@ -16,7 +16,7 @@ from moon_tui.rules import GameState
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.waiting import WaitingScreen
 from server.config import Limits
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     eventually,

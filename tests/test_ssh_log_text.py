@@ -9,7 +9,7 @@ import asyncssh
 import pytest
 
 from server.logtext import shown
-from tests.support.probe import ScreenClient, enter_lobby, eventually, running_server
+from tools.probe import ScreenClient, enter_lobby, eventually, running_server
 from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh

@@ -20,7 +20,7 @@ from server.channel import REFUSED_CHANNELS_MAX, BoundedProcess, GameSSHServer
 from server.config import Limits
 from server.memory import FreezePolicy
 from server.service import MoonServer
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     cursor_on,
     enter_lobby,
