@@ -10,6 +10,7 @@ import pytest
 from moon_tui.lobby import Ban, LobbyConfig
 from server.config import Limits
 from server.linking import CODE_PROMPT
+from tests.support.settings import FAST
 from tools.probe import (
     ScreenClient,
     enter_lobby,
@@ -19,7 +20,6 @@ from tools.probe import (
     refused,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 

@@ -16,6 +16,7 @@ from moon_tui.rules import GameState
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.waiting import WaitingScreen
 from server.config import Limits
+from tests.support.settings import FAST
 from tools.probe import (
     ScreenClient,
     enter_lobby,
@@ -24,7 +25,6 @@ from tools.probe import (
     play_until,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 

@@ -20,6 +20,7 @@ from server.channel import REFUSED_CHANNELS_MAX, BoundedProcess, GameSSHServer
 from server.config import Limits
 from server.memory import FreezePolicy
 from server.service import MoonServer
+from tests.support.settings import FAST
 from tools.probe import (
     ScreenClient,
     cursor_on,
@@ -30,7 +31,6 @@ from tools.probe import (
     refused,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 
