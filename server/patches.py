@@ -81,6 +81,8 @@ Textual assumes one app per process. Measured over SSH:
     the garbage collector to track, most of them never used. About 5% of a club server's
     CPU went to building them (py-spy), and more to collecting them. Here each cache is
     made the first time it is used.
+    Measured: +40.3% of CPU per table update with Textual's `Strip.__init__` back (9
+    apps; an upper bound: the slots that make a cache when first read stay in both).
 
 12. A frame rendered every widget in the rectangle around all that changed, and each of
     them whole, though only the changed cells are sent: when the table's prompt and its
