@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 import asyncssh  # noqa: E402
 
-from tests.support.probe import (  # noqa: E402
+from tools.probe import (  # noqa: E402
     ScreenClient,
     changed,
     enter_lobby,

@@ -73,8 +73,9 @@ ENDED_SECONDS = 4.0
 """How long the reason a session ended stays on screen before the app exits."""
 RELIES_ON = (
     (App, "_background_screens", "the screens drawn under the top one, and is_current"),
+    (App, "is_headless", "the app's driver is _driver: the window title is written to it"),
 )
-"""Private parts of Textual `MoonApp` overrides: (owner, name, what it relies on)."""
+"""Private parts of Textual `MoonApp` overrides or reads: (owner, name, what it relies on)."""
 
 
 class SessionOver(MoonModal):
@@ -155,7 +156,7 @@ class MoonApp(App[None]):
         was then drawn at every lobby change, and each change redrew the whole table
         screen on top. Here a screen with an opaque background hides the rest; a
         translucent dialog still shows what is under it (`RELIES_ON`)."""
-        stack = self._screen_stack
+        stack = self.screen_stack
         if stack and stack[-1].styles.background.a == 1:
             return []
         return super()._background_screens

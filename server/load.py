@@ -51,6 +51,11 @@ class LoadWatch:
         self._cpu: deque[tuple[float, float]] = deque()
         """(when, the process's CPU seconds) about once a second, over the window."""
 
+    @property
+    def stalls(self) -> int:
+        """Stalls noted within the window."""
+        return len(self._stalls)
+
     async def run(self) -> None:
         while True:
             began = time.monotonic()

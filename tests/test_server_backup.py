@@ -18,7 +18,7 @@ import pytest
 from moon_tui.lobby import LobbyConfig
 from server.identity import openssh_line
 from server.service import MoonServer
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     decide_once,
     enter_lobby,

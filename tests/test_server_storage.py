@@ -25,7 +25,8 @@ from server.datafolder import DataFolderBusy
 from server.identity import fingerprint
 from server.service import MoonServer, load_or_create_host_key
 from server.store import Database, DatabaseUnusable, SQLiteRecordStore
-from tests.support.probe import (
+from tests.support.settings import FAST
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     eventually,
@@ -33,7 +34,6 @@ from tests.support.probe import (
     open_connection,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 

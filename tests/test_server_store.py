@@ -13,7 +13,7 @@ import pytest
 from server.identity import AccountKeys, Player, fingerprint, openssh_line
 from server.link_codes import LinkCodes
 from server.store import Database
-from tests.support.probe import new_key
+from tools.probe import new_key
 
 
 @pytest.fixture

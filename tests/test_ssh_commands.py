@@ -13,8 +13,8 @@ import pytest
 from server import commands
 from server.commands import Answer, CommandContext
 from server.config import Limits
-from tests.support.probe import new_key, open_connection, running_server
 from tests.support.settings import FAST
+from tools.probe import new_key, open_connection, running_server
 
 pytestmark = pytest.mark.ssh
 

@@ -18,7 +18,8 @@ from server.config import Limits
 from server.door import ENDS_AT_ONCE
 from server.driver import SSHTerminal
 from server.identity import Player
-from tests.support.probe import (
+from tests.support.settings import FAST
+from tools.probe import (
     ScreenClient,
     click,
     enter_lobby,
@@ -27,7 +28,6 @@ from tests.support.probe import (
     open_connection,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 

@@ -12,7 +12,7 @@ import pytest
 from moon_tui.lobby import Ban, LobbyConfig
 from server.config import Limits
 from server.identity import openssh_line, skeleton
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     cursor_on,
     enter_lobby,

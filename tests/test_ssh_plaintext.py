@@ -19,7 +19,7 @@ from moon_tui.lobby import LobbyConfig
 from moon_tui.lobby.messages import Kick
 from server.game_session import CRASHED
 from server.service import MoonServer
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     cursor_on,
     enter_lobby,

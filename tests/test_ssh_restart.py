@@ -27,7 +27,7 @@ from moon_tui.ui.words import restart_words
 from server.cli import RESTART_EXIT_STATUS
 from server.service import MoonServer
 from tests.manual_clock import ManualClock
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     moon_server_process,

@@ -361,7 +361,7 @@ def test_the_help_says_the_rules_of_the_table() -> None:
     assert "first bidder moves one seat clockwise each hand" in default
     assert "belongs to both its numbers' suits" in default
     assert "A double that is not a trump belongs to its own number only" in default
-    assert "no trump (follow-me: in every suit the double is highest)" in default
+    assert "no trump (in every suit the double is highest)" in default
     assert "the doubles (6-6 highest down to 0-0)" in default
     assert "First to 21 points" in default and "made moon wins the game" in default
     assert "face down: only the declarer sees it" in default
@@ -385,7 +385,7 @@ def test_the_help_says_the_rules_of_the_table() -> None:
                                    no_trump=False, min_bid=3, moon_wins_game=False))
     assert "must bid" in custom and "names trump first, then takes the widow" in custom
     assert "wins even when tied or behind" in custom
-    assert "doubles (6-6" not in custom and "follow-me" not in custom
+    assert "doubles (6-6" not in custom and "no trump (" not in custom
     assert "from 3 to 7 tricks" in custom and "wins the game at once" not in custom
 
 

@@ -89,7 +89,7 @@ class GameScreen(MoonScreen):
         Binding("p", "pass", "pass"),
         Binding("m", "bid(21)", "moon"),
         Binding("d", "trump(7)", "doubles"),
-        Binding("n", "trump(8)", "none"),
+        Binding("n", "trump(8)", "no trump"),
         Binding("r", "rematch", "rematch"),
         Binding("l", "last_trick", "last trick"),
         Binding("t", "played", "played"),
@@ -355,7 +355,7 @@ class GameScreen(MoonScreen):
             for trump, count in trump_counts(view):
                 code = f"a{Action.make_trump(trump).code}"
                 if trump == TRUMP_NONE:
-                    out.append(Item(code, "n", "none"))
+                    out.append(Item(code, "n", "no trump"))
                 elif trump == TRUMP_DOUBLES:
                     out.append(Item(code, "d", f"doubles ({count})"))
                 else:
@@ -426,7 +426,7 @@ class GameScreen(MoonScreen):
         if view.phase is Phase.DISCARD:
             return f"You took the widow (W). Discard one tile: ←→ Enter or {keys}."
         if view.phase is Phase.TRUMP:
-            return "Name trump: a number, d doubles or n none. (How many trumps you'd hold.)"
+            return "Name trump: a number, d doubles or n no trump. (How many trumps you'd hold.)"
         if n == 1:
             return "Your turn: play your last tile (Enter or 1)."
         prompt = f"Your turn: play a tile (←→ Enter, or {keys})."

@@ -55,7 +55,7 @@ def rules_text(rules: Rules) -> str:
     if rules.doubles_trump:
         choices.append(f"the doubles (6-6 highest down to {numbers[0]}-{numbers[0]})")
     if rules.no_trump:
-        choices.append("no trump (follow-me: in every suit the double is highest)")
+        choices.append("no trump (in every suit the double is highest)")
     parts.append("Trump: the declarer names " + "; or ".join(choices) + ".")
     parts.append(
         "Suits: a trump belongs only to the trump suit. A double that is not a trump "

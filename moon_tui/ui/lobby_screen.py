@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -194,7 +194,8 @@ class LobbyScreen(MoonScreen):
     def on_screen_suspend(self) -> None:
         self._to_table = bool(self.moon.model.tables)  # leaving for a table
 
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        # (Textual calls each class's own handler: MoonParts' runs too.)
         if self._to_table:
             # Back from a table: the cursor starts at the first table, as on arrival.
             self._to_table = False

@@ -21,6 +21,9 @@ from ..lobby.messages import (
 )
 
 CHAT_KEPT = 200
+"""Lines of each chat (the lobby's, each table's) the model keeps while the session lasts,
+and the chat panes show: the lobby sends the last `lobby.chat.CHAT_KEPT` of a room to
+who arrives, and the session adds each new line to them."""
 
 
 @dataclass

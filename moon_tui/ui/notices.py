@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from ..lobby.messages import Disconnected, Notice, TableLeft
 from ..lobby.notices import Ending, Leave, Tell
-from ..rules import Action
+from ..rules import TRUMP_DOUBLES, TRUMP_NONE, Action
 from ..rules.illegal import Param
 from .dominoes import small_tile
 from .words import bid_words, trump_words
@@ -30,8 +30,9 @@ def _action(params: Params) -> str:
     if action.kind == "discard" and action.tile is not None:
         return f"discarded {small_tile(action.tile)}"
     if action.kind == "trump" and action.trump is not None:
-        return f"named {trump_words(action.trump)}" + (
-            " trump" if trump_words(action.trump) not in ("no trump", "doubles") else "")
+        # "named 3s trump", "named doubles", "named no trump"
+        said = trump_words(action.trump)
+        return f"named {said}" + ("" if action.trump in (TRUMP_DOUBLES, TRUMP_NONE) else " trump")
     if action.kind == "pass":
         return "passed"
     return f"bid {bid_words(action)}"

@@ -1,7 +1,7 @@
 """A scripted SSH player: a real asyncssh client with a PTY, its screen read through pyte.
 
-Used by the tests and by `bench/ssh_load.py` and `bench/attacks.py`; needs `pyte` (in the
-test extras), which is why it lives here and not in the `server` package.
+Used by the tests and by `bench/` (`ssh_load.py`, `attacks.py`, `passes.py`); needs `pyte`
+(in the test extras), which is why it lives here and not in the `server` package.
 """
 
 from __future__ import annotations
