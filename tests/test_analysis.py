@@ -19,8 +19,8 @@ from moon_tui.rules.record import as_record
 from moon_tui.rules.tiles import mask_of
 from moon_tui.rules.timeline import Timeline
 from moon_tui.ui.dominoes import small_tile
-from tests.support.probe import ScreenClient, enter_lobby, new_key, running_server
 from tests.support.settings import FAST
+from tools.probe import ScreenClient, enter_lobby, new_key, running_server
 
 SEATS = ("ann", "bob", "cy")
 SEED = 8

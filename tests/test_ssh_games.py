@@ -19,7 +19,8 @@ from moon_tui.rules.cli import random_game, replay_command
 from moon_tui.services import GameQuery
 from server.game_index import list_games
 from server.store import Database
-from tests.support.probe import (
+from tests.support.settings import FAST
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     lines,
@@ -27,7 +28,6 @@ from tests.support.probe import (
     open_connection,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 
