@@ -203,7 +203,8 @@ async def fill_the_disk(db: Database) -> None:
         count = iter(range(1_000_000))
         _fill(conn, "INSERT INTO accounts VALUES (?, 0, 0)",
               lambda size: (f"~filler{next(count)}" + "x" * size,))
-        _fill(conn, "INSERT INTO account_keys VALUES (?, '~filler', '', 0)",
+        _fill(conn, "INSERT INTO account_keys (fingerprint, name, public_key, added)"
+              " VALUES (?, '~filler', '', 0)",
               lambda size: (f"~filler{next(count)}" + "x" * size,))
         _fill(conn, "INSERT INTO records (saved_at, finished, record) VALUES (0, 0, ?)",
               lambda size: (json.dumps({"filler": "x" * size}),))
