@@ -15,7 +15,6 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from moon_tui.lobby import LobbyConfig
 from moon_tui.lobby.messages import Kick
 from server.game_session import CRASHED
 from server.service import MoonServer
@@ -25,7 +24,7 @@ from tests.support.probe import (
     enter_lobby,
     eventually,
     new_key,
-    running_server,
+    operator_club,
 )
 
 pytestmark = pytest.mark.ssh
@@ -38,12 +37,7 @@ CHAT_PLACEHOLDER = "c: chat with everyone"
 async def club(tmp_path: Path, olga_key: asyncssh.SSHKey, *,
                motd: str = "") -> AsyncIterator[MoonServer]:
     """A server where olga (with `olga_key`) is an operator."""
-    olga_line = olga_key.export_public_key("openssh").decode()
-    lobby = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
-                        bot_time_budget=0.05,
-                        operators=frozenset({"olga"}), motd=motd)
-    async with running_server(tmp_path, lobby_config=lobby, motd=motd,
-                              operators={"olga": (olga_line,)}) as server:
+    async with operator_club(tmp_path, olga_key, motd=motd) as server:
         yield server
 
 

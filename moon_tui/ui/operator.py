@@ -192,8 +192,8 @@ def load_words(load: LoadFacts) -> str:
     state = "BUSY" if load.busy else "brisk"
     stalls = "no stall" if not load.stalls else \
         f"{load.stalls} stall{'s' if load.stalls != 1 else ''} (up to {load.longest_ms:.0f} ms)"
-    return (f"Load: {state} · {stalls} over {load.stall_ms:.0f} ms in the last {window} · "
-            f"{load.cpu_share:.0%} of a core")
+    return f"Load: {state} · {stalls} over {load.stall_ms:.0f} ms in the last {window}"
+
 
 
 # --- the screen ---------------------------------------------------------------------------
