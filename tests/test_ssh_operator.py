@@ -56,8 +56,9 @@ async def dashboard(server: MoonServer, olga_key: asyncssh.SSHKey,
 
 async def type_command(olga: ScreenClient, command: str) -> None:
     """`:` then the command, typed once the command line has the focus."""
-    await olga.press(":")
-    await olga.wait_for(lambda s: cursor_on(olga, COMMAND_LINE))
+    if not cursor_on(olga, COMMAND_LINE):  # after a typed command the line keeps the focus
+        await olga.press(":")
+        await olga.wait_for(lambda s: cursor_on(olga, COMMAND_LINE))
     await olga.press(command, "enter")
     await olga.wait_for(lambda s: f"Sent: {command}" in s or "✗" in s)
 
@@ -75,7 +76,7 @@ async def select_row(client: ScreenClient, name: str) -> None:
                 return
         before = client.text()
         await client.press("down")
-        await client.wait_for(lambda s: s != before, 3)
+        await client.wait_for(lambda s, before=before: s != before, 3)
     raise AssertionError(f"no row {name!r} to select:\n{client.text()}")
 
 
@@ -150,7 +151,10 @@ async def test_a_kick_keeps_the_player_out_for_the_time_given_and_unban_lets_the
         await logs_in(server.port, "nobody")  # guests elsewhere: as ever
 
         # The bans list shows it with its end; unban from the list lets ann back at once.
-        await olga.press("tab", "tab")
+        await olga.press("tab", "tab")  # from the command line to the lists: the bans
+
+
+
         screen = await olga.wait_for(lambda s: re.search(r"ann +kick +(29|30)m left", s))
         assert "spamming chat" in row_of(screen, "ann")
         await olga.press("u")

@@ -25,6 +25,7 @@ from tests.support.probe import (
     eventually,
     new_key,
     operator_club,
+    operator_command_line,
 )
 
 pytestmark = pytest.mark.ssh
@@ -74,8 +75,7 @@ async def test_a_broadcast_and_a_chat_line_reach_another_player_as_written(
         await enter_lobby(ann)
         await enter_lobby(olga)
 
-        await olga.press("o")
-        await olga.wait_for("Operator")
+        await operator_command_line(olga)
         await olga.press(*"say [/] tea at 8", "enter")
         await olga.wait_for("Sent: say [/] tea at 8")
         await ann.wait_for("[/] tea at 8")
@@ -109,12 +109,14 @@ async def test_a_kick_reason_is_shown_as_written_and_sends_no_escape_sequence(
         await enter_lobby(ann)
         olga = await server.lobby.connect("olga", operator=True)
         olga.send(Kick("ann", "[/] bye \x1b]0;pwned\x07"))
-        await ann.wait_for("removed by an operator (olga): [/] bye")  # the last screen
+        await ann.wait_for("removed by an operator (olga) for 10 minutes:")  # last screen
+
         await ann.press("enter")
         await ann.wait_closed()
         await olga.close()
         # The reason is on the last screen and the farewell line, its escape sequence
         # (which would retitle the player's terminal) on neither.
         assert CRASHED not in ann.text()
-        assert bytes(ann.raw).rstrip().endswith(b"(olga): [/] bye ]0;pwned")
+        assert bytes(ann.raw).rstrip().endswith(b"(olga) for 10 minutes: [/] bye ]0;pwned")
+
         assert b"\x1b]0;pwned" not in ann.raw

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-
 from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn, wait_for
 from textual.widgets import Input
 

@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from ..lobby.messages import Invite
-from .base import MoonModal
+from .base import MoonModal, set_text
 from .lobby_screen import place_words
 from .rows import RowList
 from .words import named
@@ -48,8 +48,8 @@ class InviteScreen(MoonModal):
                                         place_words(place, lobby.tables))))
         self.query_one(RowList).set_rows(rows)
         if not rows:
-            self.query_one("#invite-note", Static).update(
-                "Nobody else is online (or they all sit here already).")
+            set_text(self.query_one("#invite-note", Static),
+                     "Nobody else is online (or they all sit here already).")
 
     @on(RowList.Selected)
     def _invite(self, event: RowList.Selected) -> None:

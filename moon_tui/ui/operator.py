@@ -245,6 +245,9 @@ class OperatorScreen(MoonModal):
         self.section = 0
         self._bans: list[BanFacts] = []
         self._members: list[MemberFacts] = []
+        self._from_list = False
+        """The command line was filled from a list: Enter goes back to it."""
+
 
     @property
     def health(self) -> ServerHealth | None:
@@ -351,11 +354,9 @@ class OperatorScreen(MoonModal):
         return True
 
     def action_section(self, step: int) -> None:
-        line = self.query_one("#operator-line", Input)
-        if line.has_focus:  # Tab from the command line goes back to the list
-            self._list().focus()
-            return
+        """The next list (from the command line too: Tab always goes to a list)."""
         self.section = (self.section + step) % len(SECTIONS)
+
         self._show_section()
         if SECTIONS[self.section].key == "members":
             self.read_stored()
@@ -371,9 +372,11 @@ class OperatorScreen(MoonModal):
         if verb == "unkey" and not fingerprint:
             return
         self.action_type(words[verb])
+        self._from_list = True
 
     def action_type(self, text: str) -> None:
         """Write `text` into the command line and go there, to finish and send it."""
+        self._from_list = False
         line = self.query_one("#operator-line", Input)
         line.value = text
         line.cursor_position = len(text)
@@ -381,11 +384,12 @@ class OperatorScreen(MoonModal):
 
     def action_close(self) -> None:
         line = self.query_one("#operator-line", Input)
-        if line.has_focus:  # Esc leaves the command line first
+        if line.has_focus and line.value:  # Esc first drops what was typed
             line.clear()
             self._list().focus()
             return
         self.dismiss(None)
+
 
     def _say(self, text: str) -> None:
         set_text(self.query_one("#operator-message", Static), text, layout=True)
@@ -398,7 +402,8 @@ class OperatorScreen(MoonModal):
             self._say(f"✗ {exc}")
             return
         event.input.clear()
-        self._list().focus()
+        if self._from_list:  # back where the command came from: the list, or the line
+            self._list().focus()
         if isinstance(command, RenameMember | RemoveMemberKey):
             self.change_member(command)
             return

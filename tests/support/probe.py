@@ -415,8 +415,18 @@ async def running_server(
         await server.stop()
 
 
+async def operator_command_line(client: ScreenClient) -> str:
+    """From the lobby, an operator opens the dashboard (`o`) and goes to its command line
+    (`:`); what is typed next is a command. Returns the screen."""
+    await client.press("o")
+    await client.wait_for("Tab: next list")
+    await client.press(":")
+    return await client.wait_for(lambda s: cursor_on(client, ": a command"))
+
+
 @contextlib.asynccontextmanager
 async def operator_club(
+
     data: Path, olga_key: asyncssh.SSHKey, **options: Any
 ) -> AsyncIterator[MoonServer]:
     """`running_server` where olga (with `olga_key`) is an operator, playing fast (no
