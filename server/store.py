@@ -303,10 +303,11 @@ class Database:
                         (name, now, now),
                     )
                     db.execute(
-                        "INSERT INTO account_keys (fingerprint, name, public_key, added)"
-                        " VALUES (?, ?, ?, ?)",
-                        (fingerprint, name, public_key, now),
+                        "INSERT INTO account_keys (fingerprint, name, public_key, added,"
+                        " last_used) VALUES (?, ?, ?, ?, ?)",
+                        (fingerprint, name, public_key, now, now),
                     )
+
             except sqlite3.IntegrityError:
                 return False
             return True

@@ -317,8 +317,14 @@ class OperatorScreen(MoonModal):
     def _set_rows(self, key: str, rows: list[Row]) -> None:
         rows_list = self.query_one(f"#list-{key}", RowList)
         had = rows_list.selected is not None
-        if rows_list.set_rows(rows) and had != (rows_list.selected is not None):
+        if not rows_list.set_rows(rows):
+            return
+        # A list shown after it was hidden drew only its first changed line (its size
+        # while hidden); a dashboard is one per operator: the whole list is cheap.
+        rows_list.refresh()
+        if had != (rows_list.selected is not None):
             self.refresh_bindings()
+
 
     def _show_section(self) -> None:
         shown = SECTIONS[self.section]
@@ -346,8 +352,10 @@ class OperatorScreen(MoonModal):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "list_command":
             section = SECTIONS[self.section].key
-            if parameters[0] not in ACTIONS[section]:
-                return False
+            if parameters[0] not in ACTIONS[section] or \
+                    self.query_one("#operator-line", Input).has_focus:
+                return False  # while typing, letters are words (Tab goes to the list)
+
             return True if self._list().selected else None
         if action in ("section", "type"):
             return not self.query_one("#operator-line", Input).has_focus or action == "section"
