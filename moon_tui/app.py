@@ -37,6 +37,7 @@ from .lobby.messages import (
     TableLeft,
     TableUpdate,
 )
+from .lobby.notices import Tell
 from .services import GameArchive, KeyManager, ServerHealth
 from .ui.base import MoonModal, MoonParts, MoonScreen
 from .ui.context import ScreenContext
@@ -254,7 +255,9 @@ class MoonApp(App[None]):
             severity = {"info": "information", "warning": "warning", "error": "error"}
             self.notify(notice_words(event), title=notice_title(event),
                         severity=severity[event.level],  # type: ignore[arg-type]
-                        timeout=6)
+                        timeout=10 if event.code is Tell.INVITED else 6)
+            if event.code is Tell.INVITED:
+                self.screen.refresh_bindings()  # the lobby's `y` joins it now
         elif isinstance(event, RestartNotice):
             self.notify(restart_words(event), title="Restart", severity="warning",
                         timeout=RESTART_NOTICE_SECONDS)

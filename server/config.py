@@ -73,6 +73,12 @@ class Limits:
     address_ban_days: float = 7.0
     """A ban also refuses guests and new names from the addresses the banned name last
     used, for this many days (keyed players of those addresses still get in; 0: never)."""
+    kick_minutes: float = _LOBBY.kick_minutes
+    """A kicked player (their name, and guests and new names from their address) is kept
+    out this long, unless the operator gives a time (`kick bob 30m rude`)."""
+    board_minutes: float = _LOBBY.board_minutes
+    """An operator's broadcast stays on the lobby's notice board this long, unless the
+    operator gives a time (`say 2h tea at 8`) or a new one replaces it."""
     idle_minutes: float = 30.0
     """No key pressed for this long ends the session."""
     keepalive_seconds: float = 30.0

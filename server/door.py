@@ -104,6 +104,8 @@ class Door:
         self._banner_first = banner_first
         self.port = config.port
         """The port players connect to (named in the help text); set once listening."""
+        self.motd: Callable[[], str] = lambda: config.motd
+        """The message of the day as it is now (operators change it from the game)."""
         self.closing = False
         self.handlers: set[asyncio.Task[Any]] = set()
         """Channel handlers still running: `stop()` waits for them."""
@@ -257,7 +259,8 @@ class Door:
             self.at_banner.add(process)
             try:
                 choice, height = await banner.show(
-                    process, player.name, self._config.motd, client_profile(process),
+                    process, player.name, self.motd(), client_profile(process),
+
                     idle_seconds=self._config.limits.idle_minutes * 60,
                 )
             finally:

@@ -46,17 +46,20 @@ from .archive import ClubGames
 from .auth import AuthContext
 from .bans import Bans
 from .channel import GameSSHServer
+from .club import ServerClub
 from .config import ServerConfig
 from .connlog import ConnectionLog
+from .dashboard import Dashboard
 from .datafolder import DataFolderLock
 from .door import Door
 from .driver import SSHDriver
 from .game_session import AppFactory
-from .identity import AccountKeys, Player, fingerprint
+from .identity import Player, fingerprint
 from .journal import SqliteJournal
 from .limits import Gate
 from .link_codes import LinkCodes
 from .load import LoadWatch
+from .members import AccountKeys
 from .memory import FreezePolicy
 from .registry import SessionRegistry
 from .restart import RestartCountdown
@@ -147,6 +150,11 @@ class MoonServer:
             on_ended=None if self.memory is None else lambda _: self._memory_session_ended(),
         )
         self.bans = Bans(self.db, self.sessions, config.limits)
+        self.club = ServerClub(self.db, self.bans)
+        """Kicks, unbans, the notice board and players' settings, made to last."""
+        self.dashboard = Dashboard(self.db, self.sessions, lambda: self.lobby, self.load,
+                                   config.operators)
+        """What the operators' screen shows and changes."""
         self.door = Door(
             config, db=self.db, gate=self.gate, link_codes=self.link_codes,
             sessions=self.sessions, bans=self.bans, make_app=self.make_app,
@@ -232,9 +240,11 @@ class MoonServer:
         limits = self.config.limits
         lobby = Lobby(self._lobby_config, self.records, journal=SqliteJournal(self.db),
                       on_ban=self.bans.ban,
-                      on_restart=self._restart_asked, restart_news=self._restart_news)
+                      on_restart=self._restart_asked, restart_news=self._restart_news,
+                      keeper=self.club, kept=await self.club.load())
         self._lobby = await lobby.__aenter__()
         self.analyst = Analyst(lobby.bots)
+        self.door.motd = lambda: lobby.motd
         bans = self.bans
         context = AuthContext(
             self.config, self.db, self.gate, operators, self.sessions.names,
@@ -358,7 +368,8 @@ class MoonServer:
             keys=None if player.guest else AccountKeys(
                 self.db, player, self.link_codes, self.port
             ),
-            health=self.db if player.operator else None,
+            health=self.dashboard if player.operator else None,
+
             driver_class=SSHDriver,
             # A guest's name is new at each visit: the guests of one address are one person.
             person=f"guests at {player.address}" if player.guest else None,

@@ -201,11 +201,13 @@ async def test_an_operator_broadcasts_and_kicks_from_the_lobby() -> None:
             assert "o operator" in screen_text(app)
             await pilot.press("o")
             await wait_for(pilot, lambda: isinstance(app.screen, OperatorScreen), "the dialog")
-            await pilot.press(*"shout", "enter")
+            await pilot.press("colon", *"shout", "enter")  # `:` goes to the command line
             assert "not an operator command" in screen_text(app)
             await pilot.press(*["backspace"] * 5)  # the line stays for mending
             await pilot.press(*"say tables close at ten", "enter")
-            await pilot.press(*"kick bob enough", "enter")
+            await pilot.press(*"kick bob enough", "enter")  # the line keeps the focus
+
+
             seen: list[object] = []
 
             async def drain() -> None:

@@ -22,7 +22,8 @@ from .base import MoonParts
 from .panel import DRAWN_KEPT, KeepsDrawn, keep, recall
 
 KEY_NAMES = {"question_mark": "?", "escape": "esc", "enter": "⏎", "left": "←",
-             "right": "→", "ctrl+s": "^s", "ctrl+q": "^q", "space": "space"}
+             "right": "→", "ctrl+s": "^s", "ctrl+q": "^q", "space": "space", "colon": ":"}
+
 
 
 def key_display(key: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Collection
 
 from rich.text import Text
@@ -12,7 +13,10 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from ..lobby.messages import (
+    BoardNote,
     ChatPosted,
+    Invitations,
+    JoinByCode,
     JoinSeat,
     LobbyUpdate,
     Place,
@@ -134,8 +138,26 @@ def online_text(online: tuple[str, ...], me: str, places: tuple[Place, ...] = ()
     return text
 
 
+def board_text(note: BoardNote | None, motd: str, now: float) -> Text:
+    """The lobby's notice board: the operators' note (who put it up, when it comes down)
+    and the message of the day, one line each, as plain text."""
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    if motd:
+        text.append("Today: ", style="bold")
+        text.append(" ".join(motd.split()))
+    if note is not None:
+        if text.plain:
+            text.append("\n")
+        until = "" if note.until is None else \
+            f", until {time.strftime('%H:%M', time.localtime(note.until))}"
+        text.append(f"Notice from {note.by or 'the server'}{until}: ", style="bold")
+        text.append(" ".join(note.text.split()))
+    return text
+
+
 def table_row(info: TableInfo, rules_width: int = 18, seats_width: int = 19,
               operators: Collection[str] = ()) -> tuple[str, ...]:
+
     name = info.name + (" (private)" if info.private else "")
     return (name, rules_cell(info.rules, rules_width, info.turn_seconds),
             seats_cell(info, seats_width, operators), status_cell(info), watch_cell(info))
@@ -148,6 +170,8 @@ class LobbyScreen(MoonScreen):
         Binding("j", "join", "join"),
         Binding("w", "watch", "watch"),
         Binding("i", "invite", "by code"),
+        Binding("y", "accept_invitation", "join invite"),
+        Binding("x", "invitations", "invitations on/off", show=False),
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
         Binding("k", "keys", "keys"),
@@ -169,6 +193,7 @@ class LobbyScreen(MoonScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
+        yield Static(id="board")
         if self.moon.guest:
             yield Static(GUEST_NOTE, id="guest-note")
         yield RowList(COLUMNS, flex=(RULES_COLUMN, SEATS_COLUMN), id="tables")
@@ -211,7 +236,13 @@ class LobbyScreen(MoonScreen):
         header.append(" Moon ", style="bold reverse")
         header.append(" lobby · you are ")
         header.append(self.moon.player_name, style="bold")
+        board = self.query_one("#board", Static)
+        words = board_text(lobby.board, lobby.motd, time.time()) if lobby else Text()
+        if board.display != bool(words.plain):
+            board.display = bool(words.plain)
+        set_text(board, words, layout=True)
         if lobby is None:
+
             set_text(self.query_one("#header", Static), header)
             return
         if lobby.tables:
@@ -256,6 +287,8 @@ class LobbyScreen(MoonScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("join", "watch"):
             return True if self._selected_id() is not None else None
+        if action == "accept_invitation":
+            return self.moon.model.invitation is not None
         if action == "keys":
             return self.moon.keys is not None
         if action == "operator":
@@ -279,6 +312,16 @@ class LobbyScreen(MoonScreen):
         table_id = self._selected_id()
         if table_id is not None:
             self.moon.send(Spectate(table_id))
+
+    def action_accept_invitation(self) -> None:
+        invitation = self.moon.model.invitation
+        if invitation is not None:
+            self.moon.model.invitation = None
+            self.moon.send(JoinByCode(str(invitation.get("code", ""))))
+            self.refresh_bindings()
+
+    def action_invitations(self) -> None:
+        self.moon.send(Invitations(not self.moon.model.invitations_on))
 
     def action_invite(self) -> None:
         from .dialogs import InviteCodeScreen

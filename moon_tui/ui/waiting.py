@@ -64,6 +64,7 @@ class WaitingScreen(MoonScreen):
         Binding("v", "level", "level"),
         Binding("t", "take_seat", "sit here"),
         Binding("s", "start", "start"),
+        Binding("i", "invite", "invite"),
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
         Binding("question_mark", "help", "help"),
@@ -187,7 +188,13 @@ class WaitingScreen(MoonScreen):
     def action_take_seat(self) -> None:
         self.moon.send(JoinSeat(self.table_id, self._seat()))
 
+    def action_invite(self) -> None:
+        from .invite import InviteScreen
+
+        self.app.push_screen(InviteScreen(self.table_id))
+
     def action_start(self) -> None:
+
         self.moon.send(StartGame(self.table_id))
 
     def action_leave(self) -> None:
