@@ -145,6 +145,7 @@ class GameScreen(MoonScreen):
             # Nobody else can read a chat at a table played alone.
             self.query_one(ChatPanel).display = False
         self.query_one("#lesson").display = self.moon.lesson is not None
+        self.set_class(self.moon.lesson is not None, "-lesson")
         model = self.moon.model
         self._finished = model.finished.get(self.table_id)
         update = model.tables.get(self.table_id)

@@ -60,20 +60,19 @@ def _bidding(view: SeatView, names: Sequence[str]) -> str:
                 "thinking…")
     best, count = _best_suit(view.hand)
     bids = sorted(a.bid for a in view.legal if a.kind == "bid" and a.bid != MOON and a.bid)
-    intro = ("Your first hand of Moon!\n\nTiles: the 28 dominoes from 0-0 to 6-6 less "
-             "those with a 0 (0-0 stays). Each number is a suit: 6-4 is a 6 and a 4; a "
-             "double, 6-6, only a 6.\n\n") if not view.bids else f"Bids: {said}.\n\n"
+    intro = ("Your first hand of Moon!\nEach number is a suit: 6-4 is a 6 and a 4; a "
+             "double, 6-6, only a 6.\n") if not view.bids else f"Bids: {said}.\n"
     if not bids:
         return intro + "Someone bid higher than you could: press p to pass."
     low = bids[0]
     if count >= 4 and low <= count:
-        advice = (f"You hold {count} {best}s"
-                  f"{' with the ' + str(Tile.of(best, best)) if Tile.of(best, best) in view.hand else ''}"
-                  f": strong. Press {low} to bid {low}.")
+        double = Tile.of(best, best)
+        top = f" with the {double}" if double in view.hand else ""
+        advice = f"You hold {count} {best}s{top}: strong. Press {low} to bid {low}."
     else:
         advice = "Your hand is weak: press p to pass."
-    return (intro + "Bid: how many of the 7 tricks you will take if you choose trump. "
-            f"The highest bid wins. {advice}")
+    return (intro + "Bid how many of the 7 tricks you will take with the trump of your "
+            f"choice. The highest bid wins.\n{advice}")
 
 
 def _widow(view: SeatView, names: Sequence[str]) -> str:
@@ -105,7 +104,8 @@ def _tricks(view: SeatView, names: Sequence[str]) -> str:
     target = ""
     if view.declarer is not None and view.bid is not None:
         need = view.bid if view.bid != MOON else 7
-        target = f" ({_name(names, view.declarer, view.seat)} need{'s' if view.declarer != view.seat else ''} {need})"
+        mine = view.declarer == view.seat
+        target = f" ({_name(names, view.declarer, view.seat)} need{'' if mine else 's'} {need})"
     return f"Tricks: {won}{target}."
 
 
@@ -132,10 +132,14 @@ def _play(view: SeatView, names: Sequence[str]) -> str:
             parts.append("You took the last trick: you lead.")
         trumps = [t for t in view.hand if IS_TRUMP[trump] & mask_of([t])]
         if trumps:
-            parts.append(f"Leading trumps draws out the others' trumps; your {trumps[0]} "
+            top = max(trumps, key=lambda t: (t.is_double, t.high if trump == TRUMP_DOUBLES
+                                             else t.other_end(trump)))
+            parts.append(f"Leading trumps draws out the others' trumps: your {top} "
                          "is your highest. Any tile is allowed.")
         else:
-            parts.append("Lead your strongest tile: a double is the highest of its suit.")
+            strong = max(view.hand, key=lambda t: (t.is_double, t.high, t.low))
+            parts.append(f"No trumps left in your hand: lead your strongest tile, your "
+                         f"{strong} (a double is the highest of its suit).")
         return "\n\n".join(parts)
     suit = trick.suit_led
     first = trick.plays[0]
@@ -161,9 +165,9 @@ def _score(view: SeatView, names: Sequence[str], finish: str) -> str:
         return "Everybody passed: the hand is dealt again."
     who = _name(names, result.declarer, me)
     took = result.tricks_won[result.declarer]
-    verdict = "made the bid" if result.made else "fell short: the bid is lost"
+    verdict = "made the bid" if result.made else "fell short"
     points = ", ".join(f"{_name(names, s, me)} {p:+d}" for s, p in enumerate(result.points))
-    return (f"The hand is over. {who.capitalize()} bid {result.bid} and took {took} "
-            f"tricks: {verdict}.\n\nScore: a made bid scores the bid; a failed one costs "
-            f"it. Every other player scores 1 per trick. This hand: {points}. First to "
-            f"{view.rules.target} wins.\n\nYou know the game now! {finish}")
+    return (f"{who.capitalize()} bid {result.bid} and took {took} tricks: {verdict}.\n"
+            "A made bid scores the bid, a failed one costs it; the others score 1 a "
+            f"trick. This hand: {points}. First to {view.rules.target} wins.\n"
+            f"You know the game now!\n{finish}")
