@@ -8,10 +8,12 @@ import random
 import re
 
 from test_ui_support import FAST, current_view, screen_text, wait_for
+from textual.pilot import Pilot
 
 from moon_tui.bots.pool import Request, decide
 from moon_tui.lesson import LESSON_RULES, LESSON_SEED, LessonApp
 from moon_tui.lobby import Lobby
+from moon_tui.local import parse_args
 from moon_tui.rules import Action, GameState, Phase, SeatView, Tile
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.lesson_text import FINISH, lesson_step
@@ -91,34 +93,40 @@ def test_a_weak_hand_is_told_to_pass_and_a_watcher_gets_no_lesson() -> None:
     assert lesson_step(dataclasses.replace(first, seat=None), NAMES) == ""
 
 
+async def play_the_lesson(pilot: Pilot[None], app: LessonApp) -> list[str]:
+    """Play the learner's hand as the lesson's words say; the words shown at each turn."""
+    await wait_for(pilot, lambda: isinstance(app.screen, GameScreen)
+                   and (v := current_view(app)) is not None and v.my_turn,
+                   "the lesson's table, my bid")
+    assert "Your first hand" in screen_text(app)
+    shown: list[str] = []
+    for _ in range(40):
+        view = current_view(app)
+        assert view is not None
+        if view.phase is Phase.DEAL:
+            break
+        words = str(app.screen.query_one("#lesson").render())
+        shown.append(words)
+        action = as_told(words, view)
+        if action.kind == "play" or action.kind == "discard":
+            assert action.tile is not None
+            await pilot.press(str(view.hand.index(action.tile) + 1))
+        else:
+            key = {"pass": "p"}.get(action.kind, str(action.bid or action.trump))
+            await pilot.press(key)
+        await wait_for(pilot, lambda v=view: (w := current_view(app)) is not v  # type: ignore[misc]
+                       and w is not None and (w.my_turn or w.phase is Phase.DEAL),
+                       "my next turn")
+    return shown
+
+
 async def test_the_lesson_hand_played_as_the_lesson_says_then_the_club_lobby() -> None:
     club = Lobby(FAST)
     async with club:
         watcher = await club.connect("bea")
         app = LessonApp("ann", club=club, config=LESSON_FAST)
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen)
-                           and (v := current_view(app)) is not None and v.my_turn,
-                           "the lesson's table, my bid")
-            assert "Your first hand" in screen_text(app)
-            shown: list[str] = []
-            for _ in range(40):
-                view = current_view(app)
-                assert view is not None
-                if view.phase is Phase.DEAL:
-                    break
-                words = str(app.screen.query_one("#lesson").render())
-                shown.append(words)
-                action = as_told(words, view)
-                if action.kind == "play" or action.kind == "discard":
-                    assert action.tile is not None
-                    await pilot.press(str(view.hand.index(action.tile) + 1))
-                else:
-                    key = {"pass": "p"}.get(action.kind, str(action.bid or action.trump))
-                    await pilot.press(key)
-                await wait_for(pilot, lambda v=view: (w := current_view(app)) is not v  # type: ignore[misc]
-                               and w is not None and (w.my_turn or w.phase is Phase.DEAL),
-                               "my next turn")
+            shown = await play_the_lesson(pilot, app)
             assert any("You must follow" in w for w in shown)
             assert "You know the game now!" in screen_text(app)
             assert "Enter: finish the lesson and go to the lobby" in screen_text(app)
@@ -130,3 +138,20 @@ async def test_the_lesson_hand_played_as_the_lesson_says_then_the_club_lobby() -
             assert app.lesson is None and not app.solo
             assert "bea" in screen_text(app)
         await watcher.close()
+
+
+def test_moon_lesson_on_the_command_line() -> None:
+    assert parse_args(["--lesson"]).lesson and not parse_args([]).lesson
+
+
+async def test_alone_the_lesson_ends_in_a_game_against_the_computers() -> None:
+    app = LessonApp("ann", config=LESSON_FAST)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await play_the_lesson(pilot, app)
+        first = app.current_table
+        assert "Enter: finish the lesson and play a game" in screen_text(app)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.current_table not in (None, first)
+                       and current_view(app) is not None, "a new game")
+        assert app.lesson is None and app.solo
+        assert not app.screen.query_one("#lesson").display
