@@ -73,8 +73,8 @@ def test_the_lesson_says_what_to_do_in_each_phase() -> None:
     assert "the declarer leads the first trick" in play[0]
     assert "your 5-5 is your highest" in play[0]
     assert any("You must follow" in w and "solid border" in w for w in play)
-    assert any("You have no" in w and "A trump (5s) wins it" in w for w in play)
-    assert any("took that trick with" in w for w in play)
+    assert any("You have no" in w and "A trump (5s) beats them" in w for w in play)
+    assert any("took the trick with" in w for w in play)
     waiting = [w for v, w in steps if v.phase is Phase.PLAY and not v.my_turn]
     assert waiting and all("to play" in w and "Tricks: you" in w for w in waiting)
     end = steps[-1][1]

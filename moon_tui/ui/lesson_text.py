@@ -116,9 +116,9 @@ def _play(view: SeatView, names: Sequence[str]) -> str:
     parts: list[str] = []
     if (trick is None or not trick.plays) and last is not None and last.winner is not None:
         win_tile = next(t for s, t in last.plays if s == last.winner)
-        parts.append(f"{_name(names, last.winner, me).capitalize()} took that trick with "
-                     f"{win_tile}: the highest trump wins, else the highest tile of the "
-                     "suit led.")
+        parts.append(f"{_name(names, last.winner, me).capitalize()} took the trick with "
+                     f"{win_tile}: the highest trump wins, else the highest of the suit "
+                     "led.")
     if not view.my_turn:
         who = _name(names, view.to_move or 0, me)
         parts.append(f"{who.capitalize()} to play.")
@@ -127,15 +127,15 @@ def _play(view: SeatView, names: Sequence[str]) -> str:
     trump = view.trump if view.trump is not None else TRUMP_NONE
     if trick is None or not trick.plays:
         if not view.tricks:
-            parts.append("Play: the declarer leads the first trick.")
+            parts.append("Play: the declarer leads the first trick, any tile.")
         else:
-            parts.append("You took the last trick: you lead.")
+            parts[-1:] = [parts[-1] + " The winner leads next."] if parts else []
         trumps = [t for t in view.hand if IS_TRUMP[trump] & mask_of([t])]
         if trumps:
             top = max(trumps, key=lambda t: (t.is_double, t.high if trump == TRUMP_DOUBLES
                                              else t.other_end(trump)))
-            parts.append(f"Leading trumps draws out the others' trumps: your {top} "
-                         "is your highest. Any tile is allowed.")
+            parts.append(f"Leading trumps draws out the others': your {top} is your "
+                         "highest.")
         else:
             strong = max(view.hand, key=lambda t: (t.is_double, t.high, t.low))
             parts.append(f"No trumps left in your hand: lead your strongest tile, your "
@@ -149,9 +149,15 @@ def _play(view: SeatView, names: Sequence[str]) -> str:
         parts.append(f"You must follow {led}: the tiles you may play have a solid border "
                      "and a digit.")
     else:
-        trumpname = trump_words(trump) if trump not in (TRUMP_NONE, TRUMP_DOUBLES) else "trumps"
-        parts.append(f"You have no {led}: play any tile. A trump ({trumpname}) wins it; "
-                     "otherwise throw a low tile.")
+        trumps = [t for t in view.hand if IS_TRUMP[trump] & mask_of([t])]
+        if trumps and suit != SUIT_TRUMP:
+            low = min(trumps, key=lambda t: (t.is_double, t.high + t.low))
+            parts.append(f"You have no {led}: play any tile. A trump "
+                         f"({trump_words(trump)}) beats them: your {low}, your lowest.")
+        else:
+            low = min(view.hand, key=lambda t: (t.is_double, t.high + t.low))
+            parts.append(f"You have no {led}: play any tile. You cannot win it: throw "
+                         f"a low one, your {low}.")
     if trick.winning_seat is not None:
         parts.append(f"{_name(names, trick.winning_seat, me).capitalize()} "
                      f"{'are' if trick.winning_seat == me else 'is'} winning it so far.")
