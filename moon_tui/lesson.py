@@ -17,7 +17,7 @@ from typing import Any
 from textual import on
 
 from .lobby import Lobby, LobbyConfig, PlayerHandle
-from .lobby.messages import Disconnected, Event
+from .lobby.messages import Event
 from .local import LocalMoonApp
 from .rules import Rules
 from .ui.game import GameScreen
@@ -59,8 +59,9 @@ class LessonApp(LocalMoonApp):
         return await super().open_handle()
 
     def take(self, event: Event) -> None:
-        if self._moving and isinstance(event, Disconnected):
-            return  # the lesson's lobby closing behind the learner: not the session's end
+        if self._moving:
+            return  # the lesson's lobby closing behind the learner: its table's end, its
+            # goodbye ("the server is shutting down"), are not the player's news
         super().take(event)
 
     @on(GameScreen.LessonOver)

@@ -6,10 +6,13 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
+from pathlib import Path
+from typing import Any
 
 from test_ui_support import FAST, current_view, screen_text, wait_for
 from textual.pilot import Pilot
 
+import moon_tui.app as app_module
 from moon_tui.bots.pool import Request, decide
 from moon_tui.lesson import LESSON_RULES, LESSON_SEED, LessonApp
 from moon_tui.lobby import Lobby
@@ -93,6 +96,17 @@ def test_a_weak_hand_is_told_to_pass_and_a_watcher_gets_no_lesson() -> None:
     assert lesson_step(dataclasses.replace(first, seat=None), NAMES) == ""
 
 
+class ToldLessonApp(LessonApp):
+    """Keeps every notice it shows."""
+
+    CSS_PATH = str(Path(app_module.__file__).parent / LessonApp.CSS_PATH)
+    told: list[str] = []
+
+    def notify(self, message: str, **options: Any) -> None:
+        self.told = [*self.told, message]
+        super().notify(message, **options)
+
+
 async def play_the_lesson(pilot: Pilot[None], app: LessonApp) -> list[str]:
     """Play the learner's hand as the lesson's words say; the words shown at each turn."""
     await wait_for(pilot, lambda: isinstance(app.screen, GameScreen)
@@ -124,7 +138,7 @@ async def test_the_lesson_hand_played_as_the_lesson_says_then_the_club_lobby() -
     club = Lobby(FAST)
     async with club:
         watcher = await club.connect("bea")
-        app = LessonApp("ann", club=club, config=LESSON_FAST)
+        app = ToldLessonApp("ann", club=club, config=LESSON_FAST)
         async with app.run_test(size=(80, 24)) as pilot:
             shown = await play_the_lesson(pilot, app)
             assert any("You must follow" in w for w in shown)
@@ -137,6 +151,9 @@ async def test_the_lesson_hand_played_as_the_lesson_says_then_the_club_lobby() -
                            and "Online (2)" in screen_text(app), "the club's lobby")
             assert app.lesson is None and not app.solo
             assert "bea" in screen_text(app)
+            # The lesson's lobby closing behind the learner says nothing (it told "The
+            # table closed: the server is shutting down" in a toast).
+            assert app.told == []
         await watcher.close()
 
 
