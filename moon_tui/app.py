@@ -125,6 +125,8 @@ class MoonApp(App[None]):
         name; `Lobby.connect`)."""
         self.solo = False
         """A game played alone (`moon`, set by LocalMoonApp): no lobby, no chat."""
+        self.lesson: str | None = None
+        """The first lesson is on (`moon_tui/lesson.py`): what its last step offers."""
         self.keys = keys
         self.health = health
         self.games = games

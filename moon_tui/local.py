@@ -12,6 +12,7 @@ import getpass
 import logging
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from textual.worker import Worker
 
@@ -41,8 +42,10 @@ class LocalMoonApp(MoonApp):
 
     def __init__(self, name: str, rules: Rules, *, level: BotLevel = "normal",
                  config: LobbyConfig | None = None, seed: int | None = None,
-                 turn_seconds: int | None = None, set_up_table: bool = True) -> None:
-        super().__init__(Lobby(config or LobbyConfig(), seed=seed), name)
+                 turn_seconds: int | None = None, set_up_table: bool = True,
+                 **app_options: Any) -> None:
+        """`app_options` go to `MoonApp` (a lesson at the server passes the session's)."""
+        super().__init__(Lobby(config or LobbyConfig(), seed=seed), name, **app_options)
         self.rules = rules
         self.level: BotLevel = level
         self.turn_seconds = turn_seconds
@@ -128,6 +131,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=number_in(0, 2**63 - 1), default=None,
                         help="shuffle seed, to replay a game")
     parser.add_argument("--fast", action="store_true", help="computer players do not pause")
+    parser.add_argument("--lesson", action="store_true",
+                        help="learn to play: one guided hand, then a game")
     parser.add_argument("--log", default=None, metavar="FILE",
                         help="write the game's log to FILE (nothing is logged otherwise)")
     return parser.parse_args(argv)
@@ -162,8 +167,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = LobbyConfig(bot_delay=0.0 if args.fast else 0.6, trick_pause=0.0 if args.fast else 1.5,
                          hand_result_seconds=0.0 if args.fast else 10.0,
                          hand_pause=0.5 if args.fast else 2.0)
-    app = LocalMoonApp(name, rules, level=args.level, config=config, seed=args.seed,
-                       turn_seconds=args.timer)
+    app: LocalMoonApp
+    if args.lesson:
+        from .lesson import LessonApp
+
+        app = LessonApp(name)
+    else:
+        app = LocalMoonApp(name, rules, level=args.level, config=config, seed=args.seed,
+                           turn_seconds=args.timer)
     app.run()
     return 0
 

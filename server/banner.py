@@ -23,7 +23,7 @@ from moon_tui.ui.plain import printable
 from .driver import OUTPUT_LIMIT
 from .terminal import TerminalProfile
 
-Choice = Literal["lobby", "help", "quit", "idle"]
+Choice = Literal["lobby", "help", "lesson", "quit", "idle"]
 
 BANNER = r"""
  __  __
@@ -53,11 +53,11 @@ def welcome_lines(name: str, motd: str) -> list[tuple[str, str]]:
     if motd:
         lines += [(printable(line, lines=False), "italic")
                   for line in motd.strip().splitlines()] + [("", "")]
-    lines.append(("Press Enter to go to the lobby, ? for help.", ""))
+    lines.append(("Press Enter to go to the lobby, l to learn to play, ? for help.", ""))
     return lines
 
 
-KEYS = " ⏎ go to the lobby  ? help  q quit"
+KEYS = " ⏎ go to the lobby  l learn to play  ? help  q quit"
 STARTING = " Starting your game, one moment…"
 _QUIT = (b"q", b"Q", b"\x03", b"\x04")  # q, Ctrl+C, Ctrl+D
 REPAINT_DELAY = 0.1
@@ -148,7 +148,8 @@ async def show(
     process: asyncssh.SSHServerProcess[bytes], name: str, motd: str,
     profile: TerminalProfile, *, idle_seconds: float,
 ) -> tuple[Choice, int]:
-    """Draw the banner and wait for a key: Enter (the lobby), ? (help) or q (quit).
+    """Draw the banner and wait for a key: Enter (the lobby), ? (help), l (the first
+    lesson) or q (quit).
 
     Returns the choice and the terminal's height (for the status line): "idle" when the
     client said nothing for `idle_seconds`, "quit" too when it closed its input."""
@@ -184,4 +185,6 @@ async def _wait_for_choice(
             return "lobby", painter.height
         if data == b"?":
             return "help", painter.height
+        if data in (b"l", b"L"):
+            return "lesson", painter.height
         # anything else (arrows, mouse, garbage) is ignored

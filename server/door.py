@@ -48,8 +48,9 @@ ENDS_AT_ONCE = 2
 IDENTIFY_TIMEOUT = 30.0
 """Seconds a channel waits for its connection's login to be settled."""
 
-MakeApp = Callable[[Player, bool, str | None], App[Any]]
-"""The player's app; the flag: open the help first (the player pressed ? on the banner);
+MakeApp = Callable[[Player, str, str | None], App[Any]]
+"""The player's app; the first string: what the player chose on the banner ("lobby",
+"help" to open the help first, "lesson" for the first lesson);
 the code: open that saved game in the replay viewer (`ssh -t host replay CODE`)."""
 
 NO_PTY = (
@@ -265,7 +266,7 @@ class Door:
                 )
             finally:
                 self.at_banner.discard(process)
-            if choice in ("lobby", "help") and (
+            if choice in ("lobby", "help", "lesson") and (
                 self.closing or await self._bans.refuse_if_banned(process, player)
             ):
                 return  # told by close() / refused just now
@@ -290,7 +291,7 @@ class Door:
 
         try:
             await run_game_session(
-                process, player, lambda p: self._make_app(p, choice == "help", replay),
+                process, player, lambda p: self._make_app(p, choice, replay),
                 on_start=self._sessions.started, on_end=self._sessions.ended,
                 on_first_frame=first_frame, end_slots=self.end_slots,
                 limits=self._config.limits,

@@ -351,17 +351,18 @@ class MoonServer:
         finally:
             self.connections.discard(conn)
 
-    def make_app(self, player: Player, help_first: bool = False,
+    def make_app(self, player: Player, first: str = "lobby",
                  replay: str | None = None) -> App[Any]:
         """The player's app; it opens in the lobby (the server drew the welcome banner),
-        or with the saved game `replay` in the replay viewer (`ssh -t host replay CODE`)."""
+        with the help over it (`first` "help"), at the first lesson's table of its own
+        ("lesson": a table no one else sees, then the club's lobby), or with the saved
+        game `replay` in the replay viewer (`ssh -t host replay CODE`)."""
         if self._app_factory is not None:
             return self._app_factory(player)
         from moon_tui.app import MoonApp
+        from moon_tui.lesson import LessonApp
 
-        app = MoonApp(
-            self.lobby,
-            player.name,
+        options: dict[str, Any] = dict(
             motd=self.config.motd,
             operator=player.operator,
             guest=player.guest,
@@ -376,7 +377,12 @@ class MoonServer:
             games=ClubGames(self.db, player),
             analyst=self.analyst,
         )
-        app.help_first = help_first
+        app: MoonApp
+        if first == "lesson":
+            app = LessonApp(player.name, club=self.lobby, **options)
+        else:
+            app = MoonApp(self.lobby, player.name, **options)
+        app.help_first = first == "help"
         app.open_replay = replay
         return app
 

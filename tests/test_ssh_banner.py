@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from pathlib import Path
@@ -19,7 +20,8 @@ FAST = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pau
 async def test_the_banner_comes_before_any_app_and_enter_opens_the_lobby(
     tmp_path: Path,
 ) -> None:
-    async with running_server(tmp_path, lobby_config=FAST, motd="Tuesday: club night") as server:
+    club_night = dataclasses.replace(FAST, motd="Tuesday: club night")
+    async with running_server(tmp_path, lobby_config=club_night, motd=club_night.motd) as server:
         client = await ScreenClient.connect(server.port, "ann")
         screen = await client.wait_for("go to the lobby")
         assert "Welcome, guest-" in screen and "Tuesday: club night" in screen
@@ -55,3 +57,21 @@ async def test_question_mark_opens_the_lobby_with_the_help_and_q_leaves(
         assert "Goodbye from Moon." in leaving.text()
         started = [r.getMessage() for r in caplog.records if "session start" in r.getMessage()]
         assert len(started) == 1 and bea[1] not in started[0]  # q on the banner started no app
+
+
+async def test_l_on_the_banner_opens_the_first_lesson_at_a_table_nobody_else_sees(
+    tmp_path: Path,
+) -> None:
+    """Issue 34, item 6: `l` on the banner, the lesson's first words, then its next step."""
+    async with running_server(tmp_path, lobby_config=FAST) as server:
+        client = await ScreenClient.connect(server.port, "ann")
+        banner_text = await client.wait_for("go to the lobby")
+        assert "l to learn to play" in banner_text and "l learn to play" in banner_text
+        await client.press("l")
+        await client.wait_for("Your first hand of Moon!")
+        await client.wait_for("Press 4 to bid 4")
+        assert server.sessions.count == 1
+        assert server.lobby.tables() == ()  # the lesson's table is its own, not the club's
+        await client.press("4")
+        await client.wait_for("You won the bidding", timeout=20)
+        await client.close()

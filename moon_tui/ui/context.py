@@ -20,6 +20,8 @@ class ScreenContext(Protocol):
     """Logged in without a key: a name for this visit only, no keys to manage."""
     solo: bool
     """A game played alone in one's own terminal (`moon`): no lobby, nobody to chat with."""
+    lesson: str | None
+    """The first lesson is on (`moon_tui/lesson.py`): what its last step offers, else None."""
     chat_max_chars: int
     """The longest chat line the lobby takes."""
     keys: KeyManager | None

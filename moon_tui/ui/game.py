@@ -32,6 +32,7 @@ from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .dominoes import HandTile, Mark
 from .hand import HandView
+from .lesson_text import lesson_step
 from .panel import Line, LinePanel
 from .plain import plain
 from .refusals import refusal_words
@@ -79,6 +80,9 @@ class GameScreen(MoonScreen):
             super().__init__()
             self.table_id = table_id
             self.seconds_left = seconds_left
+
+    class LessonOver(Message):
+        """The learner read the first lesson's last step (Enter): the app moves on."""
 
     AUTO_FOCUS = "HandView"
     BINDINGS = [
@@ -130,6 +134,7 @@ class GameScreen(MoonScreen):
             yield LinePanel(id="centre")
             yield ChatPanel(placeholder="c: chat at this table",
                             max_length=self.moon.chat_max_chars, id="chat")
+            yield Static(id="lesson")
         yield Line(id="prompt")
         yield ClickBar(id="actions")
         yield HandView(id="hand")
@@ -139,6 +144,8 @@ class GameScreen(MoonScreen):
         if self.moon.solo:
             # Nobody else can read a chat at a table played alone.
             self.query_one(ChatPanel).display = False
+        self.query_one("#lesson").display = self.moon.lesson is not None
+        self.set_class(self.moon.lesson is not None, "-lesson")
         model = self.moon.model
         self._finished = model.finished.get(self.table_id)
         update = model.tables.get(self.table_id)
@@ -204,6 +211,10 @@ class GameScreen(MoonScreen):
         self._draw_hand(view, finished)
         self._draw_actions(view)
         self._draw_prompt()
+        if self.moon.lesson is not None:
+            names = [seat_name(update.table, s) for s in range(len(view.hand_sizes))]
+            set_text(self.query_one("#lesson", Static),
+                     lesson_step(view, names, self.moon.lesson), layout=True)
         self._start_timer()
         state = self._bindings_state(view)
         if state != self.bindings_state:
@@ -410,6 +421,8 @@ class GameScreen(MoonScreen):
             over = ("Everybody passed" if view.results and view.results[-1].redeal
                     else "The hand is over")
             if self._may_see(view):
+                if self.moon.lesson is not None:
+                    return f"{over}. {self.moon.lesson}"
                 return f"{over}. Enter: on to the next hand."
             return f"{over}; the next one is dealt when everyone has read it."
         if not view.my_turn:
@@ -505,6 +518,10 @@ class GameScreen(MoonScreen):
 
     def action_choose(self) -> None:
         view = self._view
+        if view is not None and self._may_see(view) and self.moon.lesson is not None \
+                and not view.results[-1].redeal:
+            self.post_message(self.LessonOver())
+            return
         if view is not None and self._may_see(view):
             self._seen_hand = view.hand_number
             self.moon.send(HandSeen(self.table_id, view.hand_number))

@@ -93,6 +93,12 @@ def rules_text(rules: Rules) -> str:
     return "\n\n".join(parts)
 
 
+LEARN = ("A guided first hand at a table of your own, with computer players: press l on "
+         "the welcome screen when you log in (or run `moon --lesson` in your own "
+         "terminal). It explains the tiles, bidding, the widow, trump, following suit, "
+         "who takes a trick and the score as you play.")
+
+
 def key_name(key: str) -> str:
     names = {"question_mark": "?", "escape": "Esc", "enter": "Enter", "left": "←",
              "right": "→", "ctrl+s": "Ctrl+S", "ctrl+q": "Ctrl+Q"}
@@ -171,7 +177,8 @@ class HelpScreen(MoonModal):
             yield Static("Help", classes="title")
             with VerticalScroll(id="help-scroll"):
                 rules, title = self._rules()
-                yield Static(heading(f"{title}\n") + Text(rules_text(rules)))
+                yield Static(heading("New to Moon? Learn to play\n") + Text(LEARN))
+                yield Static(heading(f"\n{title}\n") + Text(rules_text(rules)))
                 yield Static(heading("\nKeys\n") + keys_text(
                     operator=self.moon.operator, keys=self.moon.keys is not None,
                     solo=self.moon.solo, games=self.moon.games is not None))
