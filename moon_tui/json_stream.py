@@ -55,7 +55,7 @@ class JsonStream:
 
     def __init__(self, file: BinaryIO, offset: int | None = None, chunk: int = CHUNK) -> None:
         self.file = file
-        self._chunk = chunk
+        self.chunk = chunk
         self._decoder = codecs.getincrementaldecoder("utf-8")()
         self._read_bytes = file.tell() if offset is None else offset
         """Offset in the file of the next byte to read."""
@@ -90,7 +90,7 @@ class JsonStream:
     def _more(self) -> None:
         """Read at least a chunk more, and as much as the buffer holds unread (a member
         read again and again as it grows costs twice its length, not its square)."""
-        text = self._read(max(self._chunk, len(self._buffer) - self._pos))
+        text = self._read(max(self.chunk, len(self._buffer) - self._pos))
         gone = self._buffer[:self._pos]
         if gone:
             newlines = gone.count("\n")
@@ -106,7 +106,7 @@ class JsonStream:
         """Read the rest of the file, only to find bytes that are not UTF-8 (`NotUtf8Error`):
         like `json.loads` of a decoded file, a file that is not text is that first."""
         while not self.ended:
-            self._read(self._chunk)
+            self._read(self.chunk)
 
     # -- positions and errors ------------------------------------------------------------
     def byte_offset(self) -> int:
@@ -149,7 +149,7 @@ class JsonStream:
     def _rest_is_blank(self) -> bool:
         blank = not self._buffer[self._pos:].strip()
         while not self.ended:
-            if self._read(self._chunk).strip():
+            if self._read(self.chunk).strip():
                 blank = False
         return blank
 

@@ -159,6 +159,7 @@ def random_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                  f"players={options['players']} disagree")
             options["players"] = args.players
         rules = Rules.make(**options)
+        rules.check_new()
     except RulesError as exc:
         err.write(f"moon-rules: {one_line(str(exc), MESSAGE_MAX)}\n")
         return 2

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Final
 
-from ..json_stream import JsonStream, JsonSyntaxError, NotUtf8Error
+from ..json_stream import CHUNK, JsonStream, JsonSyntaxError, NotUtf8Error
 from ..shown import brief
 from .actions import BIDS, PASS, Action
 from .illegal import IllegalActionError
@@ -193,7 +193,7 @@ def parse_record(text: str) -> Record:
     return dataclasses.replace(record, hands=tuple(record.hands))
 
 
-def read_record(file: BinaryIO) -> Record:
+def read_record(file: BinaryIO, *, chunk: int = CHUNK) -> Record:
     """The record in a seekable binary `file`, from its current offset, checked whole
     (JSON, the rules and seats, the shape of every hand: `RecordFormatError` says what is
     wrong and where, as for the whole text) but not held: its `hands` are read again from
@@ -203,8 +203,9 @@ def read_record(file: BinaryIO) -> Record:
     A record of 250,000 hands decoded whole held a gigabyte (issue 31); read this way, a
     replay holds one hand. Errors are found in the order of a reading of the whole text:
     bytes that are not UTF-8, then JSON, then the shape, key by key and hand by hand.
+    `chunk` is how many bytes are read at a time.
     """
-    stream = JsonStream(file)
+    stream = JsonStream(file, chunk=chunk)
     try:
         found = _scan(stream)
     except JsonSyntaxError as exc:
@@ -258,7 +259,7 @@ def _scan(stream: JsonStream) -> _Scanned:
                 found.hands = None
             continue
         members.pop("hands", None)
-        hands = found.hands = HandsInFile(stream.file, stream.byte_offset())
+        hands = found.hands = HandsInFile(stream, stream.byte_offset())
         try:
             rules: Rules | None = _rules_from(members.get("rules", {}))
         except RecordFormatError:
@@ -280,8 +281,9 @@ class HandsInFile:
     """The hands of a record in a file, read (and their shape checked) again each time they
     are walked: the hands of a `Record` that `read_record` gives."""
 
-    def __init__(self, file: BinaryIO, offset: int) -> None:
-        self.file = file
+    def __init__(self, stream: JsonStream, offset: int) -> None:
+        self.file = stream.file
+        self.chunk = stream.chunk
         self.offset = offset
         """Where the list starts in the file (its `[`)."""
         self.count = 0
@@ -309,7 +311,7 @@ class HandsInFile:
 
     def _raw(self) -> Iterator[Any]:
         try:
-            yield from JsonStream(self.file, self.offset).items()
+            yield from JsonStream(self.file, self.offset, self.chunk).items()
         except (JsonSyntaxError, NotUtf8Error, RecursionError):
             raise RecordFormatError("the file changed while it was read", "hands") from None
 
