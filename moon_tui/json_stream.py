@@ -22,6 +22,9 @@ CHUNK: Final = 1 << 16
 _WHITESPACE: Final = re.compile(r"[ \t\n\r]*")
 _DECODER: Final = json.JSONDecoder()
 _BOM: Final = "\ufeff"
+_NUMBER_LOOKAHEAD: Final = 2
+"""Characters after a decoded value that must be in the buffer before it is taken: a
+number's "e+" or "." is only part of it when a digit follows."""
 
 
 class JsonSyntaxError(ValueError):
@@ -175,8 +178,9 @@ class JsonStream:
                 if self.ended:
                     raise self.error(exc.msg, exc.pos) from None
             else:
-                # A number that ends the buffer may go on in the next chunk.
-                if end < len(self._buffer) or self.ended:
+                # A number cut by the end of the buffer may look whole: "1" of "12", "1"
+                # of "1e5" (the "e" needs two more characters to count).
+                if end + _NUMBER_LOOKAHEAD < len(self._buffer) or self.ended:
                     self._pos = end
                     return value
             self._more()

@@ -207,18 +207,19 @@ def read_record(file: BinaryIO, *, chunk: int = CHUNK) -> Record:
     """
     stream = JsonStream(file, chunk=chunk)
     try:
-        found = _scan(stream)
-    except JsonSyntaxError as exc:
-        stream.drain()
-        raise RecordFormatError(f"not JSON: {exc.msg} at line {exc.line} column "
-                                f"{exc.column}") from None
+        try:
+            found = _scan(stream)
+        except JsonSyntaxError as exc:
+            stream.drain()  # bytes that are not UTF-8, later on, come first
+            raise RecordFormatError(f"not JSON: {exc.msg} at line {exc.line} column "
+                                    f"{exc.column}") from None
+        except RecursionError as exc:
+            stream.drain()
+            raise RecordFormatError(f"not JSON: {exc}") from None
     except EOFError:
         raise RecordFormatError("the file is empty") from None
     except NotUtf8Error as exc:
         raise RecordFormatError(str(exc)) from None
-    except RecursionError as exc:
-        stream.drain()
-        raise RecordFormatError(f"not JSON: {exc}") from None
     rules, seats, first = _record_head(found.document)
     hands = found.hands
     if hands is None:  # no list of hands, or something else
@@ -265,7 +266,6 @@ def _scan(stream: JsonStream) -> _Scanned:
         except RecordFormatError:
             rules = None
         for i, raw in enumerate(stream.items()):
-            hands.count += 1
             if rules is not None and hands.fault is None:
                 try:
                     _hand_from_dict(raw, f"hands[{i}]", rules)
@@ -286,14 +286,10 @@ class HandsInFile:
         self.chunk = stream.chunk
         self.offset = offset
         """Where the list starts in the file (its `[`)."""
-        self.count = 0
         self.rules: Rules | None = None
         self.fault: RecordFormatError | None = None
         self.checked: int | None = None
         """The `_Scanned.rules_read` the hands were checked against, if they were."""
-
-    def __len__(self) -> int:
-        return self.count
 
     def __iter__(self) -> Iterator[RecordHand]:
         assert self.rules is not None, "read_record sets the rules"
