@@ -9,10 +9,12 @@ is then read (no race between a check and the open), and at most `limit` bytes a
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import sys
-from typing import BinaryIO
+import tempfile
+from typing import Any, BinaryIO
 
 MEGABYTE = 1024 * 1024
 
@@ -51,33 +53,83 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
     `FileRefused` for a folder, device, FIFO or socket, or a file over `limit` bytes;
     `OSError` when it cannot be opened or read.
     """
+    with open_limited(path, limit) as file:
+        return file.read()
+
+
+def open_limited(path: str | os.PathLike[str], limit: int) -> BinaryIO:
+    """The regular file at `path` (symlinks followed) open for reading, refused as
+    `read_limited` refuses it; reading past `limit` bytes (a file that grows) raises
+    `FileRefused`."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             raise FileRefused(f"{_kind(mode)}, not a file")
         os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb", closefd=False) as file:
-            return _read_bounded(file, limit)
-    finally:
+        return _bounded(fd, limit)
+    except BaseException:
         os.close(fd)
+        raise
 
 
-def read_stdin_limited(limit: int, stream: BinaryIO | None = None) -> bytes:
-    """Standard input, when it is a pipe or a regular file (never a terminal, which would
-    wait for typing, nor a device like `/dev/zero`), at most `limit` bytes."""
+def open_stdin_limited(limit: int, stream: BinaryIO | None = None) -> BinaryIO:
+    """Standard input as a file that can be read again (a record is read twice), when it
+    is a regular file or a pipe (never a terminal, which would wait for typing, nor a
+    device like `/dev/zero`), at most `limit` bytes. A pipe is first copied to a
+    temporary file, a chunk at a time."""
     if stream is None:
         if sys.stdin is None:
             raise FileRefused("there is no standard input")
         stream = sys.stdin.buffer
     mode = os.fstat(stream.fileno()).st_mode
-    if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+    if stat.S_ISREG(mode):
+        fd = os.dup(stream.fileno())
+        try:
+            os.lseek(fd, stream.tell(), os.SEEK_SET)
+            return _bounded(fd, limit)
+        except BaseException:
+            os.close(fd)
+            raise
+    if not stat.S_ISFIFO(mode):
         raise FileRefused(f"{_kind(mode)}, not a file or a pipe")
-    return _read_bounded(stream, limit)
+    copy = tempfile.TemporaryFile()
+    try:
+        copied = 0
+        while chunk := stream.read(COPY_CHUNK):
+            copied += len(chunk)
+            if copied > limit:
+                raise _too_large(limit)
+            copy.write(chunk)
+        copy.seek(0)
+    except BaseException:
+        copy.close()
+        raise
+    return copy
 
 
-def _read_bounded(file: BinaryIO, limit: int) -> bytes:
-    data = file.read(limit + 1)
-    if len(data) > limit:
+COPY_CHUNK = 1 << 20
+
+
+class _BoundedFile(io.FileIO):
+    """A file that refuses to be read past `limit` bytes from where it was opened."""
+
+    def __init__(self, fd: int, limit: int) -> None:
+        super().__init__(fd, "rb", closefd=True)
+        self._limit = limit
+        self._end = os.lseek(fd, 0, os.SEEK_CUR) + limit
+
+    def readinto(self, buffer: Any) -> int | None:
+        count = super().readinto(buffer)
+        if count and self.tell() > self._end:
+            raise _too_large(self._limit)
+        return count
+
+
+def _bounded(fd: int, limit: int) -> BinaryIO:
+    """A buffered reader of `fd` that refuses a file larger than `limit` bytes at once
+    (from its size) and any byte past `limit` read later (it grew)."""
+    start = os.lseek(fd, 0, os.SEEK_CUR)
+    if os.fstat(fd).st_size - start > limit:
         raise _too_large(limit)
-    return data
+    return io.BufferedReader(_BoundedFile(fd, limit))

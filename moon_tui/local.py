@@ -144,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = parse_options(args.rule)
         options["players"] = args.players
         rules = Rules.make(**options)
+        rules.check_new()
     except RulesError as exc:
         say("moon", str(exc))
         return 2

@@ -285,6 +285,24 @@ def test_moon_arena_seats_and_rules(argv: list[str],
     one_line(err, "moon-arena")
 
 
+@pytest.mark.parametrize("command, argv", [
+    ("moon-arena", ["--seats", "random,random,random,random", "--players", "4", "--rule",
+                    "discard_shown=true"]),
+    ("moon-arena", ["--seats", "random,random,random", "--rule", "set=moon21", "--rule",
+                    "trump_before_widow=true"]),
+    ("moon-arena", ["--seats", "random,random,random", "--rule", "team_scoring=bid"]),
+    ("moon", ["--players", "4", "--rule", "trump_before_widow=true"]),
+    ("moon", ["--rule", "set=moon21", "--rule", "discard_shown=true"]),
+])
+def test_a_game_is_not_made_with_an_option_that_means_nothing_there(
+        command: str, argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # The widow's options need the widow (3 players with the 0-0), the teams' need teams.
+    code, _, err = run_main(command, argv, capsys)
+    assert code == 2
+    line = one_line(err, command)
+    assert "needs the widow" in line or "is for 4 players" in line
+
+
 @pytest.mark.parametrize("kind", ["null", "binary", "fifo"])
 def test_moon_arena_records_over_something_else(
         kind: str, special: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -389,6 +407,31 @@ def test_replay_from_standard_input_refuses_a_device(stdin_path: str) -> None:
         os.close(fd)
     assert done.returncode == 2
     assert "a terminal or a device" in one_line(done.stderr, "moon-rules")
+
+
+def test_replay_reads_a_record_on_standard_input_a_file_or_a_pipe_bounded(
+        tmp_path: Path) -> None:
+    # The record is read twice (checked, then replayed): a pipe is kept in a temporary
+    # file, a file given as standard input is read from where it stands.
+    made = run_process(["-m", "moon_tui.rules.cli", "random", "--seed", "2", "--hands", "40"])
+    path = tmp_path / "r.json"
+    path.write_text("junk that is not read" + made.stdout)
+    with path.open("rb") as file:
+        file.seek(len("junk that is not read"))
+        from_file = subprocess.run([sys.executable, "-m", "moon_tui.rules.cli", "replay", "-",
+                                    "--json"], stdin=file, cwd=REPO, capture_output=True,
+                                   text=True, timeout=60)
+    from_pipe = subprocess.run([sys.executable, "-m", "moon_tui.rules.cli", "replay", "-",
+                                "--json"], input=made.stdout, cwd=REPO, capture_output=True,
+                               text=True, timeout=60)
+    assert from_file.returncode == from_pipe.returncode == 0, from_file.stderr
+    assert from_file.stdout == from_pipe.stdout
+    assert len(json.loads(from_pipe.stdout)["hands"]) == 40
+    too_big = subprocess.run([sys.executable, "-m", "moon_tui.rules.cli", "replay", "-",
+                              "--max-size", "1"], input=made.stdout * 200, cwd=REPO,
+                             capture_output=True, text=True, timeout=60)
+    assert too_big.returncode == 2
+    assert "larger than 1 MB" in one_line(too_big.stderr, "moon-rules")
 
 
 def test_replay_reads_a_pipe_on_standard_input() -> None:

@@ -827,6 +827,25 @@ async def test_malformed_commands_are_refused_and_break_nothing() -> None:
         assert [t.table_id for t in lobby.tables()] == [table_id]
 
 
+async def test_a_table_is_not_made_with_an_option_that_means_nothing_there() -> None:
+    # The new-table form hides them; a client that sends them anyway is told why. Tables
+    # saved with them before (the form offered them until issue 30) are still restored.
+    async with running() as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        bad = [CreateTable("a", Rules.make(players=4, discard_shown=True)),
+               CreateTable("b", Rules.make(set="moon21", trump_before_widow=True)),
+               CreateTable("c", Rules.make(team_scoring="bid"))]
+        for command in bad:
+            ann.handle.send(command)
+        await ann.wait_for(lambda e: len(ann.of_type(Rejected)) == len(bad))
+        reasons = [r.reason for r in ann.of_type(Rejected)]
+        assert "discard_shown needs the widow" in reasons[0]
+        assert "trump_before_widow needs the widow" in reasons[1]
+        assert "team_scoring is for 4 players" in reasons[2]
+        assert all(r.code is Refusal.BAD_RULES for r in ann.of_type(Rejected))
+        assert not lobby.tables()
+
+
 async def test_no_event_shows_a_tile_its_recipient_may_not_see() -> None:
     store = MemoryRecordStore()
     async with running(store=store) as (lobby, tg):

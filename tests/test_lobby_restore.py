@@ -797,3 +797,22 @@ async def test_tampered_saved_tables_are_dropped_with_a_reason_and_the_rest_come
     assert "not a table's id" in reasons[3]
     # Each dropped game with its hands is kept as an unfinished record, none as finished.
     assert store.finished == [False] * 3
+
+
+async def test_a_table_saved_with_an_option_that_means_nothing_there_comes_back() -> None:
+    # New tables refuse the widow's options without a widow, but the form offered them at
+    # any table until issue 30: a game saved with them is still restored and played on.
+    journal = MemoryJournal()
+    async with running(journal=journal) as (lobby, tg):
+        ann = await join(lobby, tg, "ann", holding(WHERE["play"], 1))
+        table_id = await table_with_bots(ann, Rules.make(players=4, target=15))
+        await ann.wait_type(TableUpdate, lambda u: u.view is not None
+                            and WHERE["play"](u.view) and u.view.to_move == 0, timeout=30)
+        disk = crashed(journal)
+    disk.tables[table_id]["rules"].update(discard_shown=True, trump_before_widow=True)
+    async with running(journal=disk) as (lobby, tg):
+        (restored,) = lobby.tables()
+        assert restored.rules.discard_shown and restored.rules.players == 4
+        ann = await join(lobby, tg, "ann")
+        update = await ann.wait_type(TableUpdate, lambda u: u.view is not None)
+        assert update.view is not None and update.view.rules.discard_shown

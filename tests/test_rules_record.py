@@ -424,7 +424,7 @@ def test_the_report_and_json_written_hand_by_hand_say_what_the_whole_replay_says
     # `moon-rules replay` writes as it replays (issue 31: it held every hand and copied every
     # result per hand, quadratic); the text must be the same, legal, illegal or unfinished.
     from moon_tui.rules.record import as_record
-    from moon_tui.rules.replay import replay_json
+    from moon_tui.rules.replay import write_json
     from moon_tui.rules.report import write_report
 
     legal = sample_record(seed=3, hands=6)
@@ -440,6 +440,63 @@ def test_the_report_and_json_written_hand_by_hand_say_what_the_whole_replay_says
         streamed = write_report(rec, out)
         assert out.getvalue() == render_report(whole)
         assert streamed.hand_count == len(whole.hands) and streamed.hands == ()
-        text, _ = replay_json(rec)
+        pieces: list[str] = []
+        write_json(rec, pieces.append)
+        text = "".join(pieces)
         assert json.loads(text) == whole.to_json()
         assert text == json.dumps(whole.to_json(), ensure_ascii=False)
+
+
+# -- the report's words ---------------------------------------------------------------------
+
+def finished_record(seed: int, **options: Any) -> dict[str, Any]:
+    state = random_game(Rules.make(**options), random.Random(seed))
+    assert state.is_terminal()
+    return record_of(state, NAMES if state.players == 3 else [*NAMES, "dave"])
+
+
+def test_a_team_wins_the_game_and_one_player_wins_it() -> None:
+    team = render_report(replay_game(finished_record(1, players=4, target=5)))
+    last = team.splitlines()[-1]
+    assert last.startswith(("alice & carol win the game", "bob & dave win the game")), last
+    alone = render_report(replay_game(finished_record(1, target=5))).splitlines()[-1]
+    assert alone.split()[1] == "wins", alone
+
+
+def test_a_marks_game_tells_marks_and_a_points_game_points() -> None:
+    marks = render_report(replay_game(sample_record(seed=2, hands=6, scoring="marks")))
+    scored = [line for line in marks.splitlines() if line.startswith("  ") and "Score:" in line]
+    assert scored and all(line.startswith("  Marks: ") for line in scored), scored
+    points = render_report(replay_game(sample_record(seed=2, hands=6)))
+    assert all(line.startswith("  Points: ")
+               for line in points.splitlines() if line.startswith("  ") and "Score:" in line)
+
+
+# -- options that mean nothing at the table ------------------------------------------------
+
+@pytest.mark.parametrize("rules, problem", [
+    (["--players", "4", "--rule", "discard_shown=true"], "discard_shown needs the widow"),
+    (["--players", "4", "--rule", "trump_before_widow=true"],
+     "trump_before_widow needs the widow"),
+    (["--rule", "set=moon21", "--rule", "discard_shown=true"], "discard_shown needs the widow"),
+    (["--rule", "set=moon21", "--rule", "trump_before_widow=on"],
+     "trump_before_widow needs the widow"),
+    (["--rule", "team_scoring=bid"], "team_scoring is for 4 players"),
+])
+def test_random_makes_no_record_with_an_option_that_means_nothing(
+        rules: list[str], problem: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["random", "--hands", "1", *rules]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and problem in captured.err
+
+
+def test_records_written_with_such_options_before_are_still_read(tmp_path: Path) -> None:
+    # Until issue 30 the new-table form offered them at any table: saved games hold them.
+    for options in ({"players": 4, "discard_shown": True, "trump_before_widow": True},
+                    {"set": "moon21", "discard_shown": True}, {"team_scoring": "bid"}):
+        record = sample_record(seed=4, hands=3, **options)
+        path = tmp_path / "old.json"
+        path.write_text(text_of(record))
+        out, err = io.StringIO(), io.StringIO()
+        assert replay_command(str(path), True, out, err) == 0, err.getvalue()
+        assert json.loads(out.getvalue())["ok"] is True

@@ -272,6 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = parse_options(args.rule)
         options["players"] = players
         rules = Rules.make(**options)
+        rules.check_new()
     except (ValueError, RulesError) as exc:
         say("moon-arena", str(exc))
         return 2

@@ -661,7 +661,7 @@ class Lobby:
             reject(Refused(Refusal.NOT_RULES))
             return
         try:
-            command.rules.check()
+            command.rules.check_new()
         except ValueError as exc:
             reject(Refused(Refusal.BAD_RULES, problem=str(exc)))
             return

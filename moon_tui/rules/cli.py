@@ -19,20 +19,20 @@ import random
 import re
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from ..commandline import OneLineParser, number_in
-from ..files import MEGABYTE, read_limited, read_stdin_limited
+from ..files import MEGABYTE, open_limited, open_stdin_limited
 from ..shown import brief, one_line
 from .options import Rules, RulesError, parse_options
 from .record import (
     RecordFormatError,
     dumps_record,
-    parse_record,
+    read_record,
     record_of,
     seat_name_problem,
 )
-from .replay import replay_json
+from .replay import write_json
 from .report import write_report
 from .state import CHANCE, GameState
 
@@ -88,14 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return random_command(args, sys.stdout, sys.stderr)
 
 
-def _read(path: str, max_bytes: int) -> str:
-    """The text of a file (or stdin). `OSError` when it cannot be read (or is no regular
-    file, or is too large), `RecordFormatError` when it is not UTF-8 text."""
-    data = read_stdin_limited(max_bytes) if path == "-" else read_limited(path, max_bytes)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecordFormatError(f"not UTF-8 text (byte {exc.start})") from None
+def _open(path: str, max_bytes: int) -> BinaryIO:
+    """The record's file (or stdin), ready to be read twice. `OSError` when it cannot be
+    read (or is no regular file or pipe, or is too large)."""
+    return open_stdin_limited(max_bytes) if path == "-" else open_limited(path, max_bytes)
 
 
 _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
@@ -119,19 +115,24 @@ def _refuse(reason: str, hand: int | None, as_json: bool, out: TextIO, err: Text
 
 def replay_command(path: str, as_json: bool, out: TextIO, err: TextIO, *,
                    max_bytes: int = RECORD_MAX_MB * MEGABYTE) -> int:
-    """`moon-rules replay`: print the match report (or JSON) and return the exit status."""
+    """`moon-rules replay`: print the match report (or JSON) and return the exit status.
+
+    The file is read twice, a hand at a time: once to check it is a record at all (exit 2
+    before anything is printed), once to replay it as it is printed.
+    """
     where = "standard input" if path == "-" else path
     try:
-        record = parse_record(_read(path, max_bytes))
+        with _open(path, max_bytes) as file:
+            record = read_record(file)
+            if as_json:
+                game = write_json(record, lambda text: out.write(json_line(text)))
+                out.write("\n")
+            else:
+                game = write_report(record, out)
     except OSError as exc:
         return _refuse(f"cannot read {where}: {exc.strerror or exc}", None, as_json, out, err)
     except RecordFormatError as exc:
         return _refuse(f"{where}: {exc}", exc.hand, as_json, out, err)
-    if as_json:
-        text, game = replay_json(record)
-        out.write(json_line(text) + "\n")
-    else:
-        game = write_report(record, out)
     return EXIT_LEGAL if game.ok else EXIT_ILLEGAL
 
 
@@ -158,6 +159,7 @@ def random_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                  f"players={options['players']} disagree")
             options["players"] = args.players
         rules = Rules.make(**options)
+        rules.check_new()
     except RulesError as exc:
         err.write(f"moon-rules: {one_line(str(exc), MESSAGE_MAX)}\n")
         return 2

@@ -20,6 +20,9 @@ TieBreak = Literal["continue", "declarer"]
 MOON: Final = 21
 """The bid that shoots the moon: all seven tricks."""
 
+WIDOW_OPTIONS: Final = ("trump_before_widow", "discard_shown")
+"""Options about the widow, which only a game of 3 with the 0-0 (`moon22`) has."""
+
 
 class RulesError(ValueError):
     """An option that does not exist, or a value it may not take."""
@@ -96,6 +99,25 @@ class Rules:
                 f"set {self.set} is for {'4' if self.set == 'full28' else '3'} players, "
                 f"not {self.players}"
             )
+
+    def check_new(self) -> None:
+        """`check`, and for a new table or record: no option that would change nothing
+        here (the widow's options without a widow, the teams' scoring without teams).
+
+        `check` lets them be: tables saved and records written before (the new-table form
+        offered them at any table until issue 30) hold them, and are still read; the
+        rules ignore them.
+        """
+        self.check()
+        if not self.has_widow:
+            for name in WIDOW_OPTIONS:
+                if getattr(self, name):
+                    raise RulesError(
+                        f"{name} needs the widow: 3 players with the 0-0 (set moon22), not "
+                        f"{self.players} players with set {self.set}")
+        if self.players != 4 and self.team_scoring != "tricks":
+            raise RulesError(f"team_scoring is for 4 players in two teams, not "
+                             f"{self.players} players")
 
     @property
     def has_widow(self) -> bool:

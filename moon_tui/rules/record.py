@@ -13,17 +13,28 @@ Two kinds of bad input, kept apart because `moon-rules replay` answers them diff
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
+from ..json_stream import CHUNK, JsonStream, JsonSyntaxError, NotUtf8Error
 from ..shown import brief
 from .actions import BIDS, PASS, Action
 from .illegal import IllegalActionError
 from .options import Rules, RulesError
 from .state import GameState, HandLog
-from .tiles import TILES, TRUMP_NAMES, Tile, TileError, parse_trump, tiles_of
+from .tiles import (
+    TILES,
+    TRUMP_NAMES,
+    Tile,
+    TileError,
+    parse_trump,
+    spelled_tiles,
+    tiles_of,
+)
 from .view import Phase
 
 FORMAT: Final = "moon/1"
@@ -109,7 +120,9 @@ class Record:
     rules: Rules
     seats: tuple[str, ...]
     first_bidder: int
-    hands: tuple[RecordHand, ...]
+    hands: Iterable[RecordHand]
+    """A tuple, or for a record read from a file (`read_record`) the hands read from it
+    again each time they are walked."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -176,17 +189,127 @@ def parse_record(text: str) -> Record:
     """Parse the text of a `moon/1` record; `RecordFormatError` says what is wrong and where."""
     if not isinstance(text, str):
         raise RecordFormatError(f"a record is text, not {type(text).__name__}")
-    text = text.removeprefix("\ufeff")
-    if not text.strip():
-        raise RecordFormatError("the file is empty")
+    record = read_record(io.BytesIO(text.encode("utf-8", "surrogatepass")))
+    return dataclasses.replace(record, hands=tuple(record.hands))
+
+
+def read_record(file: BinaryIO, *, chunk: int = CHUNK) -> Record:
+    """The record in a seekable binary `file`, from its current offset, checked whole
+    (JSON, the rules and seats, the shape of every hand: `RecordFormatError` says what is
+    wrong and where, as for the whole text) but not held: its `hands` are read again from
+    the file, a hand at a time, each time they are walked. The file must stay open as long
+    as the record is used.
+
+    A record of 250,000 hands decoded whole held a gigabyte (issue 31); read this way, a
+    replay holds one hand. Errors are found in the order of a reading of the whole text:
+    bytes that are not UTF-8, then JSON, then the shape, key by key and hand by hand.
+    `chunk` is how many bytes are read at a time.
+    """
+    stream = JsonStream(file, chunk=chunk)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordFormatError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")\
-            from None
-    except (ValueError, RecursionError) as exc:
-        raise RecordFormatError(f"not JSON: {exc}") from None
-    return _record_from(data, consume=True)
+        try:
+            found = _scan(stream)
+        except JsonSyntaxError as exc:
+            stream.drain()  # bytes that are not UTF-8, later on, come first
+            raise RecordFormatError(f"not JSON: {exc.msg} at line {exc.line} column "
+                                    f"{exc.column}") from None
+        except RecursionError as exc:
+            stream.drain()
+            raise RecordFormatError(f"not JSON: {exc}") from None
+    except EOFError:
+        raise RecordFormatError("the file is empty") from None
+    except NotUtf8Error as exc:
+        raise RecordFormatError(str(exc)) from None
+    rules, seats, first = _record_head(found.document)
+    hands = found.hands
+    if hands is None:  # no list of hands, or something else
+        return _record_from(found.document)
+    if hands.checked != found.rules_read:  # the rules came after the hands
+        hands.fault = hands.first_fault(rules)
+    if hands.fault is not None:
+        raise hands.fault
+    hands.rules = rules
+    return Record(rules, seats, first, hands)
+
+
+@dataclass(slots=True)
+class _Scanned:
+    document: object
+    """The whole document when it is not an object, else its members but `hands`."""
+    hands: HandsInFile | None = None
+    rules_read: int = 0
+    """How many times a `rules` member was read (a later one replaces an earlier)."""
+
+
+def _scan(stream: JsonStream) -> _Scanned:
+    """Read the document once to its end: every member but the list of hands, and where
+    that list starts; each hand's shape is checked as it goes by when the rules came
+    before it (as `moon-rules random` and the server write them)."""
+    if stream.begin() != "{":
+        document = stream.value()
+        stream.end()
+        return _Scanned(document)
+    members: dict[str, Any] = {}
+    found = _Scanned(members)
+    for key in stream.keys():
+        if key != "hands" or stream.peek() != "[":
+            members[key] = stream.value()
+            if key == "rules":
+                found.rules_read += 1
+            elif key == "hands":
+                found.hands = None
+            continue
+        members.pop("hands", None)
+        hands = found.hands = HandsInFile(stream, stream.byte_offset())
+        try:
+            rules: Rules | None = _rules_from(members.get("rules", {}))
+        except RecordFormatError:
+            rules = None
+        for i, raw in enumerate(stream.items()):
+            if rules is not None and hands.fault is None:
+                try:
+                    _hand_from_dict(raw, f"hands[{i}]", rules)
+                except RecordFormatError as exc:
+                    hands.fault = exc
+        if rules is not None:
+            hands.checked = found.rules_read
+    stream.end()
+    return found
+
+
+class HandsInFile:
+    """The hands of a record in a file, read (and their shape checked) again each time they
+    are walked: the hands of a `Record` that `read_record` gives."""
+
+    def __init__(self, stream: JsonStream, offset: int) -> None:
+        self.file = stream.file
+        self.chunk = stream.chunk
+        self.offset = offset
+        """Where the list starts in the file (its `[`)."""
+        self.rules: Rules | None = None
+        self.fault: RecordFormatError | None = None
+        self.checked: int | None = None
+        """The `_Scanned.rules_read` the hands were checked against, if they were."""
+
+    def __iter__(self) -> Iterator[RecordHand]:
+        assert self.rules is not None, "read_record sets the rules"
+        for i, raw in enumerate(self._raw()):
+            yield _hand_from_dict(raw, f"hands[{i}]", self.rules)
+
+    def first_fault(self, rules: Rules) -> RecordFormatError | None:
+        """Why the first malformed hand is not a hand of a game with these rules."""
+        for i, raw in enumerate(self._raw()):
+            try:
+                _hand_from_dict(raw, f"hands[{i}]", rules)
+            except RecordFormatError as exc:
+                return exc
+        return None
+
+    def _raw(self) -> Iterator[Any]:
+        try:
+            yield from JsonStream(self.file, self.offset, self.chunk).items()
+        except (JsonSyntaxError, NotUtf8Error, RecursionError):
+            raise RecordFormatError("the file changed while it was read", "hands") from None
 
 
 def _kind(value: object) -> str:
@@ -216,6 +339,16 @@ def _tile(value: object, where: str) -> Tile:
                                 where) from None
 
 
+def _tiles(value: object, where: str, what: str) -> tuple[Tile, ...]:
+    """A list of tiles; the location of a bad one is worked out only when there is one
+    (a record of 250,000 hands has ten million tiles)."""
+    items = _list(value, where, what)
+    tiles = spelled_tiles(items)
+    if tiles is None:
+        tiles = tuple(_tile(t, f"{where}[{j}]") for j, t in enumerate(items))
+    return tiles
+
+
 def _optional_tile(value: object, where: str) -> Tile | None:
     return None if value is None else _tile(value, where)
 
@@ -232,27 +365,26 @@ def _whole(value: object) -> bool:
 
 def record_from_dict(data: object) -> Record:
     """Check the shape of a decoded record and build a `Record` (rules not yet checked)."""
-    return _record_from(data, consume=False)
+    return _record_from(data)
 
 
-def _record_from(data: object, *, consume: bool) -> Record:
-    """`record_from_dict`; with `consume`, each decoded hand is let go once read (the
-    caller's document is used up: a long game's peak of memory halves)."""
+def _record_from(data: object) -> Record:
+    rules, seats, first = _record_head(data)
+    assert isinstance(data, dict)
+    hands_raw = _list(data.get("hands", []), "hands", "hands")
+    hands = tuple(_hand_from_dict(raw, f"hands[{i}]", rules) for i, raw in enumerate(hands_raw))
+    return Record(rules, seats, first, hands)
+
+
+def _record_head(data: object) -> tuple[Rules, tuple[str, ...], int]:
+    """The rules, the seats and the first bidder of a decoded record, checked."""
     if not isinstance(data, dict):
         raise RecordFormatError(f"the document is {_kind(data)}, not an object")
     fmt = data.get("format")
     if fmt != FORMAT:
         shown = "missing" if "format" not in data else _kind(fmt)
         raise RecordFormatError(f"\"format\" is {shown}, not \"{FORMAT}\"", "format")
-    raw_rules = data.get("rules", {})
-    if not isinstance(raw_rules, dict):
-        raise RecordFormatError(f"must be an object, not {_kind(raw_rules)}", "rules")
-    try:
-        rules = Rules.from_dict(raw_rules)
-    except RulesError as exc:
-        raise RecordFormatError(str(exc), "rules") from None
-    except TypeError as exc:  # a key Python cannot take as an argument
-        raise RecordFormatError(f"unknown rule option ({exc})", "rules") from None
+    rules = _rules_from(data.get("rules", {}))
     n = rules.players
 
     if "seats" not in data:
@@ -272,14 +404,18 @@ def _record_from(data: object, *, consume: bool) -> Record:
     if not _whole(first) or not 0 <= first < n:
         raise RecordFormatError(f"must be a seat from 0 to {n - 1}, not {_kind(first)}",
                                 "first_bidder")
+    return rules, tuple(seats), first
 
-    hands_raw = _list(data.get("hands", []), "hands", "hands")
-    hands = []
-    for i, raw in enumerate(hands_raw):
-        hands.append(_hand_from_dict(raw, f"hands[{i}]", rules))
-        if consume:
-            hands_raw[i] = None
-    return Record(rules, tuple(seats), first, tuple(hands))
+
+def _rules_from(raw_rules: object) -> Rules:
+    if not isinstance(raw_rules, dict):
+        raise RecordFormatError(f"must be an object, not {_kind(raw_rules)}", "rules")
+    try:
+        return Rules.from_dict(raw_rules)
+    except RulesError as exc:
+        raise RecordFormatError(str(exc), "rules") from None
+    except TypeError as exc:  # a key Python cannot take as an argument
+        raise RecordFormatError(f"unknown rule option ({exc})", "rules") from None
 
 
 def seat_name_problem(name: object) -> str | None:
@@ -302,11 +438,8 @@ def _hand_from_dict(data: object, where: str, rules: Rules) -> RecordHand:
     if len(deal_raw) != n:
         raise RecordFormatError(f"the deal of a {n}-player game has {n} hands, "
                                 f"not {len(deal_raw)}", f"{where}.deal")
-    deal = tuple(
-        tuple(_tile(t, f"{where}.deal[{s}][{j}]")
-              for j, t in enumerate(_list(hand, f"{where}.deal[{s}]", "a seat's deal")))
-        for s, hand in enumerate(deal_raw)
-    )
+    deal = tuple(_tiles(hand, f"{where}.deal[{s}]", "a seat's deal")
+                 for s, hand in enumerate(deal_raw))
     widow = _optional_tile(data.get("widow"), f"{where}.widow")
 
     bids: list[Bid] = []
@@ -338,8 +471,7 @@ def _hand_from_dict(data: object, where: str, rules: Rules) -> RecordHand:
     plays_raw = data.get("plays")
     plays: tuple[Tile, ...] = ()
     if plays_raw is not None:
-        plays = tuple(_tile(t, f"{where}.plays[{j}]")
-                      for j, t in enumerate(_list(plays_raw, f"{where}.plays", "plays")))
+        plays = _tiles(plays_raw, f"{where}.plays", "plays")
     return RecordHand(deal, widow, tuple(bids), discard, trump, plays,
                       has_plays=plays_raw is not None)
 
@@ -464,12 +596,18 @@ def _replay_hand(state: GameState, number: int, hand: RecordHand) -> None:
             assert hand.trump is not None
             apply(Action.make_trump(hand.trump), None)
 
+    # The plays are most of a record: one tight loop (a long replay spends its time here).
+    apply_action = state.apply_action
+    make_play = Action.make_play
     for j, tile in enumerate(hand.plays):
         if state.phase is not Phase.PLAY:
             raise IllegalRecordError(number, j, None,
                                      f"the hand is over after {j} plays: play {j} ({tile}) is "
                                      "one too many")
-        apply(Action.make_play(tile), j)
+        try:
+            apply_action(make_play(tile))
+        except IllegalActionError as exc:
+            raise IllegalRecordError(number, j, exc.seat, exc.reason) from None
 
 
 def _auction_over(state: GameState, bids: int) -> str:
@@ -480,4 +618,4 @@ def _auction_over(state: GameState, bids: int) -> str:
 
 __all__ = ["FORMAT", "SEAT_NAME_MAX", "IllegalRecordError", "Record", "RecordFormatError",
            "RecordHand", "as_record", "dumps_record", "game_from_record", "parse_record",
-           "record_from_dict", "record_hand", "record_of", "seat_name_problem"]
+           "read_record", "record_from_dict", "record_hand", "record_of", "seat_name_problem"]

@@ -106,7 +106,7 @@ class GameReplay:
 
 def _snapshot(state: GameState, number: int) -> HandReplay:
     """What the record's hand `number` came to, read from the state right after it."""
-    log = state.logs[number]
+    log = state.logs[-1]
     finished = state.phase in (Phase.DEAL, Phase.OVER)
     # The last result only: copying them all for every hand made a replay quadratic.
     result = state.last_result if finished else None
@@ -141,23 +141,29 @@ def replay_game(record: Record | Mapping[str, Any] | str,
     """Replay a record through the rules. A malformed record raises `RecordFormatError`;
     an illegal one comes back with the hands up to the fault and `error` set.
 
-    `on_hand` hears each hand as soon as it is replayed; with `keep_hands=False` the hands
-    are not kept (a report printed as it goes holds one hand at a time, not 250,000).
+    `on_hand` hears each hand as soon as it is replayed; with `keep_hands=False` neither
+    the hands nor the game's history are kept (a report printed as it goes holds one
+    hand at a time, not 250,000), and without `on_hand` either, the replay only checks.
     """
     rec = as_record(record)
     hands: list[HandReplay] = []
     count = 0
-    last: HandReplay | None = None
+    scores = (0,) * rec.rules.sides
     error: IllegalRecordError | None = None
+    looked_at = keep_hands or on_hand is not None
 
     def observe(state: GameState, number: int) -> None:
-        nonlocal count, last
-        last = _snapshot(state, number)
+        nonlocal count, scores
         count += 1
-        if keep_hands:
-            hands.append(last)
-        if on_hand is not None:
-            on_hand(last)
+        scores = state.scores
+        if looked_at:
+            hand = _snapshot(state, number)
+            if keep_hands:
+                hands.append(hand)
+            if on_hand is not None:
+                on_hand(hand)
+        if not keep_hands:
+            state.clear_history()
 
     state: GameState | None = None
     try:
@@ -165,23 +171,33 @@ def replay_game(record: Record | Mapping[str, Any] | str,
     except IllegalRecordError as exc:
         error = exc
     if state is None:
-        scores = last.scores if last is not None else (0,) * rec.rules.sides
         return GameReplay(rec, tuple(hands), scores, None, error, count)
     return GameReplay(rec, tuple(hands), state.scores, state.outcome(), None, count)
 
 
-def replay_json(record: Record) -> tuple[str, GameReplay]:
-    """The `--json` answer as text (`json.dumps(replay_game(record).to_json())`), built a
-    hand at a time: it holds the text it will print, not every hand's objects."""
-    parts: list[str] = []
-    game = replay_game(record, lambda hand: parts.append(json.dumps(hand.to_json(),
-                                                                    ensure_ascii=False)),
-                       keep_hands=False)
+def write_json(record: Record, write: Callable[[str], object]) -> GameReplay:
+    """Write the `--json` answer (`json.dumps(replay_game(record).to_json())`) a hand at a
+    time. An illegal record's answer is its fault alone, so the record is first replayed
+    only to check it: what is written is never taken back."""
+    checked = replay_game(record, keep_hands=False)
+    if checked.error is not None:
+        write(json.dumps(checked.to_json(), ensure_ascii=False))
+        return checked
+    write('{"ok": true, "hands": [')
+    separator = ""
+
+    def on_hand(hand: HandReplay) -> None:
+        nonlocal separator
+        write(separator + json.dumps(hand.to_json(), ensure_ascii=False))
+        separator = ", "
+
+    game = replay_game(record, on_hand, keep_hands=False)
     if game.error is not None:
-        return json.dumps(game.to_json(), ensure_ascii=False), game
+        raise RecordFormatError("the file changed while it was read")
     rest = json.dumps({k: v for k, v in game.to_json().items() if k not in ("ok", "hands")},
                       ensure_ascii=False)
-    return '{"ok": true, "hands": [' + ", ".join(parts) + "], " + rest[1:], game
+    write("], " + rest[1:])
+    return game
 
 
 def replay(record: Record | Mapping[str, Any] | str) -> dict[str, Any]:
@@ -194,4 +210,4 @@ def replay(record: Record | Mapping[str, Any] | str) -> dict[str, Any]:
 
 
 __all__ = ["GameReplay", "HandReplay", "RecordFormatError", "replay", "replay_game",
-           "replay_json"]
+           "write_json"]

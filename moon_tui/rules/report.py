@@ -76,8 +76,9 @@ class _Names:
 def render_report(game: GameReplay) -> str:
     """The whole report of a replay that kept its hands, as text (ends with a newline)."""
     names = _Names(game.record.seats, game.record.rules.players)
+    unit = _unit(game.record.rules)
     pieces = [_head(game.record, names)]
-    pieces.extend(_hand_text(hand, names, game.error is None) for hand in game.hands)
+    pieces.extend(_hand_text(hand, names, unit, game.error is None) for hand in game.hands)
     pieces.append(_tail(game, names))
     return "".join(pieces)
 
@@ -87,18 +88,19 @@ def write_report(record: Record, out: TextIO) -> GameReplay:
     would: time and memory grow with one hand, not with the game (a record of 250,000
     hands once took ten minutes and a gigabyte)."""
     names = _Names(record.seats, record.rules.players)
+    unit = _unit(record.rules)
     out.write(_head(record, names))
     pending: HandReplay | None = None
 
     def on_hand(hand: HandReplay) -> None:
         nonlocal pending
         if pending is not None:  # a hand followed it: it was legal to its end
-            out.write(_hand_text(pending, names, True))
+            out.write(_hand_text(pending, names, unit, True))
         pending = hand
 
     game = replay_game(record, on_hand, keep_hands=False)
     if pending is not None:
-        out.write(_hand_text(pending, names, game.error is None))
+        out.write(_hand_text(pending, names, unit, game.error is None))
     out.write(_tail(game, names))
     return game
 
@@ -113,18 +115,22 @@ def _head(rec: Record, names: _Names) -> str:
     return "\n".join(out) + "\n"
 
 
-def _hand_text(hand: HandReplay, names: _Names, legal: bool) -> str:
-    return "\n" + "\n".join(_render_hand(hand, names, legal)) + "\n"
+def _hand_text(hand: HandReplay, names: _Names, unit: str, legal: bool) -> str:
+    return "\n" + "\n".join(_render_hand(hand, names, unit, legal)) + "\n"
 
 
 def _tail(game: GameReplay, names: _Names) -> str:
     return "\n" + _closing(game, names) + "\n"
 
 
+def _unit(rules: Rules) -> str:
+    """What a hand scores: marks or points."""
+    return "marks" if rules.scoring == "marks" else "points"
+
+
 def _table_line(rules: Rules) -> str:
     """The set, the minimum bid, the target, then every option that is not the default."""
-    unit = "marks" if rules.scoring == "marks" else "points"
-    parts = [rules.set, f"min bid {rules.min_bid}", f"{unit} to {rules.target}"]
+    parts = [rules.set, f"min bid {rules.min_bid}", f"{_unit(rules)} to {rules.target}"]
     default = Rules.make(players=rules.players, scoring=rules.scoring)
     for name, value in rules.to_dict().items():
         if name in ("players", "set", "min_bid", "scoring", "target"):
@@ -135,7 +141,7 @@ def _table_line(rules: Rules) -> str:
     return " · ".join(parts)
 
 
-def _render_hand(hand: HandReplay, names: _Names, legal: bool) -> list[str]:
+def _render_hand(hand: HandReplay, names: _Names, unit: str, legal: bool) -> list[str]:
     lines = [f"Hand {hand.number + 1} · {names.seat(hand.first_bidder)} bids first"]
     for seat, tiles in enumerate(hand.deal):
         lines.append(f"  {names.seat(seat):<{names.width}}  {' '.join(map(str, tiles))}")
@@ -170,7 +176,7 @@ def _render_hand(hand: HandReplay, names: _Names, legal: bool) -> list[str]:
         need = 7 if hand.bid == MOON else hand.bid
         verdict = "made" if hand.made else "set"
         lines.append(f"  {names.sides[side]} needed {need} and took {taken}: {verdict}.")
-        lines.append(f"  Points: {names.score_line(hand.points, signed=True)}.  "
+        lines.append(f"  {unit.capitalize()}: {names.score_line(hand.points, signed=True)}.  "
                      f"Score: {names.score_line(hand.scores)}.")
     elif not hand.finished and hand.to_move is not None and legal:
         lines.append(f"  … in progress: {names.seat(hand.to_move)} to act.")
@@ -189,7 +195,8 @@ def _closing(game: GameReplay, names: _Names) -> str:
         return _error_line(game.error, names)
     if game.outcome is not None:
         reason = _WHY[game.outcome.reason]
-        return (f"{names.sides[game.outcome.winner]} wins the game {reason}. "
+        verb = "win" if names.players == 4 else "wins"  # a team is two people
+        return (f"{names.sides[game.outcome.winner]} {verb} the game {reason}. "
                 f"Final score: {names.score_line(game.scores)}.")
     hands = game.hand_count
     return (f"Game in progress after {hands} hand{'s' if hands != 1 else ''}. "

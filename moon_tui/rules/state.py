@@ -172,7 +172,10 @@ class GameState:
         self._forced_bids = _bid_actions(min_bid, False)
         self._scores = [0] * self.rules.sides
         self._results: list[HandResult] = []
+        self._last_result: HandResult | None = None
         self.logs: list[HandLog] = []
+        self._hands_cleared = 0
+        """Hands whose logs and results `clear_history` let go (they still count)."""
         self._outcome: Outcome | None = None
         self._first_bidder = first_bidder
         self._phase = _DEAL
@@ -243,7 +246,7 @@ class GameState:
     @property
     def hand_number(self) -> int:
         """The number of the hand in play (0-based); counts redeals too."""
-        return max(len(self.logs) - 1, 0)
+        return max(self._hands_cleared + len(self.logs) - 1, 0)
 
     @property
     def first_bidder(self) -> int:
@@ -274,12 +277,26 @@ class GameState:
 
     @property
     def results(self) -> tuple[HandResult, ...]:
+        """The result of every finished hand (since `clear_history`, if it was called)."""
         return tuple(self._results)
 
     @property
     def last_result(self) -> HandResult | None:
         """The result of the last hand finished (`results[-1]` without copying them all)."""
-        return self._results[-1] if self._results else None
+        return self._last_result
+
+    def clear_history(self) -> None:
+        """Let go of the logs and results of the hands that are over, as python-chess's
+        `Board.clear_stack` does: the game goes on exactly as before (scores, hand numbers,
+        whose turn, `last_result`), but `logs` and `results` now start at the hand in play.
+
+        A replay of 250,000 hands kept every one of them (a gigabyte) to print the last.
+        """
+        keep = 1 if self._phase in (_BID, _DISCARD, _TRUMP, _PLAY) else 0
+        cleared = len(self.logs) - keep
+        self._hands_cleared += cleared
+        del self.logs[:cleared]
+        self._results.clear()
 
     @property
     def tricks_won(self) -> tuple[int, ...]:
@@ -569,8 +586,8 @@ class GameState:
             made, points = score_hand(rules, declarer, self._high, self._tricks_won)
             for side in range(sides):
                 self._scores[side] += points[side]
-        self._results.append(HandResult(
-            number=len(self.logs) - 1,
+        self._last_result = HandResult(
+            number=self._hands_cleared + len(self.logs) - 1,
             first_bidder=self._first_bidder,
             bids=tuple(self._bids),
             declarer=declarer,
@@ -580,7 +597,8 @@ class GameState:
             made=made,
             points=tuple(points),
             scores=tuple(self._scores),
-        ))
+        )
+        self._results.append(self._last_result)
         if declarer is not None:
             self._outcome = self._decide_winner(rules.side_of(declarer), bool(made))
         self._first_bidder = self._next[self._first_bidder]
@@ -616,8 +634,8 @@ class GameState:
             seat=seat,
             phase=self._phase,
             hand_number=self.hand_number,
-            first_bidder=self._first_bidder if in_hand or not self._results
-            else self._results[-1].first_bidder,
+            first_bidder=self._first_bidder if in_hand or self._last_result is None
+            else self._last_result.first_bidder,
             to_move=to_move,
             hand=tiles_of(self._hands[seat]) if seat is not None else (),
             hand_sizes=tuple(h.bit_count() for h in self._hands),

@@ -8,7 +8,7 @@ readable face of that int: it parses and prints itself (`Tile.parse("4-6")` -> `
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from ..shown import brief
 
@@ -118,6 +118,15 @@ _SPELLINGS: Final[dict[str, Tile]] = {
 }
 """Every plain spelling of every tile: a record of 250,000 hands has 10 million of them."""
 assert [t.index for t in TILES] == list(range(28))
+
+
+def spelled_tiles(texts: Iterable[Any]) -> tuple[Tile, ...] | None:
+    """The tiles of texts that are each a plain spelling of one ("6-4", "46"...), one
+    lookup each; None when one is anything else (then `Tile.parse` says why)."""
+    try:
+        return tuple(map(_SPELLINGS.__getitem__, texts))
+    except (KeyError, TypeError):  # not a spelling, or not even hashable
+        return None
 
 
 def tile_set(name: SetName) -> tuple[Tile, ...]:
