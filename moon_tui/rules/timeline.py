@@ -62,6 +62,8 @@ class Timeline:
     def __init__(self, record: Record, seats: frozenset[int] | None = None) -> None:
         """`seats`: the seats whose views may be shown (None: all, and all hands open)."""
         self.record = record
+        self._hands = tuple(record.hands)
+        """The record's hands, kept to step back and forth (a record may stream them)."""
         self.seats = seats
         self.players = record.rules.players
         self._starts: list[GameState] = []
@@ -70,7 +72,7 @@ class Timeline:
         self.trick_ends: list[list[int]] = []
         """For each hand, the `k` after which a trick is complete (and the play begins)."""
         state = GameState(record.rules, record.first_bidder)
-        for number, hand in enumerate(record.hands):
+        for number, hand in enumerate(self._hands):
             try:
                 state.deal_tiles(hand.deal, hand.widow)
             except IllegalActionError:
@@ -189,7 +191,7 @@ class Timeline:
         if not self.all_open:
             raise HiddenSeat("the widow of an unfinished game may not be shown")
         hand, k = self.at(index)
-        record_hand = self.record.hands[hand]
+        record_hand = self._hands[hand]
         discarded = any(s.action.kind == "discard" for s in self.steps[hand][:k])
         return record_hand.widow, record_hand.discard if discarded else None
 
