@@ -241,6 +241,54 @@ def test_the_freeze_policy_reclaims_when_quiet_or_when_the_garbage_is_a_share_of
         policy.stop()
 
 
+def test_frozen_garbage_nobody_counted_is_reclaimed_once_the_frozen_objects_grow(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Screens and tables a player leaves while their session goes on end no session and
+    close no connection: frozen, their garbage was kept for good (65 MB after a guest
+    cycled tables). A quarter more frozen objects than after the last reclaim brings one."""
+    import gc
+
+    from server import memory
+    from server.memory import FreezePolicy
+
+    class Clock:
+        now = 1000.0
+
+        def perf_counter(self) -> float:
+            return self.now
+
+        def thread_time(self) -> float:
+            return 0.0
+
+    class Ring:
+        def __init__(self) -> None:
+            self.me = self
+
+    clock = Clock()
+    monkeypatch.setattr(memory, "time", clock)
+    policy = FreezePolicy()
+    try:
+        policy.start()
+        base = gc.get_freeze_count()
+        kept = [Ring() for _ in range(int(base * 0.1))]  # alive: 10% more
+        clock.now += policy.RECOUNT
+        policy.tick(live=1, connections=1)  # frozen (alive), counted: under the growth
+        assert policy.reclaims == 0
+        rings = [Ring() for _ in range(int(base * 0.4))]  # what a closed screen leaves
+        policy.tick(live=1, connections=1)
+        del rings  # garbage now, but frozen: only a reclaim finds it
+        clock.now += policy.RECOUNT
+        policy.tick(live=1, connections=1)
+        assert policy.reclaims == 1, "the frozen objects grew by a quarter"
+        after = gc.get_freeze_count()
+        assert after < base * 1.25 and len(kept) > 0
+        clock.now += policy.RECOUNT
+        policy.tick(live=1, connections=1)
+        assert policy.reclaims == 1, "no growth since: no other reclaim"
+    finally:
+        policy.stop()
+
+
 def test_the_freeze_waits_for_young_connections_at_most_max_defer(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A connection that ends before the next freeze leaves nothing frozen; under a flood
