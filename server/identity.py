@@ -6,13 +6,16 @@ import re
 import secrets
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import asyncssh
 
 from moon_tui.services import LinkCode
 
 from .link_codes import LinkCodes, grouped
-from .store import Database
+
+if TYPE_CHECKING:  # the store rates games, and the ratings know a guest by their name
+    from .store import Database
 
 NAME_RULES = "2 to 16 characters: lower-case letters, digits, '-' or '_', starting with a letter"
 _NAME = re.compile(r"[a-z][a-z0-9_-]{1,15}")
