@@ -4,6 +4,8 @@ record is kept, and the same again when rebuilt from the records."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,8 @@ import pytest
 from server.ratings import read_card, read_leaderboard, rebuild
 from server.store import Database
 from tests.support.games import finished_record
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -102,3 +106,43 @@ async def test_a_page_and_a_card(db: Database) -> None:
     assert [g.record_id for g in card.last_games] == sorted(
         (g.record_id for g in card.last_games), reverse=True)
     assert await db.run(lambda: read_card(conn, "nobody")) is None
+
+
+def ratings_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "server.cli", "ratings", *args],
+                          capture_output=True, text=True, timeout=120, cwd=REPO)
+
+
+async def test_the_rebuild_command_brings_back_what_the_games_gave(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    db = Database(data / "moon.sqlite3")
+    await db.open()
+    for record, finished in evening(30):
+        await db.save_record(record, finished=finished)
+    conn = db.connection()
+    live = await db.run(lambda: everything(conn))
+
+    def spoil() -> None:  # e.g. a restore brought back ratings older than the records
+        with conn:
+            conn.execute("UPDATE ratings SET mu = mu + 1, games = 0")
+            conn.execute("DELETE FROM rating_games WHERE record_id > 10")
+
+    await db.run(spoil)
+    await db.close()
+    done = ratings_cli("--rebuild", "--data", str(data))
+    assert done.returncode == 0, done.stderr
+    counted = len(live["rated_games"])
+    assert done.stdout.startswith(f"moon-server ratings: {counted} rated games counted from ")
+    again = sqlite3.connect(data / "moon.sqlite3")
+    assert everything(again) == live
+    again.close()
+
+
+def test_the_rebuild_command_says_what_is_wrong_in_one_line(tmp_path: Path) -> None:
+    for args, status, words in ((("--rebuild", "--data", str(tmp_path)), 1, "no database"),
+                                (("--data", str(tmp_path)), 2, "--rebuild"),
+                                (("--rebuild", "--frob"), 2, "--frob")):
+        done = ratings_cli(*args)
+        assert done.returncode == status, done
+        (line,) = done.stderr.strip().splitlines()
+        assert line.startswith("moon-server ratings:") and words in line, line
