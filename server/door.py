@@ -21,7 +21,7 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
-from . import banner, commands
+from . import banner, commands, rating_commands  # noqa: F401 - registers its commands
 from .auth import DATABASE_PROBLEM, KeyToLink, MoonSSHServer
 from .bans import Bans
 from .config import ServerConfig
