@@ -36,7 +36,7 @@ from .lobby.messages import (
     TableLeft,
     TableUpdate,
 )
-from .services import KeyManager, ServerHealth
+from .services import KeyManager, RatingBook, ServerHealth
 from .ui.base import MoonModal, MoonParts, MoonScreen
 from .ui.context import ScreenContext
 from .ui.frames import draw_now
@@ -108,7 +108,8 @@ class MoonApp(App[None]):
     def __init__(self, lobby: Lobby, name: str, *, motd: str = "", operator: bool = False,
                  guest: bool = False, keys: KeyManager | None = None,
                  driver_class: type[Driver] | None = None,
-                 health: ServerHealth | None = None, person: str | None = None) -> None:
+                 health: ServerHealth | None = None, person: str | None = None,
+                 ratings: RatingBook | None = None) -> None:
         super().__init__(driver_class=driver_class)
         self.lobby = lobby
         self.player_name = name
@@ -123,6 +124,7 @@ class MoonApp(App[None]):
         """A game played alone (`moon`, set by LocalMoonApp): no lobby, no chat."""
         self.keys = keys
         self.health = health
+        self.ratings = ratings
         """The server's alarms, for an operator's screen (None: nothing to report)."""
         self.model = Model(name)
         self.chat_max_chars = lobby.config.chat_max_chars

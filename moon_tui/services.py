@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from .ratings.board import LeaderboardPage, PlayerCard
+
 
 @dataclass(frozen=True, slots=True)
 class LinkCode:
@@ -47,4 +49,18 @@ class ServerHealth(Protocol):
 
     def alarms(self) -> tuple[str, ...]:
         """One line of plain words per problem; empty when all is well."""
+        ...
+
+
+class RatingBook(Protocol):
+    """The club's ratings, read from the game records (the leaderboard, player cards)."""
+
+    async def leaderboard(self, players: int, offset: int, limit: int,
+                          me: str | None) -> LeaderboardPage:
+        """Rows `offset` to `offset + limit` of the `players` pool's board, best first,
+        and `me`'s own row."""
+        ...
+
+    async def card(self, name: str) -> PlayerCard | None:
+        """`name`'s record, or None when they have played no rated game."""
         ...

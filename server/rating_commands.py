@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from moon_tui.ratings.board import LISTED_GAMES, PAGE_ROWS, LeaderboardPage, LeaderRow, PlayerCard
 from moon_tui.shown import shown
+from moon_tui.ui.card import plural, trump_words
 
 from .commands import Answer, CommandContext, CommandError, command
 from .ratings import read_card, read_leaderboard
@@ -116,11 +117,12 @@ def card_text(card: PlayerCard) -> str:
         place = f"#{pool.place}" if pool.place is not None else "not placed yet"
         lines += [
             "",
-            f"{pool.players} players: rating {pool.rating:.1f} ({place}), {pool.games} games, "
+            f"{pool.players} players: rating {pool.rating:.1f} ({place}), "
+            f"{plural(pool.games, 'game')}, "
             f"{pool.wins} won ({pool.win_rate:.0%})",
             f"  bids made {pool.bids_made}/{pool.bids_tried}, moons made "
             f"{pool.moons_made}/{pool.moons_tried}, {pool.points_per_hand:+.2f} points a hand, "
-            f"favourite trump {pool.favourite_trump or '–'}",
+            f"favourite trump {trump_words(pool.favourite_trump)}",
         ]
     if card.last_games:
         lines += ["", "Last games:"]

@@ -177,6 +177,8 @@ def rebuild(db: sqlite3.Connection,
         for table in ("ratings", "rated_games", "rating_games"):
             db.execute(f"DELETE FROM {table}")  # noqa: S608 - names from the code
         last = 0
+        if progress is not None:
+            progress(0, total)
         while True:
             batch = db.execute(
                 "SELECT id, saved_at, record FROM records WHERE finished = 1 AND id > ?"

@@ -56,6 +56,7 @@ from .limits import Gate
 from .link_codes import LinkCodes
 from .load import LoadWatch
 from .memory import FreezePolicy
+from .ratings import DatabaseRatings
 from .registry import SessionRegistry
 from .restart import RestartCountdown
 from .store import Database, SQLiteRecordStore
@@ -351,6 +352,7 @@ class MoonServer:
                 self.db, player, self.link_codes, self.port
             ),
             health=self.db if player.operator else None,
+            ratings=DatabaseRatings(self.db),
             driver_class=SSHDriver,
             # A guest's name is new at each visit: the guests of one address are one person.
             person=f"guests at {player.address}" if player.guest else None,

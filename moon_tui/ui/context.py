@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from ..lobby.messages import Command
-from ..services import KeyManager, ServerHealth
+from ..services import KeyManager, RatingBook, ServerHealth
 from .model import Model
 
 
@@ -23,6 +23,8 @@ class ScreenContext(Protocol):
     """The longest chat line the lobby takes."""
     keys: KeyManager | None
     health: ServerHealth | None
+    ratings: RatingBook | None
+    """The leaderboard and player cards (None: no club, e.g. playing alone)."""
     model: Model
     """What this player was told so far: a screen draws from it when it opens, then from
     the events the app hands it (`MoonParts.table_event`, `MoonParts.lobby_event`)."""

@@ -150,6 +150,8 @@ class LobbyScreen(MoonScreen):
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
         Binding("k", "keys", "keys"),
+        Binding("L", "leaderboard", "ratings"),
+        Binding("p", "player_card", "player", show=False),
         Binding("o", "operator", "operator"),
         Binding("question_mark", "help", "help"),
         Binding("q", "app.quit", "quit"),
@@ -254,6 +256,8 @@ class LobbyScreen(MoonScreen):
             return self.moon.keys is not None
         if action == "operator":
             return self.moon.operator
+        if action in ("leaderboard", "player_card"):
+            return self.moon.ratings is not None
         return True
 
     def action_new_table(self) -> None:
@@ -282,6 +286,16 @@ class LobbyScreen(MoonScreen):
 
         if self.moon.keys is not None:
             self.app.push_screen(KeysScreen(self.moon.keys))
+
+    def action_leaderboard(self) -> None:
+        from .leaderboard import LeaderboardScreen
+
+        self.app.push_screen(LeaderboardScreen())
+
+    def action_player_card(self) -> None:
+        from .card import AskPlayerScreen
+
+        self.app.push_screen(AskPlayerScreen())
 
     def action_operator(self) -> None:
         from .operator import OperatorScreen
