@@ -103,3 +103,26 @@ async def test_without_ratings_the_keys_are_not_offered() -> None:
             assert "ratings" not in screen_text(app).splitlines()[-1]
             await pilot.press("L")
             assert not isinstance(app.screen, LeaderboardScreen)
+
+
+async def test_a_seat_of_the_waiting_room_opens_its_players_card(db: Database) -> None:
+    from moon_tui.lobby import AddBot, CreateTable
+    from moon_tui.ui.waiting import WaitingScreen
+
+    async with Lobby(FAST, seed=1) as lobby:
+        app = MoonApp(lobby, "ann", ratings=DatabaseRatings(db))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "lobby" in screen_text(app), "the lobby")
+            app.send(CreateTable("ann's table"))
+            await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen), "seated")
+            assert "not rated" in screen_text(app)
+            await pilot.press("p")  # the cursor is on ann's own seat
+            await wait_for(pilot, lambda: "with p01, p02" in screen_text(app), "ann's card")
+            await pilot.press("escape")
+            table_id = app.current_table
+            assert table_id is not None
+            app.send(AddBot(table_id, 1, "expert"))
+            await wait_for(pilot, lambda: "expert" in screen_text(app), "a computer seated")
+            await pilot.press("down", "p")
+            await wait_for(pilot, lambda: "expert bot (computer)" in screen_text(app),
+                           "the expert's card")
