@@ -99,7 +99,8 @@ def key_name(key: str) -> str:
     return names.get(key, key)
 
 
-def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False) -> Text:
+def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
+              ratings: bool = True) -> Text:
     """Every key of every screen offered to this player, from the screens' bindings
     (`solo`: a game alone in one's own terminal, no lobby, no waiting room, no chat)."""
     from .game import GameScreen
@@ -111,6 +112,8 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False) 
         hidden.add("operator")
     if not keys:
         hidden.add("keys")
+    if not ratings:
+        hidden |= {"leaderboard", "player_card"}
     screens: list[tuple[str, type[Screen[Any]]]] = [
         ("Lobby", LobbyScreen), ("Waiting room", WaitingScreen), ("At the table", GameScreen)]
     if solo:
@@ -166,6 +169,6 @@ class HelpScreen(MoonModal):
                 yield Static(heading(f"{title}\n") + Text(rules_text(rules)))
                 yield Static(heading("\nKeys\n") + keys_text(
                     operator=self.moon.operator, keys=self.moon.keys is not None,
-                    solo=self.moon.solo))
+                    solo=self.moon.solo, ratings=self.moon.ratings is not None))
             yield Static("↑↓ scroll · Esc closes", classes="hint")
 
