@@ -54,7 +54,9 @@ def fill_ratings(conn: sqlite3.Connection, players: int, games: int, *, seed: in
         played.append((game, pool, 1_700_000_000 + game * 60, json.dumps(seats)))
         for name, place in zip(seats, places, strict=True):
             row = rows.setdefault((pool, name), [25.0, 8.33, 0, 0, 0, 0, 0, 0, 0, 0, {}])
-            row[0] += (2.5 - place) * row[1] / 10 + rng.gauss(0, 0.3)
+            # A walk that stays where openskill's ratings live (about 0 to 50).
+            row[0] = 25 + 0.98 * (row[0] - 25) + (2.5 - place) * row[1] / 10 \
+                + rng.gauss(0, 0.3)
             row[1] = max(0.8, row[1] * 0.985)
             row[2] += 1
             row[3] += place == 1
