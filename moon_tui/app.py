@@ -38,7 +38,7 @@ from .lobby.messages import (
     TableUpdate,
 )
 from .lobby.notices import Tell
-from .services import GameArchive, KeyManager, ServerHealth
+from .services import GameArchive, KeyManager, RatingBook, ServerHealth
 from .ui.base import MoonModal, MoonParts, MoonScreen
 from .ui.context import ScreenContext
 from .ui.frames import draw_now
@@ -112,7 +112,8 @@ class MoonApp(App[None]):
                  guest: bool = False, keys: KeyManager | None = None,
                  driver_class: type[Driver] | None = None,
                  health: ServerHealth | None = None, person: str | None = None,
-                 games: GameArchive | None = None, analyst: Analyst | None = None) -> None:
+                 games: GameArchive | None = None, analyst: Analyst | None = None,
+                 ratings: RatingBook | None = None) -> None:
         super().__init__(driver_class=driver_class)
         self.lobby = lobby
         self.player_name = name
@@ -133,6 +134,7 @@ class MoonApp(App[None]):
         self.analyst = analyst
         self.open_replay: str | None = None
         """Open this saved game in the replay viewer at once (`ssh -t host replay CODE`)."""
+        self.ratings = ratings
         """The server's alarms, for an operator's screen (None: nothing to report)."""
         self.model = Model(name)
         self.chat_max_chars = lobby.config.chat_max_chars

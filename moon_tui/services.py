@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .lobby.messages import Place, SeatInfo, TableStatus
+from .ratings.board import LeaderboardPage, PlayerCard
 from .rules import Record, Rules
 
 
@@ -264,4 +265,18 @@ class GameArchive(Protocol):
 
     async def open(self, code: str) -> OpenedGame:
         """The game with this code, as the player may see it; `GameRefused` says why not."""
+        ...
+
+
+class RatingBook(Protocol):
+    """The club's ratings, read from the game records (the leaderboard, player cards)."""
+
+    async def leaderboard(self, players: int, offset: int, limit: int,
+                          me: str | None) -> LeaderboardPage:
+        """Rows `offset` to `offset + limit` of the `players` pool's board, best first,
+        and `me`'s own row."""
+        ...
+
+    async def card(self, name: str) -> PlayerCard | None:
+        """`name`'s record, or None when they have played no rated game."""
         ...

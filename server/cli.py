@@ -34,7 +34,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         epilog="Environment: MOON_HOST, MOON_PORT, MOON_DATA, MOON_MOTD, MOON_GUESTS=on|off, "
         "MOON_CONFIG. Precedence: flags > environment > config file > defaults. "
         "'moon-server backup FILE' copies the database, even while the server runs "
-        "(see 'moon-server backup --help').",
+        "(see 'moon-server backup --help'); 'moon-server ratings --rebuild' computes "
+        "the ratings again from the game records.",
     )
     defaults = ServerConfig()
     parser.add_argument("--host", help=f"address to listen on (default {defaults.host})")
@@ -138,6 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["backup"]:
         return backup(argv[1:])
+    if argv[:1] == ["ratings"]:
+        from .ratings_cli import main as ratings
+
+        return ratings(argv[1:])
     args = parse_args(argv)
     logging.basicConfig(
         level=getattr(logging, args.log_level),

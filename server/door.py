@@ -21,7 +21,7 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
-from . import banner, commands, game_commands  # noqa: F401 (game_commands registers)
+from . import banner, commands, game_commands, rating_commands  # noqa: F401 (they register)
 from .auth import DATABASE_PROBLEM, KeyToLink, MoonSSHServer
 from .bans import Bans
 from .config import ServerConfig

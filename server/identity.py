@@ -6,8 +6,12 @@ import re
 import secrets
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import asyncssh
+
+if TYPE_CHECKING:  # the store rates games, and the ratings know a guest by their name
+    pass
 
 NAME_RULES = "2 to 16 characters: lower-case letters, digits, '-' or '_', starting with a letter"
 _NAME = re.compile(r"[a-z][a-z0-9_-]{1,15}")

@@ -61,6 +61,7 @@ from .link_codes import LinkCodes
 from .load import LoadWatch
 from .members import AccountKeys
 from .memory import FreezePolicy
+from .ratings import DatabaseRatings
 from .registry import SessionRegistry
 from .restart import RestartCountdown
 from .store import Database, SQLiteRecordStore
@@ -370,6 +371,7 @@ class MoonServer:
                 self.db, player, self.link_codes, self.port
             ),
             health=self.dashboard if player.operator else None,
+            ratings=DatabaseRatings(self.db),
 
             driver_class=SSHDriver,
             # A guest's name is new at each visit: the guests of one address are one person.

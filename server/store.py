@@ -33,6 +33,8 @@ from . import game_index
 from .datafolder import CannotStart
 from .journal import SCHEMA as JOURNAL_SCHEMA
 from .logtext import shown
+from .ratings import SCHEMA as RATINGS_SCHEMA
+from .ratings import count_record
 
 log = logging.getLogger(__name__)
 
@@ -203,6 +205,7 @@ class Database:
             conn.execute("PRAGMA synchronous=FULL")
             conn.executescript(_SCHEMA)
             conn.executescript(JOURNAL_SCHEMA)
+            conn.executescript(RATINGS_SCHEMA)
             _add_columns(conn, "bans", {  # a database from before bans could expire...
                 "expires": "REAL", "name": "TEXT", "kick": "INTEGER NOT NULL DEFAULT 0",
                 "by": "TEXT NOT NULL DEFAULT ''"})
@@ -514,21 +517,26 @@ class Database:
     async def save_record(self, record: dict[str, Any], *, finished: bool) -> int:
         """Keep `record`; its id, or 0 when this very record was kept already (a table
         restored after a crash saves its finished game again: it cannot know whether the
-        first save reached the disk)."""
+        first save reached the disk). A finished game is rated in the same transaction
+        (`ratings.py`)."""
         text = json.dumps(record, separators=(",", ":"), sort_keys=True)
         digest = hashlib.sha256(f"{int(finished)}{text}".encode()).hexdigest()
 
         def save() -> int:
             db = self.connection()
+            saved_at = self.clock()
             with db:
                 cursor = db.execute(
                     "INSERT OR IGNORE INTO records (saved_at, finished, record, digest)"
                     " VALUES (?, ?, ?, ?)",
-                    (self.clock(), int(finished), text, digest),
+                    (saved_at, int(finished), text, digest),
                 )
-                if cursor.rowcount and cursor.lastrowid:
-                    game_index.index_record(db, cursor.lastrowid, record)
-            return int(cursor.lastrowid or 0) if cursor.rowcount else 0
+                record_id = int(cursor.lastrowid or 0) if cursor.rowcount else 0
+                if record_id:
+                    game_index.index_record(db, record_id, record)
+                if record_id and finished:  # rated with it, in the records' order
+                    count_record(db, record_id, saved_at, record)
+            return record_id
 
         return await self.run(save)
 

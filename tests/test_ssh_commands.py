@@ -4,6 +4,7 @@ one line and exit status 2 for what does not exist (issues 34 and 35 add the com
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,7 +48,8 @@ async def test_help_lists_the_commands_and_unknown_ones_get_one_line(
         conn = await open_connection(server.port, "ann", key=new_key())
         listed = await conn.run("help", encoding="utf-8", timeout=10)
         assert listed.exit_status == 0
-        assert "whoami  who you are logged in as" in str(listed.stdout)
+        # Names are padded to the longest command's.
+        assert re.search(r"\n    whoami +who you are logged in as\n", str(listed.stdout))
         for line, error in (("frob --x", "unknown command 'frob': try 'help'"),
                             ("'unclosed", "the command could not be read: No closing quotation"),
                             ("x " * 600, "the command is longer than 1000 characters"),

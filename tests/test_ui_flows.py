@@ -322,6 +322,31 @@ async def test_the_form_shows_only_the_options_of_the_game_chosen() -> None:
             assert command.rules == Rules.make(players=4)
 
 
+async def test_a_public_table_is_rated_unless_its_owner_says_no() -> None:
+    from moon_tui.ui.create import RATED
+    from moon_tui.ui.fields import Flag
+
+    async with Lobby(FAST, seed=3) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_the_form(pilot, app)
+            form = app.screen
+            assert isinstance(form, CreateTableScreen)
+            assert form.command().rated and "leaves early ranks last" in RATED
+            form.query_one("#private", Flag).action_flip()
+            await pilot.pause()
+            assert form.command().private and not form.command().rated
+            form.query_one("#rated", Flag).action_flip()  # friends may rate theirs
+            await pilot.pause()
+            assert form.command().rated
+            form.query_one("#private", Flag).action_flip()
+            await pilot.pause()
+            assert form.command().rated and not form.command().private
+            form.query_one("#rated", Flag).action_flip()
+            await pilot.pause()
+            assert not form.command().rated
+
+
 async def test_the_form_names_a_table_as_no_other_is_named() -> None:
     from moon_tui.lobby import CreateTable, LobbyUpdate
     from moon_tui.rules import Rules

@@ -681,7 +681,8 @@ class Lobby:
         self._next_table += 1
         table = self._new_table(table_id, handle.name,
                                 CreateTable(name, command.rules, seconds, bool(command.private),
-                                            bool(command.spectators_allowed)), self._new_code())
+                                            bool(command.spectators_allowed),
+                                            bool(command.rated)), self._new_code())
         log.info("table %s created by %s: %r, %s%s", table_id, handle.name, name,
                  command.rules.summary(), ", private" if command.private else "")
         self._open(table)

@@ -72,6 +72,8 @@ class TableInfo:
     invite_code: str | None = None
     """Only filled in for the table's own players (and its owner)."""
     rematch_votes: tuple[str, ...] = ()
+    rated: bool = False
+    """Its finished games count for the ratings (`moon_tui/ratings/`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +102,8 @@ class CreateTable:
     turn_seconds: int | None = None
     private: bool = False
     spectators_allowed: bool = True
+    rated: bool = False
+    """Finished games count for the ratings when at least two people played them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,9 +24,11 @@ log = logging.getLogger(__name__)
 
 
 class Recorder:
-    def __init__(self, table_id: str, store: RecordStore) -> None:
+    def __init__(self, table_id: str, store: RecordStore, *, rated: bool = False) -> None:
         self._table_id = table_id
         self._store = store
+        self.rated = rated
+        """The table's games count for the ratings: their records say `"rated": true`."""
         self.saved = True
         """The current game is saved (or there is none)."""
         self.person_decided = False
@@ -47,10 +49,13 @@ class Recorder:
         if not self.person_decided:
             return None
         try:
-            return record_of(state, names)
+            record = record_of(state, names)
         except Exception:
             log.exception("table %s: could not write the game record", self._table_id)
             return None
+        if self.rated:
+            record["rated"] = True
+        return record
 
     def restored(self, state: GameState | None, names: tuple[str, ...], status: str,
                  person_decided: bool) -> None:

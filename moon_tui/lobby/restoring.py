@@ -280,7 +280,8 @@ def read_saved(saved: SavedTable) -> Restored:
     return Restored(
         table_id=table_id,
         create=CreateTable(_text(data, "name", table_id, TABLE_NAME_MAX), rules, seconds,
-                           private, watchable),
+                           private, watchable,
+                           _flag({"rated": False, **data}, "rated", table_id)),
         invite_code=code,
         owner=_text(data, "owner", table_id, NAME_MAX),
         seats=seats,

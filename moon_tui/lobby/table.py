@@ -131,7 +131,7 @@ class Table:
         self.clocks = TableClocks(clock, self.post)
         self.computers = Computers(table_id, config.bot_time_budget, seed ^ 0x5EED, self.post,
                                    bots)
-        self.recorder = Recorder(table_id, store)
+        self.recorder = Recorder(table_id, store, rated=create.rated)
         self.writer = TableWriter(table_id, journal)
         self.status: TableStatus = "waiting"
         self.state: GameState | None = None
@@ -271,7 +271,8 @@ class Table:
                 seats=seating.infos(self.stand_in_level), status=self.status,
                 private=self.private, spectators_allowed=self.spectators_allowed,
                 spectators=tuple(seating.spectators), turn_seconds=self.turn_seconds,
-                invite_code=None, rematch_votes=tuple(seating.rematch_votes))
+                invite_code=None, rematch_votes=tuple(seating.rematch_votes),
+                rated=self.recorder.rated)
             self._infos = (public, replace(public, invite_code=self.invite_code))
             self._info_key = key
         assert self._infos is not None

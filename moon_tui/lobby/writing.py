@@ -61,6 +61,7 @@ def table_row(table: Table) -> dict[str, Any]:
         "turn_seconds": table.turn_seconds,
         "private": table.private,
         "spectators_allowed": table.spectators_allowed,
+        "rated": table.recorder.rated,
         "invite_code": table.invite_code,
         "owner": seating.owner,
         "seats": [{"name": s.name, "bot_level": s.bot_level} for s in seating.seats],

@@ -9,7 +9,7 @@ from typing import Protocol
 
 from ..bots.analysis import Analyst
 from ..lobby.messages import Command
-from ..services import GameArchive, KeyManager, ServerHealth
+from ..services import GameArchive, KeyManager, RatingBook, ServerHealth
 from .model import Model
 
 
@@ -30,6 +30,8 @@ class ScreenContext(Protocol):
     """The club's saved games (None: none kept, e.g. a game played alone)."""
     analyst: Analyst | None
     """Weighs a saved game's decisions in the bot workers (None: no analysis here)."""
+    ratings: RatingBook | None
+    """The leaderboard and player cards (None: no club, e.g. playing alone)."""
     model: Model
     """What this player was told so far: a screen draws from it when it opens, then from
     the events the app hands it (`MoonParts.table_event`, `MoonParts.lobby_event`)."""

@@ -1,4 +1,6 @@
-"""The form that creates a table: every rule option of RULES.md, target, timer, privacy."""
+"""The form that creates a table: every rule option of RULES.md, target, timer, privacy,
+and whether its games count for the ratings (on for a public table, never when playing
+alone)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ FLAGS: list[tuple[str, str]] = [
     ("no_trump", "No trump allowed"),
     ("discard_shown", "The discard is laid face up"),
 ]
+RATED = "Rated: counts for the ratings; who leaves early ranks last"
 THREE_ONLY = ("no00",)
 """Options only a game of 3 has (4 players use every tile)."""
 WIDOW_ONLY = ("trump_before_widow", "discard_shown")
@@ -93,6 +96,8 @@ class CreateTableScreen(MoonModal):
                     yield Flag(label, value, id=key)
                 yield Flag("Private (join by invite code only)", False, id="private")
                 yield Flag("Spectators may watch", True, id="spectators")
+                if not self.moon.solo:
+                    yield Flag(RATED, True, id="rated")
             yield Static("Tab: next · ← →: change a choice · space: tick a box", classes="hint")
             yield Static(id="form-error")
             with Horizontal(id="create-buttons"):
@@ -115,6 +120,14 @@ class CreateTableScreen(MoonModal):
         for key, shown in self._applies().items():
             for widget in self.query(f"#{key}, #{key}-label"):
                 widget.display = shown
+
+    @on(Flag.Changed, "#private")
+    def _rated_when_public(self, event: Flag.Changed) -> None:
+        """A public table is rated unless its owner says no; a private one is not unless
+        they say so."""
+        rated = self.query("#rated").first(Flag) if self.query("#rated") else None
+        if rated is not None and rated.value == event.flag.value:
+            rated.action_flip()
 
     def _applies(self) -> dict[str, bool]:
         three = self.query_one("#players", Choice).value == 3
@@ -149,6 +162,7 @@ class CreateTableScreen(MoonModal):
             turn_seconds=timer,
             private=self.query_one("#private", Flag).value,
             spectators_allowed=self.query_one("#spectators", Flag).value,
+            rated=not self.moon.solo and self.query_one("#rated", Flag).value,
         )
 
     def action_create(self) -> None:

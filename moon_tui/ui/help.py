@@ -106,7 +106,7 @@ def key_name(key: str) -> str:
 
 
 def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
-              games: bool = False) -> Text:
+              games: bool = False, ratings: bool = True) -> Text:
     """Every key of every screen offered to this player, from the screens' bindings
     (`solo`: a game alone in one's own terminal, no lobby, no waiting room, no chat;
     `games`: the club's saved games and the replay viewer)."""
@@ -121,6 +121,8 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
         hidden.add("operator")
     if not keys:
         hidden.add("keys")
+    if not ratings:
+        hidden |= {"leaderboard", "player_card"}
     screens: list[tuple[str, type[Screen[Any]]]] = [
         ("Lobby", LobbyScreen), ("Waiting room", WaitingScreen), ("At the table", GameScreen)]
     if games:
@@ -181,6 +183,7 @@ class HelpScreen(MoonModal):
                 yield Static(heading(f"\n{title}\n") + Text(rules_text(rules)))
                 yield Static(heading("\nKeys\n") + keys_text(
                     operator=self.moon.operator, keys=self.moon.keys is not None,
-                    solo=self.moon.solo, games=self.moon.games is not None))
+                    solo=self.moon.solo, games=self.moon.games is not None,
+                    ratings=self.moon.ratings is not None))
             yield Static("↑↓ scroll · Esc closes", classes="hint")
 

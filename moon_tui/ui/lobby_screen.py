@@ -176,6 +176,8 @@ class LobbyScreen(MoonScreen):
         Binding("escape", "unfocus_chat", "back", show=False),
         Binding("k", "keys", "keys"),
         Binding("g", "games", "games"),
+        Binding("L", "leaderboard", "ratings"),
+        Binding("p", "player_card", "player", show=False),
         Binding("o", "operator", "operator"),
         Binding("question_mark", "help", "help"),
         Binding("q", "app.quit", "quit"),
@@ -295,6 +297,8 @@ class LobbyScreen(MoonScreen):
             return self.moon.operator
         if action == "games":
             return self.moon.games is not None
+        if action in ("leaderboard", "player_card"):
+            return self.moon.ratings is not None
         return True
 
     def action_new_table(self) -> None:
@@ -339,6 +343,15 @@ class LobbyScreen(MoonScreen):
 
         if self.moon.games is not None:
             self.app.push_screen(GamesScreen(self.moon.games))
+    def action_leaderboard(self) -> None:
+        from .leaderboard import LeaderboardScreen
+
+        self.app.push_screen(LeaderboardScreen())
+
+    def action_player_card(self) -> None:
+        from .card import AskPlayerScreen
+
+        self.app.push_screen(AskPlayerScreen())
 
     def action_operator(self) -> None:
         from .operator import OperatorScreen

@@ -66,6 +66,7 @@ class WaitingScreen(MoonScreen):
         Binding("s", "start", "start"),
         Binding("i", "invite", "invite"),
         Binding("c", "chat", "chat"),
+        Binding("p", "player_card", "card", show=False),
         Binding("escape", "unfocus_chat", "back", show=False),
         Binding("question_mark", "help", "help"),
         Binding("q", "leave", "leave"),
@@ -124,6 +125,7 @@ class WaitingScreen(MoonScreen):
         extra.append(f"turn timer {info.turn_seconds}s" if info.turn_seconds else "no timer")
         extra.append("private" if info.private else "public")
         extra.append("spectators welcome" if info.spectators_allowed else "no spectators")
+        extra.append("rated: who leaves early ranks last" if info.rated else "not rated")
         if info.spectators:
             extra.append("watching: " + ", ".join(info.spectators))
         lines.append(" · ".join(extra))
@@ -148,7 +150,22 @@ class WaitingScreen(MoonScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("add_bot", "remove_bot", "level", "start"):
             return self.is_owner
+        if action == "player_card":
+            return self.moon.ratings is not None
         return True
+
+    def action_player_card(self) -> None:
+        """The card of whoever sits in the chosen seat (a computer: its level's)."""
+        from ..lobby.seating import bot_name
+        from .card import PlayerCardScreen
+
+        info = self.info
+        if info is None or not 0 <= self._seat() < len(info.seats):
+            return
+        seat = info.seats[self._seat()]
+        name = seat.name or (bot_name(seat.bot_level) if seat.bot_level else None)
+        if name is not None:
+            self.app.push_screen(PlayerCardScreen(name))
 
     def _level(self) -> BotLevel:
         level: BotLevel = self.query_one("#level", Choice).value
