@@ -46,11 +46,10 @@ from moon_tui.lobby import (
     TableUpdate,
 )
 from moon_tui.lobby.client import Client, Policy
-from moon_tui.lobby.internal import Directory
 from moon_tui.lobby.journal import JournalEntry, MemoryJournal, SavedTable
+from moon_tui.lobby.links import InProcessLink
 from moon_tui.lobby.notices import Leave
 from moon_tui.lobby.restoring import read_saved
-from moon_tui.lobby.stats import LobbyStats
 from moon_tui.lobby.table import Table
 from moon_tui.rules import CHANCE, GameState, Phase, Rules, SeatView
 from moon_tui.rules.record import game_from_record, record_of
@@ -702,8 +701,8 @@ async def test_a_saved_table_that_cannot_be_rebuilt_is_dropped_and_the_rest_come
 def bare_table(journal: MemoryJournal, rules: Rules) -> Table:
     """A table not running: the test plays its game by hand and has it write."""
     return Table("t1", "ann", CreateTable("t", rules, None), invite_code="ABCDEF",
-                 config=FAST, store=MemoryRecordStore(), seed=1, mailboxes=Directory(),
-                 lobby_post=lambda _: None, clock=ManualClock(), stats=LobbyStats(),
+                 config=FAST, store=MemoryRecordStore(), seed=1,
+                 link=InProcessLink("t1", lambda _: None), clock=ManualClock(),
                  journal=journal, bots=BotPool(1))  # no worker starts: nothing searches
 
 

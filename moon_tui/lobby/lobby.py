@@ -29,18 +29,15 @@ from typing import Any
 
 from ..bots.pool import BotPool
 from ..rules import Rules
+from . import links
 from .chat import CHAT_KEPT, ChatLimiter, RateLimit, clean_text
 from .clock import Clock, LoopClock
 from .config import LobbyConfig
 from .handle import LobbyClosed, PlayerHandle
 from .internal import (
-    Attach,
     CloseNow,
     Connect,
-    Detach,
-    Directory,
     FromHandle,
-    FromMember,
     HandleClosed,
     LobbyMessage,
     ServerBroadcast,
@@ -80,6 +77,7 @@ from .messages import (
 from .notices import Ending, Leave, Tell
 from .refusals import Refusal, Refused
 from .restoring import TABLE_ID, SavedTableError, read_saved, shown, unfinished_record
+from .router import Router
 from .stats import LobbyStats
 from .store import MemoryRecordStore, RecordStore
 from .table import Table
@@ -107,7 +105,8 @@ class Lobby:
                  on_restart: Callable[[Restart | CancelRestart, str], Refused | None]
                  | None = None,
                  restart_news: Callable[[], RestartNotice | None] | None = None,
-                 clock: Clock | None = None, journal: TableJournal | None = None) -> None:
+                 clock: Clock | None = None, journal: TableJournal | None = None,
+                 link: links.LinkFactory | None = None) -> None:
         """`on_ban(name, reason)` makes an operator's ban last; `on_restart(command,
         operator)` hands an operator's restart (or its cancelling) to whoever owns the
         countdown (the server), and returns why not, if it will not; `restart_news()` is
@@ -115,7 +114,8 @@ class Lobby:
         `journal` is where the tables write themselves down. Without one they write to a
         `MemoryJournal` and last as long as the process: stopping the lobby then closes
         them for good, each saving its unfinished game as a record, as nothing would
-        bring them back."""
+        bring them back. `link` makes each table's link (`links.py`): in process unless
+        told (`links.default_link`)."""
         self.config = config
         self.journal: TableJournal = journal if journal is not None else MemoryJournal()
         self._tables_outlive_it = journal is not None
@@ -134,8 +134,9 @@ class Lobby:
         self._on_restart = on_restart
         self._restart_news = restart_news
         self._inbox: asyncio.Queue[LobbyMessage] = asyncio.Queue()
-        self._directory = Directory()
-        self._players = self._directory.players
+        self._router = Router(link if link is not None else links.default_link, self._post,
+                              self.stats)
+        self._players = self._router.players
         """Who is connected: each name's current handle."""
         self._tables: dict[str, Table] = {}
         self._codes: dict[str, str] = {}
@@ -355,7 +356,7 @@ class Lobby:
                 self._dirty = True
         elif isinstance(message, TableClosed):
             self._tables.pop(message.table_id, None)
-            self._directory.tables.pop(message.table_id, None)
+            self._router.forget(message.table_id)
             self._listing.remove(message.table_id)
             self._codes.pop(message.invite_code, None)
             self._dirty = True
@@ -376,8 +377,8 @@ class Lobby:
             self._closing = True
             stopping = Leave.SERVER_STOPPING if self._tables_outlive_it \
                 else Leave.SERVER_STOPPED
-            for table in self._tables.values():
-                table.post(CloseNow(stopping, for_good=not self._tables_outlive_it))
+            self._router.tell(self._tables, CloseNow(stopping,
+                                                     for_good=not self._tables_outlive_it))
 
     # -- players connecting and leaving ----------------------------------------------------
     def _connect(self, message: Connect) -> None:
@@ -387,7 +388,7 @@ class Lobby:
         name = message.name
         handle = PlayerHandle(name, operator=message.operator or name in self.config.operators,
                               queue_size=self.config.queue_size, post=self._post,
-                              tables=self._directory.tables,
+                              router=self._router,
                               max_pending=self.config.max_commands_pending,
                               person=message.person)
         old = self._players.get(name)
@@ -404,8 +405,7 @@ class Lobby:
         restart = self._restart_news() if self._restart_news is not None else None
         if restart is not None:
             handle.deliver(restart)
-        for table in self._tables.values():
-            table.post(Attach(name))
+        self._router.attach(name, self._tables)
         self._presence_dirty = True
         message.reply.set_result(handle)
 
@@ -416,8 +416,7 @@ class Lobby:
         self._chat.forget_idle()
         self._wrong_codes.forget_idle()
         self._tables_opened.forget_idle(self.clock.now())
-        for table in self._tables.values():
-            table.post(Detach(handle.name))
+        self._router.detach(handle.name, self._tables)
         self._presence_dirty = True
 
     def _kick(self, name: str, ending: Ending, by: str, reason: str) -> bool:
@@ -485,7 +484,7 @@ class Lobby:
                 self._wrong_codes.allow(handle.name)
                 reject(Refused(Refusal.NO_SUCH_CODE, code=clean_text(str(command.code))))
             else:
-                self._forward(handle, self._tables[table_id], command, by_code=True)
+                self._router.command(handle, table_id, command, by_code=True)
         elif isinstance(command, SendChat):
             text, refused = self._chat.check(handle.name, command.text)
             if refused is not None:
@@ -508,18 +507,9 @@ class Lobby:
 
     def _to_table(self, handle: PlayerHandle, table_id: str, command: Command,
                   reject: Callable[[Refused], None]) -> None:
-        table = self._tables.get(table_id)
-        if table is None:
-            reject(Refused(Refusal.NO_SUCH_TABLE, table_id=table_id))
-        else:
-            self._forward(handle, table, command)
-
-    @staticmethod
-    def _forward(handle: PlayerHandle, table: Table, command: Command, *,
-                 by_code: bool = False) -> None:
         """A command the lobby checked goes on to the table: pending until it is taken up."""
-        handle.pending += 1
-        table.post(FromMember(handle.name, command, by_code))
+        if not self._router.command(handle, table_id, command):
+            reject(Refused(Refusal.NO_SUCH_TABLE, table_id=table_id))
 
     def _create_table(self, handle: PlayerHandle, command: CreateTable,
                       reject: Callable[[Refused], None]) -> None:
@@ -558,13 +548,12 @@ class Lobby:
     def _new_table(self, table_id: str, owner: str, create: CreateTable, code: str) -> Table:
         return Table(table_id, owner, create, invite_code=code, config=self.config,
                      store=self.store, seed=self._seeds.getrandbits(64),
-                     mailboxes=self._directory, lobby_post=self._post, clock=self.clock,
-                     stats=self.stats, journal=self.journal, bots=self.bots)
+                     link=self._router.link(table_id), clock=self.clock,
+                     journal=self.journal, bots=self.bots)
 
     def _open(self, table: Table) -> None:
         table_id = table.table_id
         self._tables[table_id] = table
-        self._directory.tables[table_id] = table
         self._codes[table.invite_code] = table_id
         self._spawn(table.run(), name=f"table {table_id}")
 
@@ -587,6 +576,8 @@ class Lobby:
         except Exception as exc:
             # The reason quotes at most a little of the row (`shown`): a row may hold
             # megabytes, or line breaks to forge log lines.
+            if table_id not in self._tables:
+                self._router.forget(table_id)
             reason = exc.reason if isinstance(exc, SavedTableError) else shown(exc)
             log.error("table %s could not be taken up after the restart and is dropped: %s",
                       shown(table_id), reason)
@@ -630,12 +621,11 @@ class Lobby:
             self._kick(command.name, Ending.BANNED, handle.name, command.reason)
             handle.deliver(Notice(Tell.BANNED, {"name": command.name}))
         else:
-            table = self._tables.get(command.table_id)
-            if table is None:
+            if command.table_id not in self._tables:
                 reject(Refused(Refusal.NO_SUCH_TABLE, table_id=command.table_id))
             else:
-                table.post(CloseNow(Leave.CLOSED_BY_OPERATOR,
-                                    {"by": handle.name, "reason": command.reason}))
+                self._router.tell([command.table_id], CloseNow(
+                    Leave.CLOSED_BY_OPERATOR, {"by": handle.name, "reason": command.reason}))
 
     def _restart(self, handle: PlayerHandle, command: Restart | CancelRestart,
                  reject: Callable[[Refused], None]) -> None:

@@ -3,8 +3,10 @@
 Everything that happens to a table arrives as a message in its inbox (`internal.py`): a
 member's command, straight from their handle; a computer's move; a clock running out;
 a player connecting or dropping. Messages are handled one at a time, so the game needs
-no locks, and they are plain values, so the table could live in another process than its
-players. The table composes three parts, each with one job:
+no locks. Everything it says leaves as a message too, through the same link (`links.py`):
+an event for a member, the acknowledgement of a command, its lobby entry, its counts.
+Both streams are plain values in the wire format (`codec.py`), so the table could live in
+another process than its players. The table composes three parts, each with one job:
 
 - `Seating` (`seating.py`): who sits where, bots and stand-ins, ownership, rematch votes;
 - `TableClocks` (`clocks.py`): what the game waits on, and the grace period of away
@@ -27,7 +29,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 
 from ..bots.pool import BotPool
@@ -47,21 +49,22 @@ from .clocks import TableClocks
 from .computers import Computers
 from .config import LobbyConfig
 from .internal import (
+    Acked,
     Attach,
     BotMoved,
     CloseNow,
+    Counted,
     DealNow,
     Detach,
     FromMember,
     GraceOver,
-    LobbyMessage,
-    Mailboxes,
     TableClosed,
     TableMessage,
     ThinkNow,
     TimerRanOut,
 )
 from .journal import TableJournal
+from .links import TableLink
 from .messages import (
     Act,
     AddBot,
@@ -94,7 +97,6 @@ from .records import Recorder
 from .refusals import Refusal, Refused
 from .restoring import Restored
 from .seating import Seat, Seating
-from .stats import LobbyStats
 from .store import RecordStore
 from .writing import TableWriter
 
@@ -110,8 +112,7 @@ class Table:
 
     def __init__(self, table_id: str, owner: str, create: CreateTable, *,
                  invite_code: str, config: LobbyConfig, store: RecordStore, seed: int,
-                 mailboxes: Mailboxes, lobby_post: Callable[[LobbyMessage], None],
-                 clock: Clock, stats: LobbyStats, journal: TableJournal,
+                 link: TableLink, clock: Clock, journal: TableJournal,
                  bots: BotPool) -> None:
         self.table_id = table_id
         self.name = create.name
@@ -121,16 +122,16 @@ class Table:
         self.spectators_allowed = create.spectators_allowed
         self.invite_code = invite_code
         self.config = config
-        self._lobby_post = lobby_post
-        self._mail = mailboxes
-        self._stats = stats
+        self._link = link
         self._rng = random.Random(seed)
         self.seating = Seating(self.rules.players, owner)
-        self.publisher = Publisher(mailboxes, lobby_post)
+        self.publisher = Publisher(link.to_lobby)
         self.publisher.connect(owner)
-        self.clocks = TableClocks(clock, self.post)
-        self.computers = Computers(table_id, config.bot_time_budget, seed ^ 0x5EED, self.post,
-                                   bots)
+        # Its own clocks and computers post through the link too: nothing reaches the
+        # table any other way.
+        self.clocks = TableClocks(clock, link.to_table)
+        self.computers = Computers(table_id, config.bot_time_budget, seed ^ 0x5EED,
+                                   link.to_table, bots)
         self.recorder = Recorder(table_id, store)
         self.writer = TableWriter(table_id, journal)
         self.status: TableStatus = "waiting"
@@ -154,16 +155,11 @@ class Table:
         self._restored = False
         self._to_think: tuple[int, int, BotLevel, SeatView, bool] | None = None
         """A computer's move asked for during the pass: started after it (`_think`)."""
-        self._closed = False
         self._info_key: tuple[object, ...] | None = None
         self._infos: tuple[TableInfo, TableInfo] | None = None
 
     def post(self, message: TableMessage) -> None:
-        if self._closed:
-            if isinstance(message, FromMember):
-                self._mail.taken_up(message.name)
-                self._refuse(message, Refused(Refusal.TABLE_CLOSED, table_id=self.table_id))
-            return
+        """Into the inbox (what the link hands over while the table runs)."""
         self._inbox.put_nowait(message)
 
     # -- the actor's loop ----------------------------------------------------------------
@@ -171,6 +167,7 @@ class Table:
         """Handle messages until the table closes; closed for good, it saves an unfinished
         game on the way out. Each pass handles what waits in the inbox, writes the change
         to the journal, and only then lets out what it tells (`_write_and_tell`)."""
+        self._link.open(self.post)
         try:
             async with asyncio.TaskGroup() as tg:
                 self._tg = tg
@@ -196,15 +193,16 @@ class Table:
         finally:
             self.publisher.release()
             self._tg = None
-            self._closed = True
-            # Its parts hold `self.post`: a cycle that only the garbage collector would
-            # free, and the server keeps it from looking (server/memory.py). Broken, the
-            # table and its game go as soon as the lobby forgets it.
+            # The link holds `self.post`: a cycle that only the garbage collector would
+            # free, and the server keeps it from looking (server/memory.py). Shut, the
+            # link refuses what still comes, and the table and its game go as soon as
+            # the lobby forgets it.
+            self._link.shut()
             self.clocks.close()
             self.computers.close()
             while not self._inbox.empty():
-                self.post(self._inbox.get_nowait())
-            self._lobby_post(TableClosed(self.table_id, self.invite_code))
+                self._link.to_table(self._inbox.get_nowait())
+            self._link.to_lobby(TableClosed(self.table_id, self.invite_code))
 
     async def _write_and_tell(self) -> None:
         """The pass's changes are durable (or the journal failed and said so): tell."""
@@ -229,7 +227,8 @@ class Table:
 
     def _handle(self, message: TableMessage) -> None:
         if isinstance(message, FromMember):
-            self._mail.taken_up(message.name)
+            if message.command_id:
+                self._link.to_lobby(Acked(message.command_id))
             try:
                 self._command(message.name, message.command, message.by_code)
             except Refused as exc:
@@ -565,7 +564,7 @@ class Table:
         """After a move: count a finished hand, tell everyone, and set the next clock."""
         assert self.state is not None
         if self.state.current_player() < 0:
-            self._stats.hands += 1
+            self._link.to_lobby(Counted(hands=1))
         self._turn_started = self.clocks.now()
         self._publish()
         self._advance()
@@ -666,7 +665,7 @@ class Table:
         outcome = state.outcome()
         assert outcome is not None
         self.status = "finished"
-        self._stats.games += 1
+        self._link.to_lobby(Counted(games=1))
         winners = tuple(self.game_names[i] for i in range(self.rules.players)
                         if self.rules.side_of(i) == outcome.winner)
         self.publisher.tell_all(GameFinished(self.table_id, outcome, winners, state.scores,
