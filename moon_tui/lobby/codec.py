@@ -57,16 +57,17 @@ def _fail(what: str, value: object) -> typing.NoReturn:
 
 # --- the pieces: one encoder and one decoder per kind of value ---------------------------
 
-def _same(value: Any) -> Any:
-    return value
-
-
 def _exact(kind: type, what: str) -> Decoder:
     def decode(value: Any) -> Any:
         if type(value) is not kind:
             _fail(what, value)
         return value
     return decode
+
+
+def _both(check: Decoder) -> tuple[Encoder, Decoder]:
+    """A plain value is written as it is read: checked, and kept."""
+    return check, check
 
 
 def _float(value: Any) -> float:
@@ -80,6 +81,12 @@ def _none(value: Any) -> None:
         _fail("null", value)
 
 
+def _tile_text(tile: Any) -> str:
+    if type(tile) is not Tile:
+        _fail("a tile", tile)
+    return str(tile)
+
+
 def _tile(value: Any) -> Tile:
     if type(value) is not str:
         _fail("a tile", value)
@@ -90,7 +97,9 @@ _ACTION_TEXT: dict[Action, str] = {}
 _ACTIONS: dict[str, Action] = {}
 
 
-def _action_text(action: Action) -> str:
+def _action_text(action: Any) -> str:
+    if type(action) is not Action:
+        _fail("an action", action)
     text = _ACTION_TEXT.get(action)
     if text is None:
         text = _ACTION_TEXT[action] = str(action)
@@ -105,8 +114,14 @@ def _action(value: Any) -> Action:
     return known if known is not None else Action.parse(value)
 
 
+def _rules_dict(rules: Any) -> dict[str, Any]:
+    if type(rules) is not Rules:
+        _fail("rules", rules)
+    return _rules_written(rules)
+
+
 @functools.lru_cache(maxsize=64)
-def _rules_dict(rules: Rules) -> dict[str, Any]:
+def _rules_written(rules: Rules) -> dict[str, Any]:
     """A club's tables share a few rule sets: each is written out once (read-only)."""
     return rules.to_dict()
 
@@ -133,21 +148,25 @@ def _literal(allowed: tuple[object, ...]) -> Decoder:
 def _enum(cls: type[enum.Enum]) -> tuple[Encoder, Decoder]:
     by_value = {member.value: member for member in cls}
 
+    def encode(member: Any) -> Any:
+        if not isinstance(member, cls):
+            _fail(f"a {cls.__name__}", member)
+        return member.value
+
     def decode(value: Any) -> Any:
         if type(value) is not str or value not in by_value:
             _fail(f"a {cls.__name__}", value)
         return by_value[value]
-    return (lambda member: member.value), decode
+    return encode, decode
 
 
 def _tuple(item: tuple[Encoder, Decoder]) -> tuple[Encoder, Decoder]:
     enc, dec = item
-    if enc is _same:
-        def encode(value: Any) -> Any:
-            return list(value)
-    else:
-        def encode(value: Any) -> Any:
-            return [enc(v) for v in value]
+
+    def encode(value: Any) -> Any:
+        if type(value) is not tuple:
+            _fail("a tuple", value)
+        return [enc(v) for v in value]
 
     def decode(value: Any) -> Any:
         if type(value) is not list:
@@ -162,6 +181,8 @@ def _fixed(items: list[tuple[Encoder, Decoder]]) -> tuple[Encoder, Decoder]:
     size = len(items)
 
     def encode(value: Any) -> Any:
+        if type(value) is not tuple or len(value) != size:
+            _fail(f"a tuple of {size}", value)
         return [e(v) for e, v in zip(encs, value, strict=True)]
 
     def decode(value: Any) -> Any:
@@ -175,6 +196,9 @@ def _mapping(item: tuple[Encoder, Decoder]) -> tuple[Encoder, Decoder]:
     enc, dec = item
 
     def encode(value: Any) -> Any:
+        if not isinstance(value, collections.abc.Mapping) \
+                or any(type(k) is not str for k in value):
+            _fail("a mapping of text", value)
         return {k: enc(v) for k, v in value.items()}
 
     def decode(value: Any) -> Any:
@@ -227,6 +251,8 @@ def _enums(members: list[type[enum.Enum]]) -> tuple[Encoder, Decoder]:
     coders = {cls.__name__: _enum(cls)[1] for cls in members}
 
     def encode(member: Any) -> Any:
+        if type(member) not in members:
+            _fail(f"one of {sorted(coders)}", member)
         return [type(member).__name__, member.value]
 
     def decode(value: Any) -> Any:
@@ -250,6 +276,8 @@ def _dataclass(cls: type, tag: str | None) -> tuple[Encoder, Decoder]:
         return coders
 
     def encode(value: Any) -> Any:
+        if type(value) is not cls:
+            _fail(f"a {cls.__name__}", value)
         out = {name: enc(getattr(value, name)) for name, enc, _ in ready()}
         if tag is not None:
             out["t"] = tag
@@ -295,12 +323,14 @@ def _compile(hint: Any) -> tuple[Encoder, Decoder]:
 
 
 SPECIAL: dict[object, tuple[Encoder, Decoder]] = {
-    int: (_same, _exact(int, "a whole number")),
-    str: (_same, _exact(str, "text")),
-    bool: (_same, _exact(bool, "true or false")),
-    float: (_same, _float),
-    type(None): (_same, _none),
-    Tile: (str, _tile),
+    # Encoding checks each value as strictly as decoding: what a sender cannot write
+    # faithfully is refused before it leaves, not misread on the other side.
+    int: _both(_exact(int, "a whole number")),
+    str: _both(_exact(str, "text")),
+    bool: _both(_exact(bool, "true or false")),
+    float: (_float, _float),
+    type(None): (_none, _none),
+    Tile: (_tile_text, _tile),
     Action: (_action_text, _action),
     Rules: (_rules_dict, _rules),
 }
@@ -312,7 +342,7 @@ def _build(hint: Any) -> tuple[Encoder, Decoder]:
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin is Literal:
-        return _same, _literal(args)
+        return _both(_literal(args))
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
             return _tuple(_compile(args[0]))

@@ -78,17 +78,29 @@ class InProcessLink:
     def _closed(self, message: TableMessage) -> None:
         """What a closed (or not yet running) table answers: a command is refused."""
         if isinstance(message, FromMember):
-            refused = Refused(Refusal.TABLE_CLOSED, table_id=self.table_id)
-            self.to_lobby(ToMember(message.name, Rejected.because(message.command, refused)))
-            if message.command_id:
-                self.to_lobby(Acked(message.command_id))
+            self._refuse(message, Refused(Refusal.TABLE_CLOSED, table_id=self.table_id))
+
+    def _refuse(self, message: FromMember, refused: Refused) -> None:
+        """The link's own answer, on the lobby's side: it crosses nothing."""
+        self._receiver(ToMember(message.name, Rejected.because(message.command, refused)))
+        if message.command_id:
+            self._receiver(Acked(message.command_id))
 
 
 class LoopbackLink(InProcessLink):
-    """Every message, both ways, goes through the wire format and back."""
+    """Every message, both ways, goes through the wire format and back. A command with
+    a value that does not fit its type (a seat that is not a number) cannot be written:
+    it is refused on this side, as a link between processes would."""
 
     def to_table(self, message: TableMessage) -> None:
-        super().to_table(codec.decode(codec.encode(message)))
+        try:
+            data = codec.encode(message)
+        except codec.CodecError as exc:
+            if not isinstance(message, FromMember):
+                raise
+            self._refuse(message, Refused(Refusal.NOT_A_COMMAND, command=str(exc)))
+            return
+        super().to_table(codec.decode(data))
 
     def to_lobby(self, message: TableOutput) -> None:
         super().to_lobby(codec.decode(codec.encode(message)))
