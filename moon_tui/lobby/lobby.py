@@ -583,9 +583,10 @@ class Lobby:
                       shown(table_id), reason)
             await self._drop(saved)
             return
-        self._listing.update(table.infos()[1])
-        log.info("table %s taken up after the restart: %r, %s, %s", table_id, table.name,
-                 table.rules.summary(), table.status)
+        info = table.infos()[1]
+        self._listing.update(info)
+        log.info("table %s taken up after the restart: %r, %s, %s", table_id, info.name,
+                 info.rules.summary(), info.status)
         self._open(table)
 
     async def _drop(self, saved: SavedTable) -> None:

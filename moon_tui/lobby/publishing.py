@@ -6,9 +6,10 @@ change the table publishes: its state number `seq` goes up by one and each membe
 nothing hidden ever leaves the table. Events go out as `ToMember(name, event)` on the
 table's output stream (`links.py`): a name is all a table knows of where its players are.
 
-While the table handles a pass of messages the publisher holds what it sends in an
-outbox (`hold`); the table lets it out (`release`) once the journal has the change, so
-nobody is told of a decision a crash could still lose.
+The publisher only decides what to send: it appends each output as a `Send` effect to the
+core's list of effects (a list, not a callback: no reference cycle through the core); the
+shell lets those out once the journal has the change, so nobody is told of a decision a
+crash could still lose.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 
 from ..rules import GameState, SeatView
 from .chat import CHAT_KEPT
+from .effects import Effect, Send
 from .internal import EntryChanged, TableOutput, ToMember
 from .messages import ChatPosted, Event, SeatInfo, TableInfo, TableUpdate
 
@@ -29,36 +31,32 @@ HandSeats = tuple[tuple[SeatInfo, ...], ...]
 class Publisher:
     """The connected members of one table and what they were last told."""
 
-    def __init__(self, emit: Callable[[TableOutput], None]) -> None:
-        self._emit = emit
+    def __init__(self, effects: list[Effect]) -> None:
+        self._effects = effects
         self.connected: dict[str, None] = {}
         """Members whose handle is connected, in the order they came (an ordered set)."""
         self.seq = 0
         self._reported: TableInfo | None = None
         self.chat: deque[ChatPosted] = deque(maxlen=CHAT_KEPT)
         """The table chat's recent lines."""
-        self._outbox: list[TableOutput] | None = None
-        """What is held until `release` (for a member, or the lobby), None: not holding."""
-
-    def hold(self) -> None:
-        """Keep what is sent from now on until `release`."""
-        if self._outbox is None:
-            self._outbox = []
-
-    def release(self) -> None:
-        """Send what was held, in order, and stop holding."""
-        outbox, self._outbox = self._outbox, None
-        for item in outbox or ():
-            self._emit(item)
 
     def _out(self, message: TableOutput) -> None:
-        if self._outbox is not None:
-            self._outbox.append(message)
-        else:
-            self._emit(message)
+        self._effects.append(Send(message))
 
     def _send(self, name: str, event: Event) -> None:
         self._out(ToMember(name, event))
+
+    def is_connected(self, name: str) -> bool:
+        return name in self.connected
+
+    def members(self) -> list[str]:
+        """The connected members, in the order they came."""
+        return list(self.connected)
+
+    def restored(self, chat: tuple[ChatPosted, ...] | list[ChatPosted]) -> None:
+        """Taken up after a restart: nobody is connected yet; the chat is as it was."""
+        self.connected.clear()
+        self.chat.extend(chat)
 
     def connect(self, name: str) -> None:
         """`name`'s handle is connected (a member arrives, or comes back on a new

@@ -1,6 +1,6 @@
 """A table as the journal kept it, read back and checked, to be taken up after a restart.
 
-`read_saved` turns a `SavedTable` (the row `writing.table_row` wrote, the game's hands,
+`read_saved` turns a `SavedTable` (the row `TableState.row` wrote, the game's hands,
 the chat's last lines) into a `Restored`: plain checked values and the game replayed
 through the rules (`game_from_record`), so a table is rebuilt from decisions only, as a
 record is. Anything that does not fit raises `SavedTableError` with the reason; the lobby
