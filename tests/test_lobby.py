@@ -780,7 +780,8 @@ async def test_the_lobby_starts_and_stops_from_different_tasks() -> None:
     await asyncio.create_task(lobby.__aexit__(None, None, None))
     events = [event async for event in ann]
     assert any(isinstance(event, LobbyUpdate) for event in events)
-    assert events[-2:] == [TableLeft("t1", Leave.SERVER_STOPPED),
+    (table_id,) = {e.table.table_id for e in events if isinstance(e, TableUpdate)}
+    assert events[-2:] == [TableLeft(table_id, Leave.SERVER_STOPPED),
                            Disconnected(Ending.SHUTDOWN)]
     assert asyncio.all_tasks() == {asyncio.current_task()}
 

@@ -771,7 +771,7 @@ async def four_tables_mid_game() -> MemoryJournal:
 async def test_tampered_saved_tables_are_dropped_with_a_reason_and_the_rest_come_back(
         caplog: pytest.LogCaptureFixture) -> None:
     disk = await four_tables_mid_game()
-    over, crowd, forged, good = sorted(disk.tables, key=lambda t: int(t[1:]))
+    over, crowd, forged, good = disk.tables  # in the order they were created
     disk.tables[over] = {**disk.tables[over], "status": "finished"}  # in mid-hand
     disk.tables[crowd] = {**disk.tables[crowd],
                           "spectators": [f"p{number}" for number in range(100_000)]}

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-from test_lobby import FAST, LONG_GAME, join, running, table_with_bots
+from test_lobby import FAST, LONG_GAME, join, new_table, running, table_with_bots
 
 from moon_tui.lobby import (
     Act,
     CreateTable,
     GameFinished,
+    Lobby,
     PlayerHandle,
     Rejected,
     Resync,
@@ -23,6 +24,7 @@ from moon_tui.lobby.internal import (
     Acked,
     Attach,
     BotMoved,
+    Detach,
     FromHandle,
     FromMember,
     GraceOver,
@@ -31,6 +33,7 @@ from moon_tui.lobby.internal import (
     TableOutput,
 )
 from moon_tui.lobby.links import InProcessLink, LoopbackLink
+from moon_tui.lobby.restoring import TABLE_ID
 from moon_tui.lobby.router import Router
 from moon_tui.lobby.stats import LobbyStats
 from moon_tui.rules import Action, Rules
@@ -145,3 +148,43 @@ async def test_a_game_crosses_the_tables_link_as_messages_both_ways() -> None:
         assert lobby.stats.games == 1 and lobby.stats.hands >= 1, "counted through the link"
     assert {"FromMember", "BotMoved", "CloseNow", "ToMember", "Acked", "EntryChanged",
             "Counted", "TableClosed"} <= set(Counting.crossed)
+
+
+class Recording(InProcessLink):
+    """An in-process link that keeps what goes into its table."""
+
+    seen: list[tuple[str, TableMessage]] = []
+
+    def to_table(self, message: TableMessage) -> None:
+        Recording.seen.append((self.table_id, message))
+        super().to_table(message)
+
+
+async def test_a_login_and_a_logout_reach_only_the_tables_that_hold_a_place() -> None:
+    Recording.seen.clear()
+    async with running(link=Recording) as (lobby, tg):
+        ann = await join(lobby, tg, "ann")
+        bob = await join(lobby, tg, "bob")
+        await new_table(ann, CreateTable("a"))
+        bobs = await new_table(bob, CreateTable("b"))
+        carol = await join(lobby, tg, "carol")
+        await carol.handle.close()
+        again = await join(lobby, tg, "bob")  # the same name: a takeover
+        await again.wait_type(TableUpdate, lambda u: u.table.table_id == bobs)
+        await bob.handle.close()
+    comings_and_goings = [(table_id, type(m).__name__, m.name) for table_id, m
+                          in Recording.seen if isinstance(m, Attach | Detach)]
+    assert comings_and_goings == [(bobs, "Attach", "bob")], "carol holds no place anywhere"
+
+
+async def test_table_ids_are_not_a_count() -> None:
+    ids = []
+    for _ in range(2):
+        async with Lobby(FAST) as lobby:
+            ann = await lobby.connect("ann")
+            ann.send(CreateTable("mine"))
+            async for event in ann:
+                if isinstance(event, TableUpdate):
+                    ids.append(event.table.table_id)
+                    break
+    assert ids[0] != ids[1] and all(TABLE_ID.fullmatch(i) and len(i) == 13 for i in ids)

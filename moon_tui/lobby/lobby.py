@@ -34,6 +34,7 @@ from .chat import CHAT_KEPT, ChatLimiter, RateLimit, clean_text
 from .clock import Clock, LoopClock
 from .config import LobbyConfig
 from .handle import LobbyClosed, PlayerHandle
+from .host import TableHost
 from .internal import (
     CloseNow,
     Connect,
@@ -47,7 +48,8 @@ from .internal import (
     TableChanged,
     TableClosed,
 )
-from .journal import MemoryJournal, SavedTable, TableGone, TableJournal
+from .journal import MemoryJournal, SavedTable, TableJournal
+from .links import TableLink
 from .listing import Listing
 from .messages import (
     CODE_ALPHABET,
@@ -76,13 +78,17 @@ from .messages import (
 )
 from .notices import Ending, Leave, Tell
 from .refusals import Refusal, Refused
-from .restoring import TABLE_ID, SavedTableError, read_saved, shown, unfinished_record
+from .restoring import SavedTableError, new_table_id
 from .router import Router
 from .stats import LobbyStats
 from .store import MemoryRecordStore, RecordStore
-from .table import Table
 
 log = logging.getLogger(__name__)
+
+TABLE_IDS = random.SystemRandom()
+"""Where table ids come from: never a seeded generator (two lobbies started with the same
+seed, in tests, must not give the same ids), nor the invite codes' (their sequence stays
+as it was for a given seed)."""
 
 CODE_GUESSES = 10
 """Wrong invite codes a player may try per minute (32**6 codes: guessing stays hopeless)."""
@@ -127,7 +133,9 @@ class Lobby:
         self.bots = BotPool(config.bot_workers)
         """Where every table's computers think: worker processes, started at the first
         decision that needs one (an expert's), stopped after the last table."""
-        self._seeds = random.Random(seed)
+        self.host = TableHost(config, store=self.store, journal=self.journal,
+                              clock=self.clock, bots=self.bots, seed=seed)
+        """Where the tables run: the lobby holds none of them, only their links."""
         self._codes_rng: random.Random = random.Random(seed) if seed is not None \
             else random.SystemRandom()
         self._on_ban = on_ban
@@ -138,14 +146,13 @@ class Lobby:
                               self.stats)
         self._players = self._router.players
         """Who is connected: each name's current handle."""
-        self._tables: dict[str, Table] = {}
         self._codes: dict[str, str] = {}
+        """Invite codes: the id of each code's table."""
         self._chat = ChatLimiter(config.chat_max_chars, config.chat_lines_per_10s)
         self._chat_kept: deque[ChatPosted] = deque(maxlen=CHAT_KEPT)
         self._wrong_codes = RateLimit(CODE_GUESSES, 60.0)
         self._tables_opened = RateLimit(config.tables_per_hour, 3600.0)
         """Tables each person opened within the hour (`PlayerHandle.person`)."""
-        self._next_table = 1
         self._tg: asyncio.TaskGroup | None = None
         self._main: asyncio.Task[None] | None = None
         self._running = False
@@ -184,10 +191,11 @@ class Lobby:
         tables over those it could not read."""
         if self._main is not None:
             raise RuntimeError("a lobby runs once")
-        saved = await self.journal.load()
+        saved = await self.host.saved()
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._main = asyncio.create_task(self._supervise(ready), name="lobby")
         await ready
+        self.host.start(self._spawn)
         for table in saved:
             await self._restore(table)
         self._running = True
@@ -215,7 +223,7 @@ class Lobby:
                 await self._run()
         finally:
             self._tg = None
-            await self.bots.close()  # after the tables: none thinks any more
+            await self.host.close()  # after the tables: none thinks any more
 
     def _spawn(self, coro: Coroutine[Any, Any, None], name: str | None = None) -> None:
         assert self._tg is not None
@@ -320,7 +328,7 @@ class Lobby:
                 self._handle_safely(message)
                 while not inbox.empty():
                     self._handle_safely(inbox.get_nowait())
-            if self._closing and not self._tables:
+            if self._closing and not self._router.links:
                 break
             self._publish_what_is_due()
         for handle in self._players.values():
@@ -351,11 +359,10 @@ class Lobby:
             if self._players.get(handle.name) is handle:
                 self._command(handle, message.command)
         elif isinstance(message, TableChanged):
-            if message.info.table_id in self._tables:
+            if message.info.table_id in self._router.links:
                 self._listing.update(message.info)
                 self._dirty = True
         elif isinstance(message, TableClosed):
-            self._tables.pop(message.table_id, None)
             self._router.forget(message.table_id)
             self._listing.remove(message.table_id)
             self._codes.pop(message.invite_code, None)
@@ -377,8 +384,8 @@ class Lobby:
             self._closing = True
             stopping = Leave.SERVER_STOPPING if self._tables_outlive_it \
                 else Leave.SERVER_STOPPED
-            self._router.tell(self._tables, CloseNow(stopping,
-                                                     for_good=not self._tables_outlive_it))
+            self._router.tell(list(self._router.links),
+                              CloseNow(stopping, for_good=not self._tables_outlive_it))
 
     # -- players connecting and leaving ----------------------------------------------------
     def _connect(self, message: Connect) -> None:
@@ -405,7 +412,7 @@ class Lobby:
         restart = self._restart_news() if self._restart_news is not None else None
         if restart is not None:
             handle.deliver(restart)
-        self._router.attach(name, self._tables)
+        self._router.attach(name, self._listing.tables_of(name))
         self._presence_dirty = True
         message.reply.set_result(handle)
 
@@ -416,7 +423,7 @@ class Lobby:
         self._chat.forget_idle()
         self._wrong_codes.forget_idle()
         self._tables_opened.forget_idle(self.clock.now())
-        self._router.detach(handle.name, self._tables)
+        self._router.detach(handle.name, self._listing.tables_of(handle.name))
         self._presence_dirty = True
 
     def _kick(self, name: str, ending: Ending, by: str, reason: str) -> bool:
@@ -536,68 +543,46 @@ class Lobby:
                            minutes=max(1, math.ceil(wait / 60))))
             return
         name = clean_text(command.name)[:TABLE_NAME_MAX] or f"{handle.name}'s table"
-        table_id = f"t{self._next_table}"
-        self._next_table += 1
-        table = self._new_table(table_id, handle.name,
-                                CreateTable(name, command.rules, seconds, bool(command.private),
-                                            bool(command.spectators_allowed)), self._new_code())
+        table_id = self._new_table_id()
+        code = self._new_code()
+        self._codes[code] = table_id
+        self.host.open(table_id, handle.name,
+                       CreateTable(name, command.rules, seconds, bool(command.private),
+                                   bool(command.spectators_allowed)), code,
+                       self._router.link(table_id))
         log.info("table %s created by %s: %r, %s%s", table_id, handle.name, name,
                  command.rules.summary(), ", private" if command.private else "")
-        self._open(table)
 
-    def _new_table(self, table_id: str, owner: str, create: CreateTable, code: str) -> Table:
-        return Table(table_id, owner, create, invite_code=code, config=self.config,
-                     store=self.store, seed=self._seeds.getrandbits(64),
-                     link=self._router.link(table_id), clock=self.clock,
-                     journal=self.journal, bots=self.bots)
-
-    def _open(self, table: Table) -> None:
-        table_id = table.table_id
-        self._tables[table_id] = table
-        self._codes[table.invite_code] = table_id
-        self._spawn(table.run(), name=f"table {table_id}")
+    def _new_table_id(self) -> str:
+        """A table id no other lobby gives either (random, not a count: tables may run on
+        several hosts), and not one of a table running here."""
+        while True:
+            table_id = new_table_id(TABLE_IDS)
+            if table_id not in self._router.links:
+                return table_id
 
     async def _restore(self, saved: SavedTable) -> None:
-        """Take up a table the journal kept: listed at once, its places held for their
-        people. One that cannot be rebuilt is logged, its game saved as an unfinished
-        record if it can be, and forgotten; the lobby starts anyway."""
-        table_id = saved.table_id
-        if isinstance(table_id, str) and TABLE_ID.fullmatch(table_id):
-            self._next_table = max(self._next_table, int(table_id[1:]) + 1)
-        try:
-            restored = read_saved(saved)
-            if table_id in self._tables:
-                raise SavedTableError(table_id, "a table of that id was already taken up")
-            code = restored.invite_code
-            if code in self._codes:
-                code = self._new_code()
-            table = self._new_table(table_id, restored.owner, restored.create, code)
-            table.restore(restored)
-        except Exception as exc:
-            # The reason quotes at most a little of the row (`shown`): a row may hold
-            # megabytes, or line breaks to forge log lines.
-            if table_id not in self._tables:
-                self._router.forget(table_id)
-            reason = exc.reason if isinstance(exc, SavedTableError) else shown(exc)
-            log.error("table %s could not be taken up after the restart and is dropped: %s",
-                      shown(table_id), reason)
-            await self._drop(saved)
-            return
-        info = table.infos()[1]
-        self._listing.update(info)
-        log.info("table %s taken up after the restart: %r, %s, %s", table_id, info.name,
-                 info.rules.summary(), info.status)
-        self._open(table)
+        """Take up a table the host's journal kept: listed at once, its places held for
+        their people (`TableHost.restore`); one that cannot be rebuilt is dropped there,
+        and the lobby starts anyway."""
+        linked: list[str] = []
 
-    async def _drop(self, saved: SavedTable) -> None:
-        """A saved table that cannot be rebuilt: its game as a record, then forgotten."""
-        try:
-            record = unfinished_record(saved)
-            if record is not None:
-                await self.store.save(record, finished=False)
-            await self.journal.write([TableGone(saved.table_id)])
-        except Exception:
-            log.exception("table %s: could not save or forget it", shown(saved.table_id))
+        def link(table_id: str) -> TableLink:
+            if table_id in self._router.links:
+                raise SavedTableError(table_id, "a table of that id was already taken up")
+            linked.append(table_id)
+            return self._router.link(table_id)
+
+        def code(wanted: str) -> str:
+            return wanted if wanted not in self._codes else self._new_code()
+
+        info = await self.host.restore(saved, link, code)
+        if info is None:
+            for table_id in linked:
+                self._router.forget(table_id)
+            return
+        self._codes[info.invite_code or ""] = info.table_id
+        self._listing.update(info)
 
     def _new_code(self) -> str:
         while True:
@@ -622,7 +607,7 @@ class Lobby:
             self._kick(command.name, Ending.BANNED, handle.name, command.reason)
             handle.deliver(Notice(Tell.BANNED, {"name": command.name}))
         else:
-            if command.table_id not in self._tables:
+            if command.table_id not in self._router.links:
                 reject(Refused(Refusal.NO_SUCH_TABLE, table_id=command.table_id))
             else:
                 self._router.tell([command.table_id], CloseNow(

@@ -17,6 +17,7 @@ what it found.
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,8 +43,14 @@ from .publishing import HandSeats
 from .writing import ROW_VERSION
 
 STATUSES: tuple[TableStatus, ...] = ("waiting", "playing", "finished")
-TABLE_ID = re.compile(r"t[1-9][0-9]{0,8}")
-"""The ids the lobby gives its tables (`t1`, `t2`...)."""
+TABLE_ID = re.compile(r"t[0-9a-f]{12}|t[1-9][0-9]{0,8}")
+"""The ids a lobby gives its tables: `t` and 12 random hex digits (`new_table_id`), or
+a count (`t1`, `t2`...) as lobbies gave them before tables could run on several hosts."""
+
+
+def new_table_id(rng: random.Random) -> str:
+    """A new table's id, unique without asking anyone (48 random bits)."""
+    return f"t{rng.getrandbits(48):012x}"
 NAME_MAX = 40
 """The longest name of a person or a computer a saved table may hold (the server's names
 are at most 16 characters)."""

@@ -49,6 +49,9 @@ class Router:
         self._ids = itertools.count(1)
         self._waiting: dict[int, PlayerHandle] = {}
         """Commands sent and not yet acknowledged, by id: the session that sent each."""
+        self._commanded: dict[str, set[str]] = {}
+        """The tables each name sent a command to since it last dropped: a seat taken a
+        moment before dropping is not in the lobby's listing yet, and must hear of it."""
 
     def link(self, table_id: str) -> TableLink:
         """A new link for table `table_id`, its output routed from here."""
@@ -66,6 +69,7 @@ class Router:
         link = self.links.get(table_id)
         if link is None:
             return False
+        self._commanded.setdefault(handle.name, set()).add(table_id)
         command_id = next(self._ids)
         self._waiting[command_id] = handle
         handle.pending += 1
@@ -83,7 +87,8 @@ class Router:
         self.tell(table_ids, Attach(name))
 
     def detach(self, name: str, table_ids: Iterable[str]) -> None:
-        self.tell(table_ids, Detach(name))
+        """`name` dropped: told to `table_ids` and to every table they sent a command to."""
+        self.tell(set(table_ids).union(self._commanded.pop(name, ())), Detach(name))
 
     def received(self, message: TableOutput) -> None:
         """What a table sent out, routed."""
