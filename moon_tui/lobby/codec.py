@@ -13,9 +13,10 @@ hostile sender cannot turn into anything but a refusal. Pickle could do neither.
 - `decode` checks every value against its declared type and raises `CodecError` (a
   `ValueError`), and nothing else, for any bytes at all (`tests/test_lobby_codec.py`).
 
-JSON, not msgpack: most of the time goes in walking the values, which both share, and
-over a whole round trip JSON was no slower (`bench/codec.py`: a `TableUpdate` 240 us
-against 270 with msgpack, an `Act` 17 against 10), with no dependency and readable bytes.
+JSON, not msgpack: most of the time goes in walking the values, which both share, so
+over a whole round trip they measured within noise of each other (`bench/codec.py`, runs
+on a shared machine: a `TableUpdate` 240-280 us with JSON, 225-270 us with msgpack; an
+`Act` 16 us against 7-10 us); JSON needs no dependency and its bytes can be read.
 """
 
 from __future__ import annotations
