@@ -58,7 +58,7 @@ class PassCounter:
 
 
 async def measure(keys: int) -> dict[str, list[int]]:
-    from tests.support.probe import ScreenClient, enter_lobby, running_server
+    from tools.probe import ScreenClient, enter_lobby, running_server
 
     counter = PassCounter()
     counter.watch_driver()

@@ -430,7 +430,7 @@ async def player(
     port: int, index: int, stop: asyncio.Event, first: dict[int, float], keys: list[float],
     errors: list[str], lobby: list[float], opens_table: bool,
 ) -> None:
-    from tests.support.probe import ScreenClient
+    from tools.probe import ScreenClient
 
     started = time.perf_counter()
     try:
@@ -574,7 +574,7 @@ async def timed_press(client: Any, key: str, into: list[float], tally: Tally) ->
 async def sit_down(client: Any, role: Role, codes: dict[int, asyncio.Future[str]],
                    stop: asyncio.Event) -> None:
     """From the lobby to the first hand, as the role's player would."""
-    from tests.support.probe import changed
+    from tools.probe import changed
 
     wait = 300.0
     if role.kind == "guest":
@@ -608,8 +608,8 @@ async def sit_down(client: Any, role: Role, codes: dict[int, asyncio.Future[str]
 def club_move(screen: str, rng: random.Random) -> str | None:
     """The key a simple player presses now (None: not our turn): in the auction, the
     lowest bid half the time, else pass (passing always, a table of three humans would
-    only ever deal again); otherwise as `tests.support.probe.next_move`."""
-    from tests.support.probe import next_move, offered_bids
+    only ever deal again); otherwise as `tools.probe.next_move`."""
+    from tools.probe import next_move, offered_bids
 
     bids = offered_bids(screen)
     if bids is not None:
@@ -619,7 +619,7 @@ def club_move(screen: str, rng: random.Random) -> str | None:
 
 async def play_hands(client: Any, index: int, stop: asyncio.Event, tally: Tally) -> None:
     """Play whatever the screen asks for, a second or so after it is our turn."""
-    from tests.support.probe import changed
+    from tools.probe import changed
 
     pace = random.Random(index)
     answered = ""
@@ -655,7 +655,7 @@ async def play_hands(client: Any, index: int, stop: asyncio.Event, tally: Tally)
 
 async def club_player(port: int, index: int, role: Role, stop: asyncio.Event, tally: Tally,
                       codes: dict[int, asyncio.Future[str]]) -> None:
-    from tests.support.probe import ScreenClient
+    from tools.probe import ScreenClient
 
     started = time.perf_counter()
     try:
@@ -697,7 +697,7 @@ async def run(sessions: int, typing_seconds: float, openers: str,
               pin: bool = False) -> dict[str, Any]:
     # Imported now, not by the first player: the import (~0.4 s, it pulls in the whole
     # server) blocked this process's loop while the first players' clocks ran.
-    importlib.import_module("tests.support.probe")
+    importlib.import_module("tools.probe")
     # The clients stand for separate machines: this process's collector pausing all of
     # them at once is not the server's latency (see the module's docstring).
     gc.collect()
@@ -819,7 +819,7 @@ def club_clients_main(port: int, members: list[tuple[int, Role]], conn: Any,
 
 
 async def _club_clients(port: int, members: list[tuple[int, Role]], conn: Any) -> None:
-    importlib.import_module("tests.support.probe")
+    importlib.import_module("tools.probe")
     gc.collect()
     gc.disable()  # as in `run`: these clients stand for separate machines
     loop = asyncio.get_running_loop()

@@ -22,6 +22,7 @@ from textual.notifications import Notify, SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Static
 
+from .bots.analysis import Analyst
 from .lobby import Lobby, PlayerHandle
 from .lobby.messages import (
     ChatPosted,
@@ -36,7 +37,8 @@ from .lobby.messages import (
     TableLeft,
     TableUpdate,
 )
-from .services import KeyManager, ServerHealth
+from .lobby.notices import Tell
+from .services import GameArchive, KeyManager, ServerHealth
 from .ui.base import MoonModal, MoonParts, MoonScreen
 from .ui.context import ScreenContext
 from .ui.frames import draw_now
@@ -72,8 +74,9 @@ ENDED_SECONDS = 4.0
 """How long the reason a session ended stays on screen before the app exits."""
 RELIES_ON = (
     (App, "_background_screens", "the screens drawn under the top one, and is_current"),
+    (App, "is_headless", "the app's driver is _driver: the window title is written to it"),
 )
-"""Private parts of Textual `MoonApp` overrides: (owner, name, what it relies on)."""
+"""Private parts of Textual `MoonApp` overrides or reads: (owner, name, what it relies on)."""
 
 
 class SessionOver(MoonModal):
@@ -108,7 +111,8 @@ class MoonApp(App[None]):
     def __init__(self, lobby: Lobby, name: str, *, motd: str = "", operator: bool = False,
                  guest: bool = False, keys: KeyManager | None = None,
                  driver_class: type[Driver] | None = None,
-                 health: ServerHealth | None = None, person: str | None = None) -> None:
+                 health: ServerHealth | None = None, person: str | None = None,
+                 games: GameArchive | None = None, analyst: Analyst | None = None) -> None:
         super().__init__(driver_class=driver_class)
         self.lobby = lobby
         self.player_name = name
@@ -123,6 +127,10 @@ class MoonApp(App[None]):
         """A game played alone (`moon`, set by LocalMoonApp): no lobby, no chat."""
         self.keys = keys
         self.health = health
+        self.games = games
+        self.analyst = analyst
+        self.open_replay: str | None = None
+        """Open this saved game in the replay viewer at once (`ssh -t host replay CODE`)."""
         """The server's alarms, for an operator's screen (None: nothing to report)."""
         self.model = Model(name)
         self.chat_max_chars = lobby.config.chat_max_chars
@@ -149,7 +157,7 @@ class MoonApp(App[None]):
         was then drawn at every lobby change, and each change redrew the whole table
         screen on top. Here a screen with an opaque background hides the rest; a
         translucent dialog still shows what is under it (`RELIES_ON`)."""
-        stack = self._screen_stack
+        stack = self.screen_stack
         if stack and stack[-1].styles.background.a == 1:
             return []
         return super()._background_screens
@@ -157,6 +165,10 @@ class MoonApp(App[None]):
     # -- the session -----------------------------------------------------------------------
     def on_mount(self) -> None:
         self.push_screen(LobbyScreen())
+        if self.open_replay is not None and self.games is not None:
+            from .ui.games import GamesScreen
+
+            self.push_screen(GamesScreen(self.games, code=self.open_replay))
         if self.help_first:
             from .ui.help import HelpScreen
 
@@ -243,7 +255,9 @@ class MoonApp(App[None]):
             severity = {"info": "information", "warning": "warning", "error": "error"}
             self.notify(notice_words(event), title=notice_title(event),
                         severity=severity[event.level],  # type: ignore[arg-type]
-                        timeout=6)
+                        timeout=10 if event.code is Tell.INVITED else 6)
+            if event.code is Tell.INVITED:
+                self.screen.refresh_bindings()  # the lobby's `y` joins it now
         elif isinstance(event, RestartNotice):
             self.notify(restart_words(event), title="Restart", severity="warning",
                         timeout=RESTART_NOTICE_SECONDS)

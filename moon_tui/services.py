@@ -6,8 +6,12 @@ here keeps the layers pointing one way: the interface never imports `server`.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
+
+from .lobby.messages import Place, SeatInfo, TableStatus
+from .rules import Record, Rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +26,24 @@ class LinkCode:
     """What to run on the other computer, e.g. `ssh -p 2222 ann@this-server`."""
 
 
+@dataclass(frozen=True, slots=True)
+class KeyFacts:
+    """One SSH key that may log in under a name."""
+
+    fingerprint: str
+    kind: str
+    """The key's type, e.g. `ssh-ed25519`."""
+    comment: str
+    """A note kept with the key (SSH does not send a key's own comment: empty unless
+    written in the database)."""
+    added: float
+    """Unix time."""
+    last_used: float | None
+    """Unix time of its last login (None: not since it was added)."""
+    current: bool = False
+    """The key this session logged in with."""
+
+
 class KeyManager(Protocol):
     """The player's SSH keys: which may log in, and a way to add one from another computer.
 
@@ -29,8 +51,8 @@ class KeyManager(Protocol):
     from a pasted public key: anyone can copy someone else's public key.
     """
 
-    async def list_keys(self) -> list[str]:
-        """Fingerprints of the keys that may log in as this player."""
+    async def list_keys(self) -> list[KeyFacts]:
+        """The keys that may log in as this player, oldest first."""
         ...
 
     async def new_link_code(self) -> LinkCode:
@@ -40,11 +62,206 @@ class KeyManager(Protocol):
         """
         ...
 
+    async def remove_key(self, fingerprint: str) -> None:
+        """Stop `fingerprint` from logging in as this player. Raises `ValueError` with a
+        plain-words message when it may not (it is not theirs, or it is the key they are
+        logged in with and no other remains)."""
+        ...
+
+
+# --- the operators' dashboard -------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class PersonOn:
+    """A game session running now."""
+
+    name: str
+    guest: bool
+    operator: bool
+    address: str
+    place: Place
+    """Where they are in the lobby (a private table's id included)."""
+    idle_seconds: float
+    """Since their last key the game acted on."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableFacts:
+    """A table as the operators see it: private ones too."""
+
+    table_id: str
+    name: str
+    owner: str
+    private: bool
+    status: TableStatus
+    seats: tuple[SeatInfo, ...]
+    spectators: int
+    hand: int | None
+    """The hand in play, from 1 (None: no game yet)."""
+    opened: float
+    """Unix time the table was opened (or came back after a restart)."""
+    started: float | None
+    """Unix time its game started (None: not started, or before a restart)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoadFacts:
+    """The figures of the busy alarm (`server/load.py`), over its window."""
+
+    players: int
+    cpu_share: float
+    """Share of one core the server used."""
+    stalls: int
+    """Times the event loop fell behind by over `stall_ms`."""
+    longest_ms: float
+    stall_ms: float
+    window_seconds: float
+    busy: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BanFacts:
+    """A ban in force, with all it holds (the name, its keys, its addresses)."""
+
+    name: str
+    reason: str
+    since: float
+    until: float | None
+    """Unix time it ends (None: for good)."""
+    kick: bool
+    """A kick's short ban."""
+    by: str
+    keys: int
+    addresses: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemberFacts:
+    """A name kept with its keys."""
+
+    name: str
+    created: float
+    last_seen: float
+    keys: tuple[KeyFacts, ...]
+
 
 class ServerHealth(Protocol):
-    """What is wrong with the server now, for its operators (e.g. game records that the
-    disk refused). The operator screen shows it."""
+    """What the operators' dashboard shows of the server: its problems (e.g. game records
+    that the disk refused), who is on, the tables, the load, the bans and the members,
+    and what it changes there directly (members' keys and names)."""
 
     def alarms(self) -> tuple[str, ...]:
         """One line of plain words per problem; empty when all is well."""
+        ...
+
+    def people(self) -> tuple[PersonOn, ...]:
+        ...
+
+    def tables(self) -> tuple[TableFacts, ...]:
+        ...
+
+    def load(self) -> LoadFacts:
+        ...
+
+    async def bans(self) -> list[BanFacts]:
+        ...
+
+    async def members(self) -> list[MemberFacts]:
+        ...
+
+    async def remove_member_key(self, name: str, fingerprint: str) -> str:
+        """Take a key from a member; what was done, in words. Raises `ValueError` with
+        plain words when it cannot."""
+        ...
+
+    async def rename_member(self, old: str, new: str) -> str:
+        """Give a member a new name (their keys, bans and addresses follow); what was
+        done, in words. Raises `ValueError` with plain words when it cannot."""
+        ...
+
+# --- the club's saved games -------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class GameQuery:
+    """Which saved games to list: newest first, `limit` of them, older than `before` (a
+    `GameEntry.key` of the page before: pages stay put while new games are saved)."""
+
+    player: str | None = None
+    """Only games this name sat in."""
+    players: int | None = None
+    """Only games of 3 (or 4) players."""
+    before: int | None = None
+    limit: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class GameEntry:
+    """One saved game as a list shows it (public: no tile of any deal)."""
+
+    key: int
+    """Its place in the listing (newer games have larger keys)."""
+    code: str
+    """Its short code, e.g. `K7Q2MD`: what `record` and `replay` take."""
+    saved_at: float
+    """Unix time."""
+    finished: bool
+    seats: tuple[str, ...]
+    rules: Rules
+    hands: int
+    """Hands dealt, the redeals counted."""
+    scores: tuple[int, ...]
+    """Per side (a seat with 3 players, a team with 4)."""
+    winner: int | None
+    """The winning side, None for a game not finished."""
+
+
+@dataclass(frozen=True, slots=True)
+class GamePage:
+    games: tuple[GameEntry, ...]
+    more: bool
+    """Older games follow (ask again with `before` = the last game's key)."""
+
+
+class GameRefusal(enum.StrEnum):
+    """Why a saved game cannot be opened (the interface words it)."""
+
+    UNKNOWN = "unknown"
+    """No game has this code."""
+    NOT_SEATED = "not_seated"
+    """An unfinished game opens only for those who sat in it (RULES.md, what each seat may
+    know: the deals are shown once a game is over)."""
+    GUEST = "guest"
+    """A guest's name lasts one visit: an unfinished game's hand is kept from guests."""
+
+
+class GameRefused(ValueError):
+    def __init__(self, why: GameRefusal, code: str) -> None:
+        super().__init__(f"{why.value}: {code}")
+        self.why = why
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedGame:
+    """A saved game opened for one player, and what of it they may see."""
+
+    entry: GameEntry
+    record: Record
+    seats: frozenset[int] | None
+    """The seats whose view may be shown, each alone; None: every seat, and all hands
+    open (a finished game)."""
+    seat_changes: tuple[dict[str, Any], ...] = ()
+    """Who played a seat when it was not the person named (`seat_changes` of RECORD.md),
+    entries of the documented shape only."""
+
+
+class GameArchive(Protocol):
+    """The club's saved games (the server's database)."""
+
+    async def games(self, query: GameQuery) -> GamePage:
+        """A page of saved games, newest first."""
+        ...
+
+    async def open(self, code: str) -> OpenedGame:
+        """The game with this code, as the player may see it; `GameRefused` says why not."""
         ...

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from .identity import (
 from .limits import Gate
 from .link_codes import LinkCodes
 from .logtext import shown
-from .store import Account, Database, StoreFailure
+from .store import Account, BanEntry, Database, StoreFailure
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -91,8 +92,24 @@ def _database_guarded(
     return wrap
 
 
+def _minutes_left(ban: BanEntry, now: float) -> str:
+    """`12 more minutes`, as a kicked player reads how long they must wait."""
+    left = max(1, math.ceil(((ban.expires or now) - now) / 60))
+    return "1 more minute" if left == 1 else f"{left} more minutes"
+
+
+def banned_words(ban: BanEntry, now: float) -> str:
+    """What the banned (or kicked) player alone reads, with the operator's reason."""
+    reason = f": {ban.reason}" if ban.reason else "."
+    if ban.kick:
+        return (f"An operator sent you away: you may come back in "
+                f"{_minutes_left(ban, now)}{reason}")
+    return f"You are banned from this server{reason}"
+
+
 @dataclass(frozen=True, slots=True)
 class GuestLogin:
+
     """Where a guest logged in from, and under which SSH user name."""
 
     address: str
@@ -259,12 +276,13 @@ class MoonSSHServer(asyncssh.SSHServer):
             return True
         problem = name_problem(username)
         if problem is None:
-            reason = await self._ctx.db.ban_reason("account", username)
-            if reason is not None:
+            ban = await self._ctx.db.ban_entry("account", username)
+            if ban is not None:
                 # The reason is for the banned player alone, known by a key of theirs:
                 # whoever else types the name only reads that it is banned.
-                problem = f"The player '{username}' is banned from this server."
-                self._ban_reason = reason
+                problem = (f"The player '{username}' cannot log in for now." if ban.kick
+                           else f"The player '{username}' is banned from this server.")
+                self._ban_reason = banned_words(ban, self._ctx.db.clock())
                 self._banned_account = await self._ctx.db.account(username)
             else:
                 self._account = await self._ctx.db.account(username)
@@ -277,7 +295,12 @@ class MoonSSHServer(asyncssh.SSHServer):
         return True
 
     async def _address_restriction(self) -> str | None:
-        banned = await self._ctx.db.ban_reason("address", self._address, now=self._ctx.clock())
+        now = self._ctx.clock()
+        banned = await self._ctx.db.ban_entry("address", self._address, now=now)
+        if banned is not None and banned.kick:  # the reason is for the kicked player alone
+            return ("Guests and new names from your address are kept out for "
+                    f"{_minutes_left(banned, now)} by an operator. Players with their own "
+                    "key can still log in.")
         if banned is not None:  # the reason is for the banned player alone (bans.py)
             return ("Guests and new names from your address are banned for now by an "
                     "operator. Players with their own key can still log in.")
@@ -309,7 +332,8 @@ class MoonSSHServer(asyncssh.SSHServer):
         elif self._name_refusal is not None:
             account = self._banned_account
             if account is not None and print_ in account.fingerprints:  # the banned player
-                self._banner(f"You are banned from this server: {self._ban_reason}")
+                self._banner(self._ban_reason)
+
             else:
                 self._banner(self._name_refusal)
             self._kbdint_refused = True  # someone with a key wants a name: tell, don't guest
@@ -477,7 +501,7 @@ class MoonSSHServer(asyncssh.SSHServer):
                         f"the name '{name}' was just claimed by someone else",
                     )
                     return
-            self._ctx.db.touch_soon(name)
+            self._ctx.db.touch_soon(name, print_)
         self._ctx.db.note_address_soon(name, self._address)
         self.player = Player(
             name,

@@ -1,7 +1,10 @@
-"""An operator's ban, made to last: the name, its keys and its addresses, in the database.
+"""An operator's ban or kick, made to last: the name, its keys and its addresses, in the
+database, each row noting whom it was for (an unban lifts them all).
 
-The lobby hears the operator (`/ban name reason`) and reports the ban here; from then on
-logins are refused by `auth.py`, which reads what is written here.
+The lobby hears the operator (`ban name reason`, `kick bob 30m rude`, `unban bob`) and
+reports it here; from then on logins are refused by `auth.py`, which reads what is
+written here. A ban is for good (its addresses for `address_ban_days`); a kick keeps the
+name, and guests and new names from its addresses, out for the minutes the operator gave.
 """
 
 from __future__ import annotations
@@ -14,13 +17,13 @@ import asyncssh
 
 from moon_tui.ui.plain import printable
 
-from .auth import GuestLogin
+from .auth import GuestLogin, banned_words
 from .config import Limits
 from .game_session import write_farewell
 from .identity import GUEST_PREFIX, Player, name_problem
 from .logtext import shown
 from .registry import SessionRegistry
-from .store import Database
+from .store import BanKind, Database
 
 log = logging.getLogger(__name__)
 
@@ -62,11 +65,11 @@ class Bans:
         db = self._db
         account = await db.account(name) if name_problem(name) is None else None
         if not guest:
-            await db.ban("account", name, reason)
+            await db.ban("account", name, reason, name=name)
         keys = set(account.fingerprints if account else ())
         keys.update(s.player.fingerprint for s in live if s.player.fingerprint)
         for key in keys:
-            await db.ban("key", key, reason)
+            await db.ban("key", key, reason, name=name)
         addresses = {s.player.address for s in live if s.player.address}
         now = self.clock()
         days = self._limits.address_ban_days
@@ -76,20 +79,53 @@ class Bans:
         if not guest:
             addresses.update(await db.addresses_since(name, now - days * DAY))
         for address in addresses if days > 0 else ():
-            await db.ban("address", address, reason, until=now + days * DAY)
+            await db.ban("address", address, reason, until=now + days * DAY, name=name)
         log.info("ban %s (%d keys, %d addresses for %g days): %s",
                  shown(name), len(keys), len(addresses), days, shown(reason))
         for session in live:
             session.end(f"You were banned from this server: {reason}")
+
+    async def kick(self, name: str, reason: str, minutes: float, by: str) -> None:
+        """The lobby reports an operator's kick (the session was ended): keep the name
+        out for `minutes`, and guests and new names from the addresses its sessions
+        use (a guest would come straight back under a new number). A longer ban already
+        there stays as it is."""
+        reason = " ".join(printable(reason, lines=False).split())[:REASON_MAX_CHARS]
+        now = self.clock()
+        until = now + minutes * 60
+        db = self._db
+        rows: list[tuple[BanKind, str]] = []
+        if not name.startswith(GUEST_PREFIX) and name_problem(name) is None:
+            rows.append(("account", name))
+        addresses = {s.player.address for s in self._sessions.of(name) if s.player.address}
+        seen = self.guest_logins.get(name)
+        if seen is not None:
+            addresses.add(seen.address)
+        rows.extend(("address", address) for address in sorted(addresses))
+        for kind, value in rows:
+            held = await db.ban_entry(kind, value, now=now)
+            if held is not None and (held.expires is None or held.expires >= until):
+                continue
+            await db.ban(kind, value, reason, until=until, name=name, kick=True, by=by)
+        log.info("kick %s by %s for %g minutes (%d addresses): %s", shown(name), shown(by),
+                 minutes, len(addresses), shown(reason))
+
+    async def unban(self, name: str) -> bool:
+        """Lift every ban and kick made for `name`; False when there was none."""
+        lifted = await self._db.unban(name)
+        if lifted:
+            log.info("unban %s (%d entries)", shown(name), lifted)
+        return lifted > 0
 
     async def refuse_if_banned(
         self, process: asyncssh.SSHServerProcess[bytes], player: Player
     ) -> bool:
         """A ban made while the player looked at the banner (their login was checked
         before): say so on their channel and answer True."""
-        reason = await self._db.ban_reason("account", player.name)
-        if reason is None and player.fingerprint:
-            reason = await self._db.ban_reason("key", player.fingerprint)
-        if reason is not None:
-            write_farewell(process, f"You were banned from this server: {reason}")
-        return reason is not None
+        ban = await self._db.ban_entry("account", player.name)
+        if ban is None and player.fingerprint:
+            ban = await self._db.ban_entry("key", player.fingerprint)
+        if ban is not None:
+            write_farewell(process, banned_words(ban, self._db.clock()))
+        return ban is not None
+

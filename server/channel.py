@@ -49,10 +49,12 @@ the event loop for 130 ms: a client that keeps asking is not a player)."""
 ProcessHandler = Callable[[asyncssh.SSHServerProcess[bytes]], Any]
 
 OVERRIDDEN = (
-    Internal("asyncssh", SSHServerChannel, "_process_env_request", "environment kept bounded"),
-    Internal("asyncssh", SSHServerChannel, "_process_pty_req_request", "terminal size clamped"),
+    Internal("asyncssh", SSHServerChannel, "_process_env_request",
+             "environment kept bounded in _env; _conn closed on a flood"),
+    Internal("asyncssh", SSHServerChannel, "_process_pty_req_request",
+             "terminal size clamped: _term_type, _term_size"),
     Internal("asyncssh", SSHServerChannel, "_process_window_change_request",
-             "window changes clamped and merged"),
+             "window changes clamped (_term_size) and merged (_session)"),
     Internal("asyncssh", SSHServerChannel, "__init__", "BoundedChannel adds no state"),
     Internal("asyncssh", SSHServerStreamSession, "terminal_size_changed",
              "window changes merged"),

@@ -3,7 +3,8 @@
 A club runs `moon-server` with no configuration at all; everything here has a default.
 The settings the lobby has too (grace, chat limits, the computer players' pace) take the
 lobby's defaults (`moon_tui.lobby.LobbyConfig`), and `ServerConfig.lobby_config()` hands
-them on: each default is written once.
+them on by name (`lobby_limits`): each default is written once, and a limit named as a
+lobby setting reaches the lobby without a line of its own.
 """
 
 from __future__ import annotations
@@ -72,6 +73,12 @@ class Limits:
     address_ban_days: float = 7.0
     """A ban also refuses guests and new names from the addresses the banned name last
     used, for this many days (keyed players of those addresses still get in; 0: never)."""
+    kick_minutes: float = _LOBBY.kick_minutes
+    """A kicked player (their name, and guests and new names from their address) is kept
+    out this long, unless the operator gives a time (`kick bob 30m rude`)."""
+    board_minutes: float = _LOBBY.board_minutes
+    """An operator's broadcast stays on the lobby's notice board this long, unless the
+    operator gives a time (`say 2h tea at 8`) or a new one replaces it."""
     idle_minutes: float = 30.0
     """No key pressed for this long ends the session."""
     keepalive_seconds: float = 30.0
@@ -134,6 +141,18 @@ class Limits:
     """Characters kept from one paste; the player is told when a paste was cut."""
 
 
+LOBBY_NAMES = {"trick_pause_seconds": "trick_pause"}
+"""The limits whose `LobbyConfig` field has another name (the setting names its unit)."""
+
+
+def lobby_limits(limits: Limits) -> dict[str, Any]:
+    """The limits the lobby has too, by its field names: every `Limits` field named (or
+    renamed by `LOBBY_NAMES`) as a `LobbyConfig` field. Their defaults are the lobby's."""
+    lobby_fields = {f.name for f in fields(LobbyConfig)}
+    return {LOBBY_NAMES.get(f.name, f.name): getattr(limits, f.name) for f in fields(Limits)
+            if LOBBY_NAMES.get(f.name, f.name) in lobby_fields}
+
+
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
     host: str = "0.0.0.0"
@@ -164,16 +183,9 @@ class ServerConfig:
         """The lobby's settings, with the ones this file also sets taken from here."""
         return replace(
             _LOBBY,
-            grace_seconds=self.limits.grace_seconds,
-            reconnect_wait_seconds=self.limits.reconnect_wait_seconds,
-            restart_grace_seconds=self.limits.restart_grace_seconds,
-            trick_pause=self.limits.trick_pause_seconds,
-            hand_result_seconds=self.limits.hand_result_seconds,
+            **lobby_limits(self.limits),
             bot_delay=self.bot_delay,
             bot_workers=self.bot_workers,
-            chat_max_chars=self.limits.chat_max_chars,
-            chat_lines_per_10s=self.limits.chat_lines_per_10s,
-            tables_per_hour=self.limits.tables_per_hour,
             operators=frozenset(self.operators),
             motd=self.motd,
         )

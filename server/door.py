@@ -21,7 +21,7 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
-from . import banner
+from . import banner, commands, game_commands  # noqa: F401 (game_commands registers)
 from .auth import DATABASE_PROBLEM, KeyToLink, MoonSSHServer
 from .bans import Bans
 from .config import ServerConfig
@@ -48,17 +48,9 @@ ENDS_AT_ONCE = 2
 IDENTIFY_TIMEOUT = 30.0
 """Seconds a channel waits for its connection's login to be settled."""
 
-MakeApp = Callable[[Player, bool], App[Any]]
-"""The player's app; the flag: open the help first (the player pressed ? on the banner)."""
-
-HELP = """\
-This is a Moon domino club. Connect with a terminal to play:
-
-    ssh -p {port} yourname@{host}
-
-Your SSH user name is your player name. The first SSH key that logs in with a free name
-keeps it; come back with the same key. Without a key you play as a guest.
-"""
+MakeApp = Callable[[Player, bool, str | None], App[Any]]
+"""The player's app; the flag: open the help first (the player pressed ? on the banner);
+the code: open that saved game in the replay viewer (`ssh -t host replay CODE`)."""
 
 NO_PTY = (
     "Moon is a full-screen game and needs an interactive terminal: "
@@ -70,16 +62,11 @@ def is_help(command: str | None) -> bool:
     return command is not None and command.strip() in ("help", "--help", "-h")
 
 
-def refusal_for(process: asyncssh.SSHServerProcess[bytes], port: int) -> str | None:
-    """The message for a channel that is not an interactive game session, or None."""
-    command = process.command
-    if command is not None:
-        if is_help(command):
-            return HELP.format(port=port, host="this-host")
-        log.info("refused exec request %s", shown(command))
-        return (
-            "This server only offers the game (and 'help'): connect without a command.\n"
-        )
+def refusal_for(process: asyncssh.SSHServerProcess[bytes]) -> str | None:
+    """The message for a channel that is neither a game session nor a command (an exec
+    request, answered by `commands.py` once the login is settled), or None."""
+    if process.command is not None:
+        return None
     if process.subsystem is not None:
         log.info("refused subsystem %s", shown(process.subsystem))
         return "This server offers no file transfer or other subsystems.\n"
@@ -117,6 +104,8 @@ class Door:
         self._banner_first = banner_first
         self.port = config.port
         """The port players connect to (named in the help text); set once listening."""
+        self.motd: Callable[[], str] = lambda: config.motd
+        """The message of the day as it is now (operators change it from the game)."""
         self.closing = False
         self.handlers: set[asyncio.Task[Any]] = set()
         """Channel handlers still running: `stop()` waits for them."""
@@ -163,13 +152,13 @@ class Door:
         self, process: asyncssh.SSHServerProcess[bytes], conn: asyncssh.SSHServerConnection,
         auth: MoonSSHServer,
     ) -> str | None:
-        """Why this channel gets no game, or None."""
-        refusal = refusal_for(process, self.port)
+        """Why this channel gets no game (or no command), or None."""
+        refusal = refusal_for(process)
         if refusal is None and auth.player is None and auth.link is None:
             refusal = auth.refusal or "Login failed.\r\n"
         if refusal is None and self.closing:
             refusal = "The server is shutting down.\r\n"
-        if refusal is None and conn.get_extra_info("moon_playing"):
+        if refusal is None and process.command is None and conn.get_extra_info("moon_playing"):
             refusal = "One game per connection: open another ssh connection.\r\n"
         return refusal
 
@@ -178,10 +167,16 @@ class Door:
         auth: MoonSSHServer,
     ) -> None:
         player, link = auth.player, auth.link
+        if is_help(process.command):  # it tells nothing about anyone: asked before a login
+            await commands.run(process, self._command_context(process, None))
+            return
         refusal = self._refusal(process, conn, auth)
         if refusal is not None or (player is None and link is None):
             write_line(process, refusal or "")
-            process.exit(0 if is_help(process.command) else 1)
+            process.exit(1)
+            return
+        if process.command is not None:
+            await self._command(process, player)
             return
         conn.set_extra_info(moon_playing=True)
         if player is None and link is not None:  # a new key: it types its code first
@@ -204,6 +199,44 @@ class Door:
             gate.left(player.name, player.address, guest=player.guest)
         await _close_after_goodbye(process, conn, 0)
 
+    def _command_context(self, process: asyncssh.SSHServerProcess[bytes],
+                         player: Player | None) -> commands.CommandContext:
+        return commands.CommandContext(player, self._db, self._config, self.port,
+                                       terminal=process.get_terminal_type() is not None)
+
+    async def _command(
+        self, process: asyncssh.SSHServerProcess[bytes], player: Player | None
+    ) -> None:
+        """An exec request: the same identity and limits as a game session (it holds a
+        session's place while it runs); a new key must add itself with a terminal first."""
+        if player is None:
+            write_line(process, "This key is new to its name: log in with a terminal first "
+                                "(ssh without a command) to add it.\n")
+            process.exit(1)
+            return
+        log.info("command from %s: %s", player.name, shown(process.command or ""))
+        refusal = self._gate.admit(player.name, player.address, guest=player.guest,
+                                   operator=player.operator)
+        if refusal is not None:
+            self._connection_log.note(player.address, "sessions refused")
+            write_line(process, refusal + "\n")
+            process.exit(1)
+            return
+        context = self._command_context(process, player)
+        replay = game_commands.replay_to_open(context, process.command or "")
+        try:
+            if await self._bans.refuse_if_banned(process, player):
+                process.exit(1)
+            elif replay is not None and not conn_playing(process):
+                # `ssh -t host replay CODE`: the player's app, opened on that game.
+                process.get_extra_info("connection").set_extra_info(moon_playing=True)
+                await self._welcome_then_play(process, player, replay=replay)
+                await _close_after_goodbye(process, process.get_extra_info("connection"), 0)
+            else:
+                await commands.run(process, context)
+        finally:
+            self._gate.left(player.name, player.address, guest=player.guest)
+
     async def _link_new_key(
         self, process: asyncssh.SSHServerProcess[bytes], auth: MoonSSHServer, link: KeyToLink
     ) -> Player | None:
@@ -216,16 +249,18 @@ class Door:
             self.at_banner.discard(process)
 
     async def _welcome_then_play(
-        self, process: asyncssh.SSHServerProcess[bytes], player: Player
+        self, process: asyncssh.SSHServerProcess[bytes], player: Player,
+        replay: str | None = None,
     ) -> None:
         choice: banner.Choice = "lobby"
         height = 0
-        # A player coming back to a seat goes straight back to it.
-        if self._banner_first and not self._has_seat(player.name):
+        # A player coming back to a seat goes straight back to it; a replay, to the game.
+        if self._banner_first and replay is None and not self._has_seat(player.name):
             self.at_banner.add(process)
             try:
                 choice, height = await banner.show(
-                    process, player.name, self._config.motd, client_profile(process),
+                    process, player.name, self.motd(), client_profile(process),
+
                     idle_seconds=self._config.limits.idle_minutes * 60,
                 )
             finally:
@@ -255,7 +290,7 @@ class Door:
 
         try:
             await run_game_session(
-                process, player, lambda p: self._make_app(p, choice == "help"),
+                process, player, lambda p: self._make_app(p, choice == "help", replay),
                 on_start=self._sessions.started, on_end=self._sessions.ended,
                 on_first_frame=first_frame, end_slots=self.end_slots,
                 limits=self._config.limits,
@@ -264,6 +299,11 @@ class Door:
             if not released:
                 released = True
                 self.start_slots.release()
+
+
+def conn_playing(process: asyncssh.SSHServerProcess[bytes]) -> bool:
+    """The connection runs a game session already (one per connection)."""
+    return bool(process.get_extra_info("connection").get_extra_info("moon_playing"))
 
 
 async def _close_after_goodbye(

@@ -1,4 +1,4 @@
-"""Who a connection is: name rules, key fingerprints, and the player's own key list."""
+"""Who a connection is: name rules, key fingerprints, guest names."""
 
 from __future__ import annotations
 
@@ -8,11 +8,6 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import asyncssh
-
-from moon_tui.services import LinkCode
-
-from .link_codes import LinkCodes, grouped
-from .store import Database
 
 NAME_RULES = "2 to 16 characters: lower-case letters, digits, '-' or '_', starting with a letter"
 _NAME = re.compile(r"[a-z][a-z0-9_-]{1,15}")
@@ -97,30 +92,3 @@ def guest_name(held: Collection[str], draw: Callable[[int], int] | None = None) 
 def _guests_of_width(names: Collection[str], digits: int) -> int:
     width = len(GUEST_PREFIX) + digits
     return sum(1 for name in names if len(name) == width and name.startswith(GUEST_PREFIX))
-
-
-class AccountKeys:
-    """`moon_tui.services.KeyManager` over the accounts database, for one player."""
-
-    def __init__(self, db: Database, player: Player, codes: LinkCodes, port: int) -> None:
-        self._db = db
-        self._player = player
-        self._codes = codes
-        self._port = port
-
-    async def list_keys(self) -> list[str]:
-        if self._player.guest:
-            return []
-        account = await self._db.account(self._player.name)
-        return [] if account is None else list(account.fingerprints)
-
-    async def new_link_code(self) -> LinkCode:
-        if self._player.guest:
-            raise ValueError("guests have no account: log in with an SSH key to keep a name")
-        code = self._codes.issue(self._player.name)
-        port = "" if self._port == 22 else f"-p {self._port} "
-        return LinkCode(
-            code=grouped(code),
-            minutes=self._codes.limits.link_code_minutes,
-            command=f"ssh {port}{self._player.name}@this-server",
-        )

@@ -16,6 +16,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from moon_tui.services import LoadFacts
+
 log = logging.getLogger(__name__)
 
 
@@ -51,6 +53,11 @@ class LoadWatch:
         self._cpu: deque[tuple[float, float]] = deque()
         """(when, the process's CPU seconds) about once a second, over the window."""
 
+    @property
+    def stalls(self) -> int:
+        """Stalls noted within the window."""
+        return len(self._stalls)
+
     async def run(self) -> None:
         while True:
             began = time.monotonic()
@@ -82,10 +89,24 @@ class LoadWatch:
         if self.busy and stalled:
             self._raise_alarm(self._words())
 
+    def _share(self) -> float:
+        """The share of a core the process used over the window."""
+        if not self._cpu:
+            return 0.0
+        (since, cpu_then), (now, cpu_now) = self._cpu[0], self._cpu[-1]
+        return (cpu_now - cpu_then) / (now - since) if now > since else 0.0
+
+    def figures(self) -> LoadFacts:
+        """The alarm's figures as they stand (the operators' dashboard shows them)."""
+        return LoadFacts(players=self._players(), cpu_share=self._share(),
+                         stalls=len(self._stalls),
+                         longest_ms=max((late for _, late in self._stalls), default=0.0)
+                         * 1000, stall_ms=self.STALL * 1000, window_seconds=self.window,
+                         busy=self.busy)
+
     def _words(self) -> str:
         longest = max(late for _, late in self._stalls)
-        (since, cpu_then), (now, cpu_now) = self._cpu[0], self._cpu[-1]
-        share = (cpu_now - cpu_then) / (now - since) if now > since else 0.0
+        share = self._share()
         players = self._players()
         return (f"The server is busy: in the last {self._span()} its event loop fell "
                 f"behind {len(self._stalls)} times by over {self.STALL * 1000:.0f} ms "

@@ -1,6 +1,13 @@
 """Process-wide adjustments to Textual (and two to asyncssh) so that many apps can
 share one server process.
 
+A patch that makes drawing cheaper stays only while it saves at least 2% of a club
+server's CPU: each says what it was measured to save with `bench/patch_gains.py` (CPU
+per table update with every patch but that one, against all of them, alternating in one
+game; "N apps": the player's and N-1 watching tables of computers), an upper bound of
+its share of a server's CPU, which also pays for SSH and sockets. Patches that mend a
+bug of Textual are reported upstream in docs/UPSTREAM.md.
+
 Textual assumes one app per process. Measured over SSH:
 
 1. `App._process_messages` wraps each app in `redirect_stdout`/`redirect_stderr`, which
@@ -74,6 +81,8 @@ Textual assumes one app per process. Measured over SSH:
     the garbage collector to track, most of them never used. About 5% of a club server's
     CPU went to building them (py-spy), and more to collecting them. Here each cache is
     made the first time it is used.
+    Measured: +40.3% of CPU per table update with Textual's `Strip.__init__` back (9
+    apps; an upper bound: the slots that make a cache when first read stay in both).
 
 12. A frame rendered every widget in the rectangle around all that changed, and each of
     them whole, though only the changed cells are sent: when the table's prompt and its
@@ -83,6 +92,7 @@ Textual assumes one app per process. Measured over SSH:
     a few. Here a frame renders a widget only on the changed rows where it covers a
     changed column that no widget in front of it has drawn, and only those rows; what
     is sent is the same, byte for byte (tests/test_server_patches.py).
+    Measured: +22.6% of CPU per table update without it (1 app), +24.3% (9 apps).
 
 13. A widget's repaint reached its screen through two messages: the widget woke its own
     message pump (a `Prompt`) only to find, once idle, that it must tell its screen (an
@@ -93,6 +103,7 @@ Textual assumes one app per process. Measured over SSH:
     `Update`, and resumes the screen's frame timer, as the screen's idle would on the
     `Prompt` that marking sends it (a pass of the event loop sooner); anything else
     takes Textual's way.
+    Measured: +20.5% of CPU per table update without it (1 app), +7.0% (9 apps).
 
 14. Every line a widget draws goes through a filter that turns ANSI colours (and dim
     text) into true colours: a new segment for every segment, each style looked up in
@@ -102,6 +113,8 @@ Textual assumes one app per process. Measured over SSH:
     styles becomes, and a line whose styles need no change is handed back as it is. A
     style made for one line only (it carries its cell's place) is not looked up at all
     when it needs no conversion (~30% of the filter's time, bench/ui.py).
+    Measured: -0.2% of CPU per table update without it (1 app: the shared cache
+    holds all it needs), +1.4% (9 apps), +6.7% (31 apps).
 
 15. A widget's lines went through Textual's general drawing of borders, outlines,
     padding, tint, hatching and opacity, line by line, whatever the widget had of them:
@@ -111,15 +124,16 @@ Textual assumes one app per process. Measured over SSH:
     drawing's own steps for such a widget only (its content, cut or filled to the
     width, padded, between its side borders made once), the same strips; any other
     widget takes Textual's way.
+    Measured: +6.4% of CPU per table update without it (1 app), +9.5% (9 apps),
+    +8.1% (31 apps).
 
-16. `DOMNode.screen` imported the Screen class each time it was read, to walk up to
-    the screen: a widget reads it for its region, its size, its content region, many
-    times a frame (~1.5% of a table update's CPU, py-spy). Here the class is imported
-    once; the walk is the same.
+16. (Removed: `DOMNode.screen` without its import at each read measured +2.0%, +3.3%
+    and -1.5% of the CPU per table update with 1, 9 and 31 apps, less than the 2% of a
+    club server's CPU a patch must be worth; bench/patch_gains.py.)
 
-17. A frame's cursor moves were each made as a Rich `Control` (codes, a segment, a
-    format call) only for their text: about a fifth of writing a frame out. Here the
-    same text is written directly.
+17. (Removed: a frame's cursor moves written without a Rich `Control` each measured
+    +3.5%, +3.2% and -0.7% of the CPU per table update with 1, 9 and 31 apps, less than
+    the 2% of a club server's CPU a patch must be worth; bench/patch_gains.py.)
 
 18. A screen drew its frames on a grid of 1/60 s: a change made a few milliseconds after
     the last frame (a table's answer right after the key's own echo) waited for the
@@ -166,7 +180,6 @@ from asyncssh.constants import MSG_IGNORE
 from asyncssh.packet import SSHPacketLogger
 from rich.color import ColorSystem
 from rich.console import Console
-from rich.control import Control
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -773,53 +786,6 @@ def _hears(cls: type[Widget], names: tuple[str, ...]) -> bool:
         for base in _own_bases(cls))
 
 
-def _screen(self: DOMNode) -> Screen[object]:
-    # Textual's `DOMNode.screen` without `from textual.screen import Screen` at each read.
-    node: MessagePump | None = self
-    try:
-        while node is not None and not isinstance(node, Screen):
-            node = node._parent
-    except AttributeError:
-        raise RuntimeError(
-            "Widget is missing attributes; have you called the constructor in your widget "
-            "class?"
-        ) from None
-    if not isinstance(node, Screen):
-        raise NoScreen("node has no screen")
-    return node
-
-
-_original_render_segments = ChopsUpdate.render_segments
-
-
-def _render_segments(self: ChopsUpdate, console: Console) -> str:
-    # Textual's `ChopsUpdate.render_segments`, with `Control.move_to(x, y).segment.text`
-    # written out (rich's CURSOR_MOVE_TO code).
-    sequences: list[str] = []
-    append = sequences.append
-    chops = self.chops
-    chop_ends = self.chop_ends
-    last_y = self.spans[-1][0]
-    for y, x1, x2 in self.spans:
-        line = chops[y]
-        ends = chop_ends[y]
-        for end, (x, strip) in zip(ends, line.items(), strict=False):
-            if strip is None:
-                continue
-            if x > x2 or end <= x1:
-                continue
-            if x2 > x >= x1 and end <= x2:
-                append(f"\x1b[{y + 1};{x + 1}H")
-                append(strip.render(console))
-                continue
-            strip = strip.crop(0, min(end, x2) - x)
-            append(f"\x1b[{y + 1};{x + 1}H")
-            append(strip.render(console))
-        if y != last_y:
-            append("\n")
-    return "".join(sequences)
-
-
 _original_reload_config = SSHServerConnection.reload_config
 _original_send_packet = SSHConnection.send_packet
 
@@ -902,11 +868,6 @@ PATCHES = Patches("server/patches.py", [
              _render_widget, watched=lambda: [
                  _original_render_widget, StylesCache.render, StylesCache.render_line,
                  vars(DOMNode)["background_colors"].fget, vars(Widget)["opacity"].fget]),
-    _textual(DOMNode, "screen", "16. the screen found without an import",
-             property(_screen), watched=lambda: [vars(DOMNode)["screen"].fget]),
-    _textual(ChopsUpdate, "render_segments", "17. cursor moves written directly",
-             _render_segments, watched=lambda: [
-                 _original_render_segments, Control.move_to, Control.__init__]),
     Patch(Internal("asyncssh", SSHServerConnection, "reload_config",
                    "10. no config re-read per login"), _reload_config),
     Patch(Internal("asyncssh", SSHConnection, "send_packet",

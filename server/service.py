@@ -30,6 +30,7 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
+from moon_tui.bots.analysis import Analyst
 from moon_tui.lobby import (
     CancelRestart,
     Lobby,
@@ -41,20 +42,24 @@ from moon_tui.lobby import (
 from moon_tui.lobby.refusals import Refused
 
 from . import patches, teardown
+from .archive import ClubGames
 from .auth import AuthContext
 from .bans import Bans
 from .channel import GameSSHServer
+from .club import ServerClub
 from .config import ServerConfig
 from .connlog import ConnectionLog
+from .dashboard import Dashboard
 from .datafolder import DataFolderLock
 from .door import Door
 from .driver import SSHDriver
 from .game_session import AppFactory
-from .identity import AccountKeys, Player, fingerprint
+from .identity import Player, fingerprint
 from .journal import SqliteJournal
 from .limits import Gate
 from .link_codes import LinkCodes
 from .load import LoadWatch
+from .members import AccountKeys
 from .memory import FreezePolicy
 from .registry import SessionRegistry
 from .restart import RestartCountdown
@@ -68,7 +73,8 @@ SHUTDOWN_MESSAGE = ("The server is shutting down. Your table and your game will 
 RESTART_MESSAGE = ("The server is restarting. Your table and your game will be here when it "
                    "is back: your seat waits for you. Come back in a minute!")
 UI_MODULES = tuple(f"moon_tui.{name}" for name in (
-    "app", "ui.create", "ui.dialogs", "ui.help", "ui.keys", "ui.operator",
+    "app", "ui.create", "ui.dialogs", "ui.help", "ui.keys", "ui.operator", "ui.games",
+    "ui.replay",
 ))
 """Loaded at start: a screen's first use otherwise imports it inside the shared loop."""
 
@@ -144,6 +150,11 @@ class MoonServer:
             on_ended=None if self.memory is None else lambda _: self._memory_session_ended(),
         )
         self.bans = Bans(self.db, self.sessions, config.limits)
+        self.club = ServerClub(self.db, self.bans)
+        """Kicks, unbans, the notice board and players' settings, made to last."""
+        self.dashboard = Dashboard(self.db, self.sessions, lambda: self.lobby, self.load,
+                                   config.operators)
+        """What the operators' screen shows and changes."""
         self.door = Door(
             config, db=self.db, gate=self.gate, link_codes=self.link_codes,
             sessions=self.sessions, bans=self.bans, make_app=self.make_app,
@@ -151,6 +162,8 @@ class MoonServer:
             banner_first=app_factory is None,
         )
         self._lobby: Lobby | None = None
+        self.analyst: Analyst | None = None
+        """Weighs saved games' decisions in the lobby's bot workers (`bots/analysis.py`)."""
         self._listener: asyncssh.SSHAcceptor | None = None
         self.connections: set[asyncssh.SSHServerConnection] = set()
         """Logged-in connections, closed by `stop()`."""
@@ -227,8 +240,11 @@ class MoonServer:
         limits = self.config.limits
         lobby = Lobby(self._lobby_config, self.records, journal=SqliteJournal(self.db),
                       on_ban=self.bans.ban,
-                      on_restart=self._restart_asked, restart_news=self._restart_news)
+                      on_restart=self._restart_asked, restart_news=self._restart_news,
+                      keeper=self.club, kept=await self.club.load())
         self._lobby = await lobby.__aenter__()
+        self.analyst = Analyst(lobby.bots)
+        self.door.motd = lambda: lobby.motd
         bans = self.bans
         context = AuthContext(
             self.config, self.db, self.gate, operators, self.sessions.names,
@@ -335,8 +351,10 @@ class MoonServer:
         finally:
             self.connections.discard(conn)
 
-    def make_app(self, player: Player, help_first: bool = False) -> App[Any]:
-        """The player's app; it opens in the lobby (the server drew the welcome banner)."""
+    def make_app(self, player: Player, help_first: bool = False,
+                 replay: str | None = None) -> App[Any]:
+        """The player's app; it opens in the lobby (the server drew the welcome banner),
+        or with the saved game `replay` in the replay viewer (`ssh -t host replay CODE`)."""
         if self._app_factory is not None:
             return self._app_factory(player)
         from moon_tui.app import MoonApp
@@ -350,12 +368,16 @@ class MoonServer:
             keys=None if player.guest else AccountKeys(
                 self.db, player, self.link_codes, self.port
             ),
-            health=self.db if player.operator else None,
+            health=self.dashboard if player.operator else None,
+
             driver_class=SSHDriver,
             # A guest's name is new at each visit: the guests of one address are one person.
             person=f"guests at {player.address}" if player.guest else None,
+            games=ClubGames(self.db, player),
+            analyst=self.analyst,
         )
         app.help_first = help_first
+        app.open_replay = replay
         return app
 
     def _restart_asked(self, command: Restart | CancelRestart, by: str) -> Refused | None:

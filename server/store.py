@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from . import game_index
 from .datafolder import CannotStart
 from .journal import SCHEMA as JOURNAL_SCHEMA
 from .logtext import shown
@@ -42,13 +43,16 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS accounts (
     name TEXT PRIMARY KEY,
     created REAL NOT NULL,
-    last_seen REAL NOT NULL
+    last_seen REAL NOT NULL,
+    invitations INTEGER NOT NULL DEFAULT 1
 );
 CREATE TABLE IF NOT EXISTS account_keys (
     fingerprint TEXT PRIMARY KEY,
     name TEXT NOT NULL REFERENCES accounts(name),
     public_key TEXT NOT NULL,
-    added REAL NOT NULL
+    added REAL NOT NULL,
+    comment TEXT NOT NULL DEFAULT '',
+    last_used REAL
 );
 CREATE INDEX IF NOT EXISTS account_keys_name ON account_keys(name);
 CREATE TABLE IF NOT EXISTS bans (
@@ -57,7 +61,14 @@ CREATE TABLE IF NOT EXISTS bans (
     reason TEXT NOT NULL,
     banned_at REAL NOT NULL,
     expires REAL,
+    name TEXT,
+    kick INTEGER NOT NULL DEFAULT 0,
+    by TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (kind, value)
+);
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS seen_addresses (
     name TEXT NOT NULL,
@@ -79,6 +90,14 @@ StoreFailure = sqlite3.Error
 """What a read or write raises when the file is damaged, full or read-only."""
 
 _DAMAGED = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
+
+
+def _add_columns(conn: sqlite3.Connection, table: str, wanted: dict[str, str]) -> None:
+    """Add the columns a database made by an older version lacks (with their defaults)."""
+    columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+    for column, kind in wanted.items():
+        if column not in columns:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
 def _create_private(path: Path) -> None:
@@ -115,6 +134,30 @@ class Account:
     fingerprints: tuple[str, ...]
     created: float
     last_seen: float
+
+
+@dataclass(frozen=True, slots=True)
+class BanEntry:
+    """A ban in force on one name, key or address."""
+
+    reason: str
+    expires: float | None
+    kick: bool
+    """A kick's short ban (the player may come back after `expires`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BanRow:
+    """A ban in force, as the operators list it: whom it was for and what it holds."""
+
+    name: str
+    reason: str
+    since: float
+    until: float | None
+    kick: bool
+    by: str
+    keys: int
+    addresses: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,14 +203,18 @@ class Database:
             conn.execute("PRAGMA synchronous=FULL")
             conn.executescript(_SCHEMA)
             conn.executescript(JOURNAL_SCHEMA)
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(bans)")}
-            if "expires" not in columns:  # a database from before bans could expire
-                conn.execute("ALTER TABLE bans ADD COLUMN expires REAL")
+            _add_columns(conn, "bans", {  # a database from before bans could expire...
+                "expires": "REAL", "name": "TEXT", "kick": "INTEGER NOT NULL DEFAULT 0",
+                "by": "TEXT NOT NULL DEFAULT ''"})
+            _add_columns(conn, "account_keys", {  # ... or keys had comments
+                "comment": "TEXT NOT NULL DEFAULT ''", "last_used": "REAL"})
+            _add_columns(conn, "accounts", {"invitations": "INTEGER NOT NULL DEFAULT 1"})
             columns = {row[1] for row in conn.execute("PRAGMA table_info(records)")}
             if "digest" not in columns:  # a database from before records were kept once
                 conn.execute("ALTER TABLE records ADD COLUMN digest TEXT")
             conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS records_once ON records(digest)")
             conn.commit()
+            game_index.migrate(conn)  # codes and list summaries for older records
         except (sqlite3.Error, OSError) as error:
             if conn is not None:
                 conn.close()
@@ -210,6 +257,11 @@ class Database:
         if self._reader is None:
             raise RuntimeError(f"database {self.path} is not open")
         return self._reader
+
+    def reader(self) -> sqlite3.Connection:
+        """The read-only connection, for a few indexed rows read at once on the loop (the
+        lists of saved games, `archive.py`): use it only on the loop's thread."""
+        return self._read()
 
     # --- alarms for the operators ---------------------------------------------------
 
@@ -258,10 +310,11 @@ class Database:
                         (name, now, now),
                     )
                     db.execute(
-                        "INSERT INTO account_keys (fingerprint, name, public_key, added)"
-                        " VALUES (?, ?, ?, ?)",
-                        (fingerprint, name, public_key, now),
+                        "INSERT INTO account_keys (fingerprint, name, public_key, added,"
+                        " last_used) VALUES (?, ?, ?, ?, ?)",
+                        (fingerprint, name, public_key, now, now),
                     )
+
             except sqlite3.IntegrityError:
                 return False
             return True
@@ -305,14 +358,19 @@ class Database:
 
         await self.run(open_)
 
-    def touch_soon(self, name: str) -> None:
-        """Note that `name` was seen now, without waiting for the disk: a login need not
-        wait for its last-seen time to be written. A failure is logged."""
+    def touch_soon(self, name: str, fingerprint: str | None = None) -> None:
+        """Note that `name` was seen now (with the key `fingerprint`), without waiting for
+        the disk: a login need not wait for its last-seen time to be written. A failure
+        is logged."""
 
         def touch() -> None:
             db = self.connection()
+            now = self.clock()
             with db:
-                db.execute("UPDATE accounts SET last_seen = ? WHERE name = ?", (self.clock(), name))
+                db.execute("UPDATE accounts SET last_seen = ? WHERE name = ?", (now, name))
+                if fingerprint is not None:
+                    db.execute("UPDATE account_keys SET last_used = ? WHERE fingerprint = ?"
+                               " AND name = ?", (now, fingerprint, name))
 
         def report(done: asyncio.Future[None]) -> None:
             if not done.cancelled() and done.exception() is not None:
@@ -325,17 +383,20 @@ class Database:
     # --- bans -----------------------------------------------------------------------
 
     async def ban(
-        self, kind: BanKind, value: str, reason: str, *, until: float | None = None
+        self, kind: BanKind, value: str, reason: str, *, until: float | None = None,
+        name: str | None = None, kick: bool = False, by: str = "",
     ) -> None:
-        """Ban `value` (for good, or until the wall-clock time `until`)."""
+        """Ban `value` (for good, or until the wall-clock time `until`). `name` is whom
+        the ban was for (an unban lifts every row of it), `kick` marks a kick's short
+        ban, `by` the operator."""
 
         def ban() -> None:
             db = self.connection()
             with db:
                 db.execute(
-                    "INSERT OR REPLACE INTO bans (kind, value, reason, banned_at, expires)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (kind, value, reason, self.clock(), until),
+                    "INSERT OR REPLACE INTO bans (kind, value, reason, banned_at, expires,"
+                    " name, kick, by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (kind, value, reason, self.clock(), until, name, int(kick), by),
                 )
 
         await self.run(ban)
@@ -344,12 +405,75 @@ class Database:
         self, kind: BanKind, value: str, *, now: float | None = None
     ) -> str | None:
         """The reason `value` is banned at wall-clock time `now`, or None when it is not."""
+        entry = await self.ban_entry(kind, value, now=now)
+        return None if entry is None else entry.reason
+
+    async def ban_entry(
+        self, kind: BanKind, value: str, *, now: float | None = None
+    ) -> BanEntry | None:
+        """The ban of `value` in force at wall-clock time `now`, or None."""
         row = self._read().execute(
-            "SELECT reason FROM bans WHERE kind = ? AND value = ?"
+            "SELECT reason, expires, kick FROM bans WHERE kind = ? AND value = ?"
             " AND (expires IS NULL OR expires > ?)",
             (kind, value, self.clock() if now is None else now),
         ).fetchone()
+        return None if row is None else BanEntry(str(row[0]), row[1], bool(row[2]))
+
+    async def bans(self, *, limit: int = 500) -> list[BanRow]:
+        """The bans in force, one per banned name (its account, keys and addresses
+        together), latest first. A row written before bans named whom they were for
+        stands alone."""
+        now = self.clock()
+
+        def query() -> list[BanRow]:
+            rows = self.connection().execute(
+                "SELECT COALESCE(name, CASE kind WHEN 'account' THEN value"
+                "   ELSE kind || ' ' || value END) AS who,"
+                " MAX(reason), MIN(banned_at), MAX(COALESCE(expires, 1e300)), MAX(kick),"
+                " MAX(by), SUM(kind = 'key'), SUM(kind = 'address')"
+                " FROM bans WHERE expires IS NULL OR expires > ?"
+                " GROUP BY who ORDER BY MIN(banned_at) DESC LIMIT ?",
+                (now, limit),
+            ).fetchall()
+            return [BanRow(str(r[0]), str(r[1]), r[2], None if r[3] >= 1e300 else r[3],
+                           bool(r[4]), str(r[5]), int(r[6]), int(r[7])) for r in rows]
+
+        return await self.run(query)
+
+    async def unban(self, name: str) -> int:
+        """Lift every ban made for `name` (its account, keys and addresses); how many
+        rows were lifted (0: it was not banned)."""
+
+        def unban() -> int:
+            db = self.connection()
+            with db:
+                cursor = db.execute(
+                    "DELETE FROM bans WHERE name = ? OR (name IS NULL AND kind = 'account'"
+                    " AND value = ?)", (name, name))
+            return int(cursor.rowcount)
+
+        return await self.run(unban)
+
+    # --- settings an operator changes while the server runs -------------------------
+
+    async def setting(self, key: str) -> str | None:
+        row = self._read().execute("SELECT value FROM settings WHERE key = ?",
+                                   (key,)).fetchone()
         return None if row is None else str(row[0])
+
+    async def set_setting(self, key: str, value: str | None) -> None:
+        """Keep `value` under `key` (None: forget it)."""
+
+        def write() -> None:
+            db = self.connection()
+            with db:
+                if value is None:
+                    db.execute("DELETE FROM settings WHERE key = ?", (key,))
+                else:
+                    db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                               (key, value))
+
+        await self.run(write)
 
     def note_address_soon(self, name: str, address: str) -> None:
         """Remember that `name` logged in from `address` (a ban reaches the addresses a
@@ -402,6 +526,8 @@ class Database:
                     " VALUES (?, ?, ?, ?)",
                     (self.clock(), int(finished), text, digest),
                 )
+                if cursor.rowcount and cursor.lastrowid:
+                    game_index.index_record(db, cursor.lastrowid, record)
             return int(cursor.lastrowid or 0) if cursor.rowcount else 0
 
         return await self.run(save)

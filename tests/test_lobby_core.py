@@ -13,6 +13,7 @@ from moon_tui.lobby.internal import (
     Counted,
     EntryChanged,
     FromMember,
+    HandDealt,
     TableOutput,
     TimerRanOut,
     ToMember,
@@ -46,7 +47,8 @@ def test_starting_a_game_tells_everyone_and_asks_for_the_turn_timer() -> None:
     for command in (AddBot("t1", 1, "easy"), AddBot("t1", 2, "easy")):
         core.handle(FromMember("ann", command), 1.0)
     _, effects = core.handle(FromMember("ann", StartGame("t1")), 10.0)
-    told, listed, stop, wait = effects
+    dealt, told, listed, stop, wait = effects
+    assert dealt == Send(HandDealt("t1", 0)), "the lobby hears which hand is played"
     assert isinstance(told, Send) and isinstance(told.output, ToMember)
     shown = told.output.event
     assert isinstance(shown, TableUpdate) and shown.view is not None and shown.view.my_turn

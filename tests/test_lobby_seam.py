@@ -187,4 +187,4 @@ async def test_table_ids_are_not_a_count() -> None:
                 if isinstance(event, TableUpdate):
                     ids.append(event.table.table_id)
                     break
-    assert ids[0] != ids[1] and all(TABLE_ID.fullmatch(i) and len(i) == 13 for i in ids)
+    assert ids[0] != ids[1] and all(TABLE_ID.fullmatch(i) and len(i) == 7 for i in ids)

@@ -1,8 +1,8 @@
-"""The scripted SSH player's screen (tests/support/probe.py) reads as pyte shows it."""
+"""The scripted SSH player's screen (tools/probe.py) reads as pyte shows it."""
 
 from __future__ import annotations
 
-from tests.support.probe import ScreenClient
+from tools.probe import ScreenClient
 
 
 def test_the_screen_drawn_again_by_changed_lines_matches_pyte() -> None:

@@ -18,12 +18,13 @@ import pytest
 from moon_tui.lobby import LobbyConfig
 from server.identity import openssh_line
 from server.service import MoonServer
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     decide_once,
     enter_lobby,
     new_key,
     open_bot_table,
+    operator_command_line,
     running_server,
 )
 
@@ -81,8 +82,7 @@ async def a_club_at_play(server: MoonServer, ann_key: asyncssh.SSHKey,
     await enter_lobby(olga)
     await open_bot_table(ann)
     await decide_once(ann)  # else the game is not saved
-    await olga.press("o")
-    await olga.wait_for("Operator")
+    await operator_command_line(olga)
     await olga.press(*"close t1 backup drill", "enter")
     await ann.wait_for("backup drill")
     await saved_records(server, 1)

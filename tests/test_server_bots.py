@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     changed,
     enter_lobby,

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from textual.events import Key, Paste
 
 from moon_tui.lobby import LobbyConfig
-from server.config import ConfigError, Limits, ServerConfig, build_config
+from server.config import (
+    LOBBY_NAMES,
+    ConfigError,
+    Limits,
+    ServerConfig,
+    build_config,
+    lobby_limits,
+)
 from server.identity import name_problem
 from server.keyboard import InputDecoder, TokenBucket
 from server.terminal import TerminalProfile
@@ -34,6 +42,22 @@ def test_the_lobby_gets_the_servers_settings_and_its_own_defaults_otherwise() ->
     assert ServerConfig().bot_workers == len(os.sched_getaffinity(0))  # one per core
     assert (lobby.grace_seconds, lobby.chat_max_chars, lobby.chat_lines_per_10s) == (5, 40, 2)
     assert lobby.tables_per_hour == 4
+
+
+def test_every_limit_the_lobby_has_too_reaches_it_under_its_lobby_name() -> None:
+    # Derived, not copied by hand: the limits named as the lobby's settings are handed
+    # on, each default is the lobby's, and no other limit reaches the lobby.
+    shared = {"chat_lines_per_10s", "chat_max_chars", "grace_seconds",
+              "reconnect_wait_seconds", "restart_grace_seconds", "trick_pause_seconds",
+              "hand_result_seconds", "tables_per_hour", "kick_minutes", "board_minutes"}
+    assert set(lobby_limits(Limits())) == {LOBBY_NAMES.get(n, n) for n in shared}
+    for name in shared:
+        lobby_name = LOBBY_NAMES.get(name, name)
+        assert getattr(Limits(), name) == getattr(LobbyConfig(), lobby_name), name
+        changed = ServerConfig(limits=replace(Limits(), **{name: 7})).lobby_config()
+        assert getattr(changed, lobby_name) == 7, name
+        assert replace(changed, **{lobby_name: getattr(LobbyConfig(), lobby_name)}) \
+            == LobbyConfig(), f"{name} changed something else"
 
 
 def test_file_then_environment_then_flags(tmp_path: Path) -> None:

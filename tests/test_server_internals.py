@@ -3,14 +3,21 @@
 Each replaced or overridden original is recorded here by a hash of its source: after an
 upgrade of textual or asyncssh, the test names every adjustment whose original changed.
 Revisit that adjustment against the new code, then record the new hash (and the pins).
+
+The lists only get shorter (`RATCHET`), and no private use goes unlisted: every private
+name of Textual or asyncssh the code reads, overrides or imports is named in a list.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib
 import inspect
+import re
 import tomllib
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -79,14 +86,13 @@ ORIGINALS = {
     "textual: Content._wrap_and_format": "6bf904d927f5bf29",
     "textual: _FormattedLine.to_strip": "5393b649ee150522",
     "textual: StylesCache.render_widget": "6a66574895d4d253",
-    "textual: DOMNode.screen": "df1e242285df4edd",
-    "textual: ChopsUpdate.render_segments": "79868b34c2b74dbf",
     "textual: Screen._on_idle": "05781131b10da971",
     "textual: Screen._on_timer_update": "421401660de142c5",
     "textual: Timer.resume": "b933857b2ebafb49",
     "textual: Timer.pause": "cdad007f69a895f3",
     "textual: App._begin_batch": "d3e5faaf577ddb81",
     "textual: App._background_screens": "d925a6b094052092",
+    "textual: App.is_headless": "9e01b7211ef76f8a",
 }
 """What each original's source hashed to when its adjustment was written (textual 8.2.8,
 asyncssh 2.24.1)."""
@@ -189,3 +195,164 @@ def test_moon_server_refuses_to_start_on_another_version(
     assert len(error.splitlines()) == 1  # one paragraph
     assert not (tmp_path / "data" / "moon.sqlite3").exists()  # nothing touched
 
+
+
+# -- the ratchet -------------------------------------------------------------------------
+
+RATCHET = {"entries": 64, "names": 35}
+"""(Issue 32 began at 65 entries, 35 + 14 + 16, and 40 names, 13 of them in no list.)
+How many private internals the lists name (`entries`: replaced, overridden or relied
+on), and how many private names of Textual and asyncssh the code outside the patch
+modules uses (`names`, found by `private_uses`). They may only go down: a change that
+removes one lowers the figure here; one that would add one needs a better way instead."""
+
+ROOT = Path(__file__).parent.parent
+THIRD_PARTY = ("textual", "asyncssh")
+PATCH_MODULES = {"server/patches.py", "server/teardown.py"}
+"""Modules made of replacements: every private use in them serves one of their listed
+`PATCHES`, whose originals are hashed above."""
+
+
+def _entries() -> list[Internal]:
+    return [patch.internal for patch_set in PATCH_SETS for patch in patch_set.patches] + [
+        internal for internals_used in OVERRIDES.values() for internal in internals_used]
+
+
+def _named() -> set[str]:
+    """Every name the lists give: what is replaced, its owner, and the private names
+    its reason says the adjustment reads through it."""
+    names: set[str] = set()
+    for internal in _entries():
+        names |= {internal.name, getattr(internal.owner, "__name__", ""),
+                  *re.findall(r"\w+", internal.why)}
+    return names
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+@cache
+def _third_party_names() -> frozenset[str]:
+    """Private names defined anywhere in textual or asyncssh (methods, attributes)."""
+    found: set[str] = set()
+    for package in THIRD_PARTY:
+        for path in Path(importlib.import_module(package).__file__ or "").parent.rglob("*.py"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found.update(re.findall(r"\bdef (_[a-z]\w*)", text))
+            found.update(re.findall(r"\.(_[a-z]\w*)\s*(?::[^=\n]*)?=", text))
+            found.update(re.findall(r"^\s+(_[a-z]\w*)\s*[:=]", text, re.M))
+    return frozenset(found)
+
+
+@cache
+def _privates_of(cls: type) -> frozenset[str]:
+    """The private names a Textual or asyncssh class defines or sets on its instances."""
+    names = {name for name in vars(cls) if _is_private(name)}
+    try:
+        names.update(re.findall(r"self\.(_[a-z]\w*)\s*(?::[^=\n]*)?=", inspect.getsource(cls)))
+    except (OSError, TypeError):
+        pass
+    return frozenset(names)
+
+
+def _third_party_bases(cls: type) -> list[type]:
+    """The Textual and asyncssh classes `cls` or any of its subclasses derives from (a
+    mixin's methods run as part of the Textual classes it is mixed into)."""
+    classes, bases = [cls], []
+    while classes:
+        current = classes.pop()
+        bases += [base for base in current.__mro__
+                  if base.__module__.split(".")[0] in THIRD_PARTY]
+        classes += current.__subclasses__()
+    return bases
+
+
+def _source_files() -> list[Path]:
+    return [path for folder in ("moon_tui", "server")
+            for path in sorted((ROOT / folder).rglob("*.py"))
+            if str(path.relative_to(ROOT)) not in PATCH_MODULES]
+
+
+def private_uses() -> list[tuple[str, int, str]]:
+    """(file, line, name) for each use of a private name of Textual or asyncssh in the
+    code: an import of a private module or name, a method overriding a private one, a
+    private attribute read through `self`/`super()` in a class built on theirs, or
+    through anything else when only they define that name."""
+    ours: set[str] = set()
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in _source_files()}
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                ours.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                ours.add(node.attr)
+    uses: list[tuple[str, int, str]] = []
+    for path, tree in trees.items():
+        where = str(path.relative_to(ROOT))
+        module = importlib.import_module(where[:-3].replace("/", ".").removesuffix(".__init__"))
+
+        def visit(node: ast.AST, owner: Any, where: str = where, module: Any = module) -> None:
+            for child in ast.iter_child_nodes(node):
+                inner = owner
+                if isinstance(child, ast.ClassDef):
+                    found = getattr(owner if owner is not None else module, child.name, None)
+                    inner = found if isinstance(found, type) else None
+                elif isinstance(child, ast.ImportFrom) and child.module and \
+                        child.module.split(".")[0] in THIRD_PARTY:
+                    private_module = any(_is_private(part) for part in child.module.split("."))
+                    uses.extend((where, child.lineno, alias.name) for alias in child.names
+                                if private_module or _is_private(alias.name))
+                elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) and \
+                        isinstance(owner, type) and _is_private(child.name) and any(
+                            child.name in vars(base) for base in _third_party_bases(owner)):
+                    uses.append((where, child.lineno, child.name))
+                elif isinstance(child, ast.Attribute) and _is_private(child.attr):
+                    value = child.value
+                    through_self = (isinstance(value, ast.Name) and value.id in ("self", "cls")) \
+                        or (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                            and value.func.id == "super")
+                    if through_self:
+                        if isinstance(owner, type) and any(
+                                child.attr in _privates_of(base)
+                                for base in _third_party_bases(owner)):
+                            uses.append((where, child.lineno, child.attr))
+                    elif child.attr in _third_party_names() and child.attr not in ours:
+                        uses.append((where, child.lineno, child.attr))
+                if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                    visit(child, inner)
+                else:
+                    visit(child, owner)
+
+        visit(tree, None)
+    return uses
+
+
+def test_every_private_use_is_named_in_a_list() -> None:
+    named = _named()
+    unlisted = [f"{where}:{line}: {name}" for where, line, name in private_uses()
+                if name not in named]
+    assert not unlisted, (
+        "private parts of Textual or asyncssh used without being listed (find a public "
+        "way, or add them to the module's OVERRIDDEN / RELIES_ON and to ORIGINALS):\n"
+        + "\n".join(unlisted))
+
+
+def test_the_private_internals_only_get_fewer() -> None:
+    found = {"entries": len(_entries()),
+             "names": len({name for _, _, name in private_uses()})}
+    more = {key: value for key, value in found.items() if value > RATCHET[key]}
+    assert not more, (f"more private internals than before: {more}, at most {RATCHET}; "
+                      "use Textual's and asyncssh's public API instead")
+    assert found == RATCHET, (f"fewer private internals: {found}; lower RATCHET in "
+                              f"{Path(__file__).name} to that (it may only go down)")
+
+
+def test_the_scan_finds_a_private_use() -> None:
+    # What the ratchet stands on: a private name read, overridden or imported is seen.
+    uses = {(where, name) for where, _, name in private_uses()}
+    assert ("server/game_session.py", "_exception") in uses  # through another object
+    assert ("server/driver.py", "_app") in uses  # through self, set by Driver
+    assert ("server/keyboard.py", "_parse_extended_key") in uses  # an override
+    assert ("server/keyboard.py", "XTermParser") in uses  # from a private module
+    assert not any(name in ("_decoder", "_pending") for _, name in uses)  # the driver's own

@@ -14,7 +14,8 @@ import pytest
 from moon_tui.lobby.journal import ChatRow, HandRow, TableRow
 from server.journal import SqliteJournal
 from server.store import Database, SQLiteRecordStore
-from tests.support.probe import (
+from tests.support.settings import FAST
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     moon_server_process,
@@ -23,7 +24,6 @@ from tests.support.probe import (
     open_connection,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 

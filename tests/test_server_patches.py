@@ -453,32 +453,6 @@ async def test_a_plain_widget_is_drawn_as_textual_draws_it() -> None:
                          False, False]
 
 
-async def test_a_node_finds_its_screen_as_textual_finds_it() -> None:
-    from textual.app import App, ComposeResult
-    from textual.containers import Horizontal
-    from textual.dom import DOMNode, NoScreen
-    from textual.widgets import Static
-
-    original = patches.PATCHES.original(
-        next(p for p in patches.PATCHES.patches if p.internal.name == "screen")).fget
-
-    class Shows(App[None]):
-        def compose(self) -> ComposeResult:
-            with Horizontal():
-                yield Static("words")
-
-    app = Shows()
-    async with app.run_test(size=(20, 3)):
-        for node in [app.screen, *app.screen.walk_children()]:
-            assert node.screen is original(node) is app.screen
-        lost = Static("not mounted")
-        with pytest.raises(NoScreen):
-            _ = lost.screen
-        with pytest.raises(NoScreen):
-            original(lost)
-    assert isinstance(DOMNode.screen, property)
-
-
 @pytest.mark.parametrize(("cipher", "ignored"), [("chacha20-poly1305@openssh.com", False),
                                                  ("aes128-gcm@openssh.com", False),
                                                  ("aes128-ctr", False),

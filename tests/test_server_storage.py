@@ -25,15 +25,16 @@ from server.datafolder import DataFolderBusy
 from server.identity import fingerprint
 from server.service import MoonServer, load_or_create_host_key
 from server.store import Database, DatabaseUnusable, SQLiteRecordStore
-from tests.support.probe import (
+from tests.support.settings import FAST
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     eventually,
     new_key,
     open_connection,
+    operator_command_line,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 
@@ -201,9 +202,10 @@ async def fill_the_disk(db: Database) -> None:
         (pages,) = conn.execute("PRAGMA page_count").fetchone()
         conn.execute(f"PRAGMA max_page_count = {pages}")
         count = iter(range(1_000_000))
-        _fill(conn, "INSERT INTO accounts VALUES (?, 0, 0)",
+        _fill(conn, "INSERT INTO accounts (name, created, last_seen) VALUES (?, 0, 0)",
               lambda size: (f"~filler{next(count)}" + "x" * size,))
-        _fill(conn, "INSERT INTO account_keys VALUES (?, '~filler', '', 0)",
+        _fill(conn, "INSERT INTO account_keys (fingerprint, name, public_key, added)"
+              " VALUES (?, '~filler', '', 0)",
               lambda size: (f"~filler{next(count)}" + "x" * size,))
         _fill(conn, "INSERT INTO records (saved_at, finished, record) VALUES (0, 0, ?)",
               lambda size: (json.dumps({"filler": "x" * size}),))
@@ -254,8 +256,7 @@ async def test_records_the_disk_refuses_wait_and_the_operator_sees_it(
     ) as server:
         olga = await ScreenClient.connect(server.port, "olga", key=olga_key, width=100)
         await enter_lobby(olga)
-        await olga.press("o")
-        await olga.wait_for("Operator")
+        await operator_command_line(olga)
         assert "could not be saved" not in olga.text()
 
         await fill_the_disk(server.db)

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from server.config import Limits
-from tests.support.probe import eventually, running_server
+from tools.probe import eventually, running_server
 
 
 class Records(logging.Handler):

@@ -25,7 +25,7 @@ from server.identity import guest_name
 from server.limits import Gate
 from server.service import MoonServer
 from server.store import Database
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     eventually,

@@ -10,7 +10,8 @@ import pytest
 from moon_tui.lobby import Ban, LobbyConfig
 from server.config import Limits
 from server.linking import CODE_PROMPT
-from tests.support.probe import (
+from tests.support.settings import FAST
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     eventually,
@@ -19,7 +20,6 @@ from tests.support.probe import (
     refused,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from moon_tui.lobby import LobbyConfig
-from tests.support.probe import ScreenClient, eventually, running_server
+from tools.probe import ScreenClient, eventually, running_server
 
 pytestmark = pytest.mark.ssh
 

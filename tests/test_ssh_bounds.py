@@ -17,7 +17,8 @@ from textual.widgets import Input
 
 from server.config import Limits
 from server.service import MoonServer
-from tests.support.probe import (
+from tests.support.settings import FAST
+from tools.probe import (
     ScreenClient,
     cursor_on,
     enter_lobby,
@@ -27,7 +28,6 @@ from tests.support.probe import (
     open_connection,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.probe import eventually, refused, running_server
 from tests.support.settings import FAST
+from tools.probe import eventually, refused, running_server
 
 pytestmark = pytest.mark.ssh
 

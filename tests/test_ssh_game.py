@@ -9,7 +9,7 @@ import asyncssh
 import pytest
 
 from moon_tui.lobby import LobbyConfig
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     eventually,

@@ -18,7 +18,8 @@ from server.config import Limits
 from server.door import ENDS_AT_ONCE
 from server.driver import SSHTerminal
 from server.identity import Player
-from tests.support.probe import (
+from tests.support.settings import FAST
+from tools.probe import (
     ScreenClient,
     click,
     enter_lobby,
@@ -27,7 +28,6 @@ from tests.support.probe import (
     open_connection,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 
@@ -49,11 +49,11 @@ async def test_exec_offers_help_and_refuses_anything_else(tmp_path: Path) -> Non
         assert help_text.exit_status == 0
         assert "ssh -p" in str(help_text.stdout)
         shell = await conn.run("cat /etc/passwd", encoding="utf-8", timeout=10)
-        assert shell.exit_status == 1
-        assert "only offers the game" in str(shell.stdout)
-        assert "root:" not in str(shell.stdout)
+        assert shell.exit_status == 2
+        assert str(shell.stderr) == "unknown command 'cat': try 'help'\n"
+        assert "root:" not in str(shell.stdout) + str(shell.stderr)
         scp = await conn.run("scp -t /tmp", encoding="utf-8", timeout=10)
-        assert scp.exit_status == 1
+        assert scp.exit_status == 2
         conn.close()
 
 

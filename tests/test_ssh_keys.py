@@ -17,7 +17,8 @@ from server import linking
 from server.config import Limits
 from server.identity import fingerprint, openssh_line
 from server.service import MoonServer
-from tests.support.probe import (
+from tests.support.settings import FAST
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     eventually,
@@ -25,7 +26,6 @@ from tests.support.probe import (
     refused,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 

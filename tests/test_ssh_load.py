@@ -16,7 +16,8 @@ from moon_tui.rules import GameState
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.waiting import WaitingScreen
 from server.config import Limits
-from tests.support.probe import (
+from tests.support.settings import FAST
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     eventually,
@@ -24,7 +25,6 @@ from tests.support.probe import (
     play_until,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 

@@ -9,8 +9,8 @@ import asyncssh
 import pytest
 
 from server.logtext import shown
-from tests.support.probe import ScreenClient, enter_lobby, eventually, running_server
 from tests.support.settings import FAST
+from tools.probe import ScreenClient, enter_lobby, eventually, running_server
 
 pytestmark = pytest.mark.ssh
 

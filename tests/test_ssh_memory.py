@@ -20,7 +20,8 @@ from server.channel import REFUSED_CHANNELS_MAX, BoundedProcess, GameSSHServer
 from server.config import Limits
 from server.memory import FreezePolicy
 from server.service import MoonServer
-from tests.support.probe import (
+from tests.support.settings import FAST
+from tools.probe import (
     ScreenClient,
     cursor_on,
     enter_lobby,
@@ -30,7 +31,6 @@ from tests.support.probe import (
     refused,
     running_server,
 )
-from tests.support.settings import FAST
 
 pytestmark = pytest.mark.ssh
 

@@ -12,7 +12,7 @@ import pytest
 from moon_tui.lobby import Ban, LobbyConfig
 from server.config import Limits
 from server.identity import openssh_line, skeleton
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     cursor_on,
     enter_lobby,
@@ -112,7 +112,9 @@ async def test_a_ban_reason_is_plain_text_and_only_the_banned_player_reads_it(
         assert "banned" in stranger and "cheat" not in stranger
 
 
-async def test_an_operator_is_marked_in_the_online_list_and_in_chat(tmp_path: Path) -> None:
+async def test_an_operator_is_marked_in_the_online_list_in_chat_and_at_tables(
+    tmp_path: Path,
+) -> None:
     olga_key = new_key()
     operators = {"olga": (openssh_line(olga_key),)}
     async with running_server(tmp_path, lobby_config=FAST, operators=operators) as server:
@@ -126,5 +128,19 @@ async def test_an_operator_is_marked_in_the_online_list_and_in_chat(tmp_path: Pa
         await olga.press(*"hello", "enter")
         await ann.wait_for("olga (op): hello")
         assert "ann (op)" not in ann.text()
+        # At a table too: in the lobby's list of tables, the waiting room and the seats.
+        await olga.press("escape", pause=0.3)  # a lone Esc, not the start of Alt+n
+        await olga.press("n")
+        await olga.wait_for("Create (ctrl+s)")
+        await olga.press("\x13")
+        await olga.wait_for("waiting room")
+        await ann.wait_for(lambda s: "olga (op)" in s.split("Online")[0])  # the table list
+        await ann.press("j")
+        await ann.wait_for("Seat 1  olga (op)")
+        await olga.press("b")
+        await olga.wait_for("Every seat is taken")
+        await olga.press("s")
+        await ann.wait_for("hand 1")
+        await ann.wait_for(lambda s: "olga (op)" in s.split("▏")[0])  # the seats panel
         await olga.close()
         await ann.close()

@@ -17,7 +17,7 @@ import uvloop
 
 from moon_tui.lobby import LobbyConfig
 from server.service import SHUTDOWN_MESSAGE
-from tests.support.probe import new_key, running_server
+from tools.probe import new_key, running_server
 
 pytestmark = [
     pytest.mark.ssh,

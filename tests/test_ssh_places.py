@@ -17,7 +17,7 @@ import pytest
 from moon_tui.lobby import LobbyConfig
 from server.config import Limits
 from server.identity import openssh_line
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     eventually,

@@ -15,17 +15,17 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from moon_tui.lobby import LobbyConfig
 from moon_tui.lobby.messages import Kick
 from server.game_session import CRASHED
 from server.service import MoonServer
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     cursor_on,
     enter_lobby,
     eventually,
     new_key,
-    running_server,
+    operator_club,
+    operator_command_line,
 )
 
 pytestmark = pytest.mark.ssh
@@ -38,12 +38,7 @@ CHAT_PLACEHOLDER = "c: chat with everyone"
 async def club(tmp_path: Path, olga_key: asyncssh.SSHKey, *,
                motd: str = "") -> AsyncIterator[MoonServer]:
     """A server where olga (with `olga_key`) is an operator."""
-    olga_line = olga_key.export_public_key("openssh").decode()
-    lobby = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
-                        bot_time_budget=0.05,
-                        operators=frozenset({"olga"}), motd=motd)
-    async with running_server(tmp_path, lobby_config=lobby, motd=motd,
-                              operators={"olga": (olga_line,)}) as server:
+    async with operator_club(tmp_path, olga_key, motd=motd) as server:
         yield server
 
 
@@ -80,8 +75,7 @@ async def test_a_broadcast_and_a_chat_line_reach_another_player_as_written(
         await enter_lobby(ann)
         await enter_lobby(olga)
 
-        await olga.press("o")
-        await olga.wait_for("Operator")
+        await operator_command_line(olga)
         await olga.press(*"say [/] tea at 8", "enter")
         await olga.wait_for("Sent: say [/] tea at 8")
         await ann.wait_for("[/] tea at 8")
@@ -115,12 +109,14 @@ async def test_a_kick_reason_is_shown_as_written_and_sends_no_escape_sequence(
         await enter_lobby(ann)
         olga = await server.lobby.connect("olga", operator=True)
         olga.send(Kick("ann", "[/] bye \x1b]0;pwned\x07"))
-        await ann.wait_for("removed by an operator (olga): [/] bye")  # the last screen
+        await ann.wait_for("removed by an operator (olga) for 10 minutes:")  # last screen
+
         await ann.press("enter")
         await ann.wait_closed()
         await olga.close()
         # The reason is on the last screen and the farewell line, its escape sequence
         # (which would retitle the player's terminal) on neither.
         assert CRASHED not in ann.text()
-        assert bytes(ann.raw).rstrip().endswith(b"(olga): [/] bye ]0;pwned")
+        assert bytes(ann.raw).rstrip().endswith(b"(olga) for 10 minutes: [/] bye ]0;pwned")
+
         assert b"\x1b]0;pwned" not in ann.raw

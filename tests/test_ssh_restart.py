@@ -27,11 +27,12 @@ from moon_tui.ui.words import restart_words
 from server.cli import RESTART_EXIT_STATUS
 from server.service import MoonServer
 from tests.manual_clock import ManualClock
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     enter_lobby,
     moon_server_process,
     new_key,
+    operator_command_line,
     running_server,
 )
 
@@ -58,8 +59,7 @@ async def in_the_lobby(server: MoonServer, olga_key: asyncssh.SSHKey
     olga = await ScreenClient.connect(server.port, "olga", key=olga_key, width=100, height=30)
     await enter_lobby(ann)
     await enter_lobby(olga)
-    await olga.press("o")
-    await olga.wait_for("Operator")
+    await operator_command_line(olga)
     return ann, olga
 
 
@@ -156,7 +156,8 @@ async def test_a_player_who_is_not_an_operator_cannot_restart(tmp_path: Path) ->
         assert not server.restart.running
         await ann.press("o")
         await ann.wait_for("new table")
-        assert "Operator" not in ann.text()
+        assert "Tab: next list" not in ann.text()  # no dashboard for a player
+
         await handle.close()
         await ann.close()
 
@@ -217,8 +218,7 @@ async def test_an_operators_restart_ends_moon_server_with_the_status_that_restar
     try:
         olga = await ScreenClient.connect(port, "olga", key=olga_key, width=100, height=30)
         await enter_lobby(olga, timeout=30)
-        await olga.press("o")
-        await olga.wait_for("Operator")
+        await operator_command_line(olga)
         await olga.press(*"restart 0", "enter")
         await olga.wait_closed(timeout=30)
         assert "The server is restarting" in olga.text()

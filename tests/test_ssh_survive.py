@@ -21,7 +21,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from tests.support.probe import (
+from tools.probe import (
     ScreenClient,
     changed,
     cursor_on,

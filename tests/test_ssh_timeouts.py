@@ -20,7 +20,7 @@ import pytest
 from moon_tui.lobby import LobbyConfig
 from server.auth import MoonSSHServer
 from server.config import Limits
-from tests.support.probe import ScreenClient, enter_lobby, eventually, new_key, running_server
+from tools.probe import ScreenClient, enter_lobby, eventually, new_key, running_server
 
 pytestmark = pytest.mark.ssh
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn, wait_for
 from textual.widgets import Input
 
 from moon_tui.app import MoonApp
 from moon_tui.lobby import Lobby, SendChat
 from moon_tui.rules import Phase
-from moon_tui.services import LinkCode
+from moon_tui.services import KeyFacts, LinkCode
 from moon_tui.ui.create import CreateTableScreen
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.hand import HandView
@@ -237,8 +239,12 @@ class CodeKeys:
     def __init__(self) -> None:
         self.made = 0
 
-    async def list_keys(self) -> list[str]:
-        return ["SHA256:first"] + ["SHA256:second"] * min(self.made, 1)
+    async def list_keys(self) -> list[KeyFacts]:
+        return [KeyFacts(p, "ssh-ed25519", "", time.time() - 60, None, current=p.endswith("t"))
+                for p in ["SHA256:first"] + ["SHA256:second"] * min(self.made, 1)]
+
+    async def remove_key(self, fingerprint: str) -> None:
+        raise ValueError("not in this test")
 
     async def new_link_code(self) -> LinkCode:
         self.made += 1

@@ -201,11 +201,13 @@ async def test_an_operator_broadcasts_and_kicks_from_the_lobby() -> None:
             assert "o operator" in screen_text(app)
             await pilot.press("o")
             await wait_for(pilot, lambda: isinstance(app.screen, OperatorScreen), "the dialog")
-            await pilot.press(*"shout", "enter")
+            await pilot.press("colon", *"shout", "enter")  # `:` goes to the command line
             assert "not an operator command" in screen_text(app)
             await pilot.press(*["backspace"] * 5)  # the line stays for mending
             await pilot.press(*"say tables close at ten", "enter")
-            await pilot.press(*"kick bob enough", "enter")
+            await pilot.press(*"kick bob enough", "enter")  # the line keeps the focus
+
+
             seen: list[object] = []
 
             async def drain() -> None:
@@ -255,10 +257,10 @@ async def test_a_lobby_update_makes_again_only_the_rows_of_tables_that_changed(
     made: list[str] = []
     table_row = lobby_screen.table_row
 
-    def counted(info: TableInfo, rules_width: int = 18, seats_width: int = 19
-                ) -> tuple[str, ...]:
+    def counted(info: TableInfo, rules_width: int = 18, seats_width: int = 19,
+                operators: tuple[str, ...] = ()) -> tuple[str, ...]:
         made.append(info.table_id)
-        return table_row(info, rules_width, seats_width)
+        return table_row(info, rules_width, seats_width, operators)
 
     monkeypatch.setattr(lobby_screen, "table_row", counted)
     tables = [TableInfo(f"t{i}", f"table {i}", "bob", Rules.make(), (SeatInfo("bob"),

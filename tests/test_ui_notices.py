@@ -65,3 +65,65 @@ def test_an_ending_names_who_ended_it_and_why() -> None:
     assert ending_words(Disconnected(Ending.KICKED, {"by": "olga", "reason": "spam"})) == \
         "you were removed by an operator (olga): spam"
     assert ending_words(Disconnected(Ending.TAKEN_OVER)) == "you connected from somewhere else"
+
+
+def test_operator_commands_take_a_time_and_plain_words() -> None:
+    # Seen: a kicked player came straight back; `close` took an id no screen showed; no
+    # unban; no way to set the message of the day without a restart.
+    from moon_tui.lobby.messages import (
+        Ban,
+        Broadcast,
+        ClearBoard,
+        CloseTable,
+        Kick,
+        SetMotd,
+        Unban,
+    )
+    from moon_tui.ui.operator import (
+        OperatorError,
+        RemoveMemberKey,
+        RenameMember,
+        parse_operator,
+    )
+
+    assert parse_operator("kick bob 30m rude") == Kick("bob", "rude", 30.0)
+    assert parse_operator("kick bob rude") == Kick("bob", "rude", None)  # the default
+    assert parse_operator("kick bob 2h") == Kick("bob", "", 120.0)
+    assert parse_operator("kick bob 30 rude") == Kick("bob", "30 rude", None)  # no unit
+    assert parse_operator("kick bob ３0m x") == Kick("bob", "３0m x", None)  # ASCII only
+    assert parse_operator("say 1d tea at 8") == Broadcast("tea at 8", 1440.0)
+    assert parse_operator("say tea") == Broadcast("tea", None)
+    assert parse_operator("unsay") == ClearBoard()
+    assert parse_operator("motd Cards on Friday") == SetMotd("Cards on Friday")
+    assert parse_operator("motd") == SetMotd("")
+    assert parse_operator("ban bob cheating") == Ban("bob", "cheating")
+    assert parse_operator("unban bob") == Unban("bob")
+    assert parse_operator("close t3 tea") == CloseTable("t3", "tea")
+    assert parse_operator("rename bob robert") == RenameMember("bob", "robert")
+    assert parse_operator("unkey bob SHA256:x") == RemoveMemberKey("bob", "SHA256:x")
+    for wrong in ("unban", "unban bob extra", "rename bob", "say 30m", "shout"):
+        with pytest.raises(OperatorError, match="not an operator command"):
+            parse_operator(wrong)
+
+
+@pytest.mark.parametrize(("notice", "words"), [
+    (Notice(Tell.KICKED, {"name": "bob", "minutes": 30}),
+     "bob was removed and is kept out for 30 minutes (unban lets them back sooner)."),
+    (Notice(Tell.KICKED, {"name": "bob", "minutes": 0}), "bob was removed."),
+    (Notice(Tell.INVITED, {"by": "ann", "table": "ann's table", "table_id": "t1",
+                           "code": "ABCDEF"}),
+     "ann invites you to ann's table: press y in the lobby to join (x turns invitations "
+     "off)."),
+    (Notice(Tell.MOTD_SET, {"text": ""}),
+     "The message of the day is the server's configured one again."),
+])
+def test_the_club_notices_in_words(notice: Notice, words: str) -> None:
+    assert notice_words(notice) == words
+
+
+def test_a_kicked_player_reads_for_how_long() -> None:
+    assert ending_words(Disconnected(Ending.KICKED, {"by": "olga", "reason": "rude",
+                                                     "minutes": 120})) == \
+        "you were removed by an operator (olga) for 2 hours: rude"
+    assert ending_words(Disconnected(Ending.KICKED, {"by": "olga", "reason": ""})) == \
+        "you were removed by an operator (olga)"

@@ -177,6 +177,7 @@ async def _walk(pilot, app: MoonApp, other, t: Typed) -> None:  # type: ignore[n
     field = app.screen.query_one(Input)
     field.value = f"say {t.broadcast}"
     line = field.value
+    field.focus()
     await pilot.press("enter")
     if clean_text(t.broadcast):
         await wait_for(pilot, lambda: f"Sent: {printable(line.strip())}" in shown(app),
@@ -184,7 +185,9 @@ async def _walk(pilot, app: MoonApp, other, t: Typed) -> None:  # type: ignore[n
         await toast(pilot, app, clean_text(t.broadcast.strip()), "the broadcast")
     field.value = f"frob {t.not_a_command}"
     line = field.value
+    field.focus()
     await pilot.press("enter")
+
     await wait_for(pilot, lambda: printable(repr(line.strip())) in shown(app),
                    "the operator's error")
     await pilot.press("escape")

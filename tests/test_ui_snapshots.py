@@ -7,6 +7,7 @@ so the same keys always lead to the same screen. Update with `--snapshot-update`
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -30,7 +31,7 @@ from moon_tui.lobby import (
 )
 from moon_tui.local import LocalMoonApp
 from moon_tui.rules import Phase, Rules
-from moon_tui.services import LinkCode
+from moon_tui.services import KeyFacts, LinkCode
 from moon_tui.ui.keys import KeysScreen
 from moon_tui.ui.lobby_screen import LobbyScreen
 
@@ -46,8 +47,12 @@ class MemoryKeys:
     def __init__(self) -> None:
         self.keys = ["SHA256:3bVt2cS1x0ZqfTZ5ILu1Y8w5pD1q9nKQ0lH1n4kzT7E"]
 
-    async def list_keys(self) -> list[str]:
-        return list(self.keys)
+    async def list_keys(self) -> list[KeyFacts]:
+        return [KeyFacts(key, "ssh-ed25519", "", time.time() - 3 * 86400 - 60, None,
+                         current=True) for key in self.keys]
+
+    async def remove_key(self, fingerprint: str) -> None:
+        self.keys.remove(fingerprint)
 
     async def new_link_code(self) -> LinkCode:
         return LinkCode("K7QM-3XPA", 10, "ssh -p 2222 ann@this-server")

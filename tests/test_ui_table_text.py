@@ -332,6 +332,25 @@ async def test_t_shows_what_has_been_played_and_120x40_always_does() -> None:
         assert "Played this hand" in screen_text(app)
 
 
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_the_trumps_still_out_are_counted_at_every_size(size: tuple[int, int]) -> None:
+    # The played-tiles aid showed only at 130x40; at the README's own 100x30 a player
+    # had to count the trumps still out in their head (or press t).
+    from test_ui_snapshots import following, local, until
+    from test_ui_support import current_view, screen_text
+
+    from moon_tui.ui.table_text import trumps_out
+
+    app = local()()
+    async with app.run_test(size=size) as pilot:
+        await until(following, "a trick under way")(pilot)
+        view = current_view(app)
+        assert view is not None
+        out = trumps_out(view)
+        assert out is not None, "the scripted game names a trump"
+        assert f"Trumps still out: {len(out)}" in screen_text(app)
+
+
 # -- the rules in the help (item 20) ---------------------------------------------------------
 def test_the_help_says_the_rules_of_the_table() -> None:
     from moon_tui.ui.help import rules_text
@@ -342,7 +361,7 @@ def test_the_help_says_the_rules_of_the_table() -> None:
     assert "first bidder moves one seat clockwise each hand" in default
     assert "belongs to both its numbers' suits" in default
     assert "A double that is not a trump belongs to its own number only" in default
-    assert "no trump (follow-me: in every suit the double is highest)" in default
+    assert "no trump (in every suit the double is highest)" in default
     assert "the doubles (6-6 highest down to 0-0)" in default
     assert "First to 21 points" in default and "made moon wins the game" in default
     assert "face down: only the declarer sees it" in default
@@ -366,7 +385,7 @@ def test_the_help_says_the_rules_of_the_table() -> None:
                                    no_trump=False, min_bid=3, moon_wins_game=False))
     assert "must bid" in custom and "names trump first, then takes the widow" in custom
     assert "wins even when tied or behind" in custom
-    assert "doubles (6-6" not in custom and "follow-me" not in custom
+    assert "doubles (6-6" not in custom and "no trump (" not in custom
     assert "from 3 to 7 tricks" in custom and "wins the game at once" not in custom
 
 
@@ -454,13 +473,14 @@ def test_the_auction_shows_the_order_of_speaking_from_the_first_bidder() -> None
         text = str(centre_panel(state.view(2), info))
         listed = [line.split(". ", 1)[1].split(" ")[0] for line in text.split("\n")[1:5]]
         assert listed == order, text
-        assert f"1. {order[0]}" in text and "▶ to speak" in text.split("\n")[1]
-        assert text.split("\n")[4].endswith("speaks last") or order[3] == "cy", text
+        assert f"1. {order[0]}" in text and text.split("\n")[1].endswith("▶")
+        assert text.split("\n")[4].endswith(" (last)"), text
         assert "cy (you)" in text
         state.apply_action(Action.make_pass())
         text = str(centre_panel(state.view(2), info))
         assert f"1. {order[0]}{' (you)' if order[0] == 'cy' else ''} passed" in text, text
-        assert f"2. {order[1]}" in text.split("▶ to speak")[0], text
+        second = text.split("\n")[2]
+        assert second.startswith(f"2. {order[1]}") and second.endswith("▶"), text
 
 
 def test_the_first_bidder_moves_one_seat_each_hand() -> None:

@@ -54,7 +54,6 @@ class Setup:
 class TypeTotals:
     """The figures of one seat type over a run."""
 
-    seats_per_game: int = 0
     games: int = 0
     wins: int = 0
     points: int = 0
@@ -164,7 +163,7 @@ def tally(setup: Setup, games: int, jobs: int = 1, records: Path | None = None,
     after each game (the progress bar)."""
     totals: dict[str, TypeTotals] = {}
     for kind in setup.seats:
-        totals.setdefault(kind, TypeTotals()).seats_per_game += 1
+        totals.setdefault(kind, TypeTotals())
     for game, kinds, stats, record in run(setup, games, jobs):
         won = set()
         unfinished = any(st.unfinished for st in stats)

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Final
+from typing import Final, TypeVar
 
 from ..rules import Action, SeatView
 from .base import Bot
@@ -87,6 +87,10 @@ def decide(request: Request) -> Action:
 
 
 Job = Callable[[Request], Action]
+T = TypeVar("T")
+Task = Callable[[], T]
+"""Spare work for a worker (`BotPool.run_spare`): a picklable callable, e.g. a frozen
+dataclass of a module the worker can import."""
 
 #: What a worker process runs (`python -c`): it takes the server's `sys.path` and its job
 #: over the pipe, then serves. A fresh interpreter, not a fork of the server, so it holds
@@ -146,7 +150,8 @@ def serve(conn: Connection) -> None:
         if request is None:
             return
         try:
-            reply: Action | str = job(request)
+            # A `Request` is a decision; anything else is a `Task` (`BotPool.run_spare`).
+            reply: object = job(request) if isinstance(request, Request) else request()
         except Exception as exc:  # the pool falls back; the worker lives on
             reply = f"{type(exc).__name__}: {exc}"
         lines, collect.lines = collect.lines, []
@@ -196,6 +201,13 @@ class _Worker:
 
     def ask(self, request: Request, timeout: float) -> Action:
         """Send a request and wait for the answer (in a thread: this blocks)."""
+        reply = self.run(request, timeout)
+        if not isinstance(reply, Action):
+            raise WorkerLost(f"not an action: {reply!r}")
+        return reply
+
+    def run(self, request: object, timeout: float) -> object:
+        """Send a request or a task and wait for its result (in a thread: this blocks)."""
         try:
             if not self.ready:
                 self._wait_ready()
@@ -209,8 +221,6 @@ class _Worker:
             logging.getLogger(name).log(level, "%s (bot worker %d)", message, self.pid)
         if isinstance(reply, str):
             raise WorkerLost(reply)
-        if not isinstance(reply, Action):
-            raise WorkerLost(f"not an action: {reply!r}")
         return reply
 
     def kill(self) -> None:
@@ -258,6 +268,10 @@ class BotPool:
         """Decisions the heuristic took because a worker failed."""
         self.decisions = 0
         """Decisions asked of the workers."""
+        self._deciding = 0
+        """Decisions waiting for a worker: spare work (`run_spare`) waits behind them."""
+        self._spare_lock: asyncio.Lock | None = None
+        self._freed: asyncio.Event | None = None
         self.longest_wait = 0.0
         """The longest a decision waited for a free worker, in seconds (every worker was
         busy: more experts think at once than there are workers)."""
@@ -302,10 +316,13 @@ class BotPool:
             return decide(Request(view, level, budget, samples, seed))
         self.decisions += 1
         asked = time.monotonic()
+        self._deciding += 1
         try:
             worker = await self._acquire()
         except OSError as exc:  # no process to be had (out of memory, of pids)
             return self._fall_back(view, level, seed, f"no worker could start: {exc}")
+        finally:
+            self._deciding -= 1
         waited = time.monotonic() - asked
         self.longest_wait = max(self.longest_wait, waited)
         if budget is not None and samples is None:
@@ -330,10 +347,51 @@ class BotPool:
             worker = await self._replace(worker)
             raise
         finally:
-            self._busy.discard(worker)
-            if not self._closed and worker in self._workers:
-                self._queue().put_nowait(worker)
+            self._release(worker)
         return action
+
+    def _release(self, worker: _Worker) -> None:
+        self._busy.discard(worker)
+        if not self._closed and worker in self._workers:
+            self._queue().put_nowait(worker)
+            if self._freed is not None:
+                self._freed.set()
+
+    async def run_spare(self, task: Task[T], timeout: float) -> T:
+        """`task()` in a worker, when the tables' computer players leave one spare.
+
+        Work nobody waits on at a table (the analysis of a saved game) runs one task at a
+        time, and only once no decision is waiting for a worker and one is free (or may
+        start): a decision then waits at most for the task in hand, so keep tasks short.
+        Raises `WorkerLost` when the worker died, failed or overran `timeout` seconds.
+        """
+        if self._spare_lock is None:
+            self._spare_lock = asyncio.Lock()
+            self._freed = asyncio.Event()
+        assert self._freed is not None
+        async with self._spare_lock:
+            while True:
+                if self._closed:
+                    raise RuntimeError("the bot pool is closed")
+                idle = self._queue()
+                if not self._deciding and (not idle.empty() or len(self._workers) < self.size):
+                    break
+                self._freed.clear()
+                await self._freed.wait()
+            worker = await self._acquire()  # at once: one is idle, or may start
+            if self._threads is None:
+                self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="moon-bot-wait")
+            self._busy.add(worker)
+            loop = asyncio.get_running_loop()
+            try:
+                result = await loop.run_in_executor(self._threads, worker.run, task, timeout)
+            except BaseException:
+                self._busy.discard(worker)
+                worker = await self._replace(worker)
+                raise
+            finally:
+                self._release(worker)
+            return result  # type: ignore[return-value]  # what `task` returns
 
     def _fall_back(self, view: SeatView, level: str, seed: int | None, why: str) -> Action:
         self.fallbacks += 1
@@ -376,4 +434,4 @@ def default_size() -> int:
         return os.cpu_count() or 1
 
 
-__all__ = ["BotPool", "Request", "WorkerLost", "decide", "default_size"]
+__all__ = ["BotPool", "Request", "Task", "WorkerLost", "decide", "default_size"]

@@ -39,6 +39,11 @@ class LobbyConfig:
     motd: str = ""
     """Shown as a Notice to each session that connects, unless a table holds a place for
     its player: they go straight back to it (nothing when empty)."""
+    kick_minutes: float = 10.0
+    """A kicked player is kept out this long unless the operator says otherwise."""
+    board_minutes: float = 60.0
+    """An operator's broadcast stays on the lobby's notice board this long unless the
+    operator says otherwise (or another replaces it)."""
     hand_pause: float = 2.0
     """Seconds between the end of a hand and the next deal, to see the last trick."""
     hand_result_seconds: float = 10.0

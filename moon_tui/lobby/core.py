@@ -51,6 +51,7 @@ from .internal import (
     Detach,
     FromMember,
     GraceOver,
+    HandDealt,
     TableMessage,
     TableOutput,
     ThinkNow,
@@ -477,6 +478,7 @@ class TableState:
         missing = self.game.hand_number + 1 - len(self.hand_seats)
         if missing > 0:
             self.hand_seats += (seats,) * missing
+        self._send(HandDealt(self.table_id, self.game.hand_number))
 
     def _changed(self) -> None:
         """After a move: count a finished hand, tell everyone, and set the next wait."""

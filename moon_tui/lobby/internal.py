@@ -86,8 +86,17 @@ class TableClosed:
     invite_code: str
 
 
+@dataclass(frozen=True, slots=True)
+class HandDealt:
+    """The table deals hand `hand` (0-based) of its game (an operator's dashboard shows it:
+    the lobby entry does not carry it)."""
+
+    table_id: str
+    hand: int
+
+
 LobbyMessage = (FromHandle | HandleClosed | Connect | ServerBroadcast | ServerKick
-                | ServerRestartNews | Shutdown | TableChanged | TableClosed)
+                | ServerRestartNews | Shutdown | TableChanged | TableClosed | HandDealt)
 
 
 # --- to a table ---------------------------------------------------------------------------
@@ -209,5 +218,5 @@ class Counted:
     games: int = 0
 
 
-TableOutput = ToMember | Acked | EntryChanged | TableClosed | Counted
+TableOutput = ToMember | Acked | EntryChanged | TableClosed | Counted | HandDealt
 """Everything that leaves a table, in order, through its link (`links.py`)."""

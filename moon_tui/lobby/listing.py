@@ -76,13 +76,14 @@ class Listing:
         """A table holds a place for `name` (see `names`)."""
         return name in self._by_name
 
-    def place_of(self, name: str) -> Place:
+    def place_of(self, name: str, *, reveal: bool = False) -> Place:
         """Where `name` is: seated at a table (a game they play first), watching one, or
-        idle; a private table's id is not told."""
+        idle; a private table's id is not told (unless `reveal`: for the operators)."""
         watching: Place | None = None
         for table_id in self._by_name.get(name, ()):
             info = self._full[table_id]
-            shown = None if info.private else table_id
+            shown = None if info.private and not reveal else table_id
+
             if any(s.name == name for s in info.seats):
                 return ("seated", shown)
             if name in info.spectators and watching is None:

@@ -32,6 +32,7 @@ from ..rules import Rules
 from . import links
 from .chat import CHAT_KEPT, ChatLimiter, RateLimit, clean_text
 from .clock import Clock, LoopClock
+from .club import ClubKeeper, ClubState
 from .config import LobbyConfig
 from .handle import LobbyClosed, PlayerHandle
 from .host import TableHost
@@ -39,6 +40,7 @@ from .internal import (
     CloseNow,
     Connect,
     FromHandle,
+    HandDealt,
     HandleClosed,
     LobbyMessage,
     ServerBroadcast,
@@ -57,13 +59,17 @@ from .messages import (
     OPERATOR_COMMANDS,
     TABLE_NAME_MAX,
     Ban,
+    BoardNote,
     Broadcast,
     CancelRestart,
     ChatLine,
     ChatPosted,
+    ClearBoard,
     CloseTable,
     Command,
     CreateTable,
+    Invitations,
+    Invite,
     JoinByCode,
     Kick,
     LobbyUpdate,
@@ -74,7 +80,9 @@ from .messages import (
     Restart,
     RestartNotice,
     SendChat,
+    SetMotd,
     TableInfo,
+    Unban,
 )
 from .notices import Ending, Leave, Tell
 from .refusals import Refusal, Refused
@@ -100,6 +108,10 @@ OPERATOR_TEXT_MAX = 500
 (it reaches other players' screens; the operator dialog stops typing there too)."""
 RESTART_MAX_SECONDS = 3600
 """The longest restart countdown an operator may give."""
+MINUTES_MAX = 7 * 24 * 60
+"""The longest an operator may keep a kicked player out, or a note on the board."""
+INVITES_PER_MINUTE = 10
+"""Invitations one player may send a minute (each is a notice on someone's screen)."""
 
 
 class Lobby:
@@ -112,6 +124,7 @@ class Lobby:
                  | None = None,
                  restart_news: Callable[[], RestartNotice | None] | None = None,
                  clock: Clock | None = None, journal: TableJournal | None = None,
+                 keeper: ClubKeeper | None = None, kept: ClubState | None = None,
                  link: links.LinkFactory | None = None) -> None:
         """`on_ban(name, reason)` makes an operator's ban last; `on_restart(command,
         operator)` hands an operator's restart (or its cancelling) to whoever owns the
@@ -120,8 +133,9 @@ class Lobby:
         `journal` is where the tables write themselves down. Without one they write to a
         `MemoryJournal` and last as long as the process: stopping the lobby then closes
         them for good, each saving its unfinished game as a record, as nothing would
-        bring them back. `link` makes each table's link (`links.py`): in process unless
-        told (`links.default_link`)."""
+        bring them back. `keeper` makes kicks, unbans, the notice board and players'
+        settings last (`club.py`); `kept` is what it kept from before. `link` makes each
+        table's link (`links.py`): in process unless told (`links.default_link`)."""
         self.config = config
         self.journal: TableJournal = journal if journal is not None else MemoryJournal()
         self._tables_outlive_it = journal is not None
@@ -139,6 +153,20 @@ class Lobby:
         self._codes_rng: random.Random = random.Random(seed) if seed is not None \
             else random.SystemRandom()
         self._on_ban = on_ban
+        self._keeper = keeper
+        kept = kept if kept is not None else ClubState()
+        self._board: BoardNote | None = kept.board
+        """The operators' note on the lobby's notice board."""
+        self._motd: str | None = kept.motd
+        """The operators' message of the day (None: the configured one)."""
+        self._invitations_off: set[str] = set(kept.invitations_off)
+        self._invites = RateLimit(INVITES_PER_MINUTE, 60.0)
+        self._opened_at: dict[str, float] = {}
+        """Unix time each table was opened (or taken up after a restart)."""
+        self._started_at: dict[str, float] = {}
+        self._hands: dict[str, int] = {}
+        """The hand each table plays (0-based), as it says (`HandDealt`)."""
+        """Unix time each table's game started, as the lobby saw it."""
         self._on_restart = on_restart
         self._restart_news = restart_news
         self._inbox: asyncio.Queue[LobbyMessage] = asyncio.Queue()
@@ -247,6 +275,26 @@ class Lobby:
     def online(self) -> tuple[str, ...]:
         return tuple(sorted(self._players))
 
+    @property
+    def motd(self) -> str:
+        """The message of the day as it is now: the operators' or the configured one."""
+        return self.config.motd if self._motd is None else self._motd
+
+    def place_of(self, name: str) -> Place:
+        """Where `name` is, a private table's id included (for the operators)."""
+        return self._listing.place_of(name, reveal=True)
+
+    def table_times(self, table_id: str) -> tuple[float, float | None]:
+        """When the table was opened and when its game started (Unix time; None: not
+        started, or started before the server's last restart)."""
+        return self._opened_at.get(table_id, 0.0), self._started_at.get(table_id)
+
+    def hand_of(self, table_id: str) -> int | None:
+        """The hand a table plays, from 1 (None: no game). Read from the table's game
+        (an operator's dashboard: the lobby entry does not carry it)."""
+        hand = self._hands.get(table_id)
+        return None if hand is None else hand + 1
+
     async def broadcast(self, text: str) -> None:
         """A notice to everyone online (the server's voice, e.g. before a shutdown)."""
         if not self._running:
@@ -287,6 +335,9 @@ class Lobby:
     def _publish_due(self) -> float | None:
         """When the lobby next has updates to send (monotonic time), None if it has none."""
         due: list[float] = []
+        board = self._board
+        if board is not None and board.until is not None:
+            due.append(time.monotonic() + board.until - time.time())
         if self._dirty:
             due.append(self._published_at + self.config.lobby_update_interval)
         if self._to_tell:
@@ -296,6 +347,10 @@ class Lobby:
         return min(due, default=None)
 
     def _publish_what_is_due(self) -> None:
+        board = self._board
+        if board is not None and board.until is not None and board.until <= time.time():
+            self._board = None  # its time is up: everyone's board is cleared
+            self._dirty = True
         now = time.monotonic()
         due = self._publish_due()
         if due is None or now < due:
@@ -359,14 +414,25 @@ class Lobby:
             if self._players.get(handle.name) is handle:
                 self._command(handle, message.command)
         elif isinstance(message, TableChanged):
-            if message.info.table_id in self._router.links:
+            table_id = message.info.table_id
+            if table_id in self._router.links:
                 self._listing.update(message.info)
                 self._dirty = True
+                if message.info.status == "playing":
+                    self._started_at.setdefault(table_id, time.time())
+                else:
+                    self._started_at.pop(table_id, None)
         elif isinstance(message, TableClosed):
             self._router.forget(message.table_id)
             self._listing.remove(message.table_id)
+            self._opened_at.pop(message.table_id, None)
+            self._started_at.pop(message.table_id, None)
+            self._hands.pop(message.table_id, None)
             self._codes.pop(message.invite_code, None)
             self._dirty = True
+        elif isinstance(message, HandDealt):
+            if message.table_id in self._router.links:
+                self._hands[message.table_id] = message.hand
         elif isinstance(message, HandleClosed):
             self._handle_gone(message.handle)
         elif isinstance(message, Connect):
@@ -405,11 +471,14 @@ class Lobby:
         handle.deliver(self._lobby_update(name))
         for line in self._chat_kept:  # the lobby chat's recent lines, for who arrives
             handle.deliver(line)
-        if self.config.motd and not self.has_place(name):
+        if self.motd and not self.has_place(name):
             # One who comes back to a table goes straight to it, where the toast would
             # cover their hand; they were told when they first came.
-            handle.deliver(Notice(Tell.MESSAGE_OF_THE_DAY, {"text": self.config.motd}))
+            handle.deliver(Notice(Tell.MESSAGE_OF_THE_DAY, {"text": self.motd}))
+        if name in self._invitations_off:
+            handle.deliver(Notice(Tell.INVITATIONS, {"on": False}))
         restart = self._restart_news() if self._restart_news is not None else None
+
         if restart is not None:
             handle.deliver(restart)
         self._router.attach(name, self._listing.tables_of(name))
@@ -426,18 +495,44 @@ class Lobby:
         self._router.detach(handle.name, self._listing.tables_of(handle.name))
         self._presence_dirty = True
 
-    def _kick(self, name: str, ending: Ending, by: str, reason: str) -> bool:
+    def _kick(self, name: str, ending: Ending, by: str, reason: str,
+              minutes: float = 0.0) -> bool:
+        """End `name`'s handle; `minutes`: how long they are kept out (told to them)."""
         handle = self._players.get(name)
         if handle is None:
             return False
-        handle.end(ending, by=by, reason=reason)
+        if minutes:
+            handle.end(ending, by=by, reason=reason, minutes=math.ceil(minutes))
+        else:
+            handle.end(ending, by=by, reason=reason)
         self._handle_gone(handle)
         return True
 
-    def _broadcast(self, text: str, by: str) -> None:
-        notice = Notice(Tell.BROADCAST, {"text": clean_text(text), "by": by}, "warning")
+    def _broadcast(self, text: str, by: str, minutes: float = 0.0) -> None:
+        """A notice to everyone now; with `minutes`, the words stay on the lobby's notice
+        board that long (or until another replaces them)."""
+        text = clean_text(text)
+        notice = Notice(Tell.BROADCAST, {"text": text, "by": by}, "warning")
         for handle in list(self._players.values()):
             handle.deliver(notice)
+        if minutes > 0:
+            now = time.time()
+            self._set_notices(BoardNote(text, by, now, now + minutes * 60), self._motd)
+
+    def _set_notices(self, board: BoardNote | None, motd: str | None) -> None:
+        """A new notice board or message of the day: everyone's lobby shows it, the
+        keeper keeps it."""
+        self._board, self._motd = board, motd
+        self._dirty = True
+        if self._keeper is not None:
+            self._spawn(self._keep(self._keeper.keep_notices(board, motd), "the notices"))
+
+    async def _keep(self, done: Awaitable[object], what: str) -> None:
+        """Wait for the keeper; a failure is logged, the lobby goes on in memory."""
+        try:
+            await done
+        except Exception:
+            log.exception("could not keep %s", what)
 
     # -- what everyone sees --------------------------------------------------------------
     def _lobby_update(self, name: str) -> LobbyUpdate:
@@ -449,7 +544,7 @@ class Lobby:
                 n for n, handle in self._players.items() if handle.operator)))
             self._places_key = key
         return LobbyUpdate(self._listing.for_player(name), online, self._places,
-                           self._operators)
+                           self._operators, self._board, self.motd)
 
     def _owe_everyone(self, *, urgent: bool) -> None:
         """Everyone is owed the table list and who is online; who already was keeps
@@ -504,6 +599,10 @@ class Lobby:
             else:
                 self._to_table(handle, command.table_id, SendChat(text, command.table_id),
                                reject)
+        elif isinstance(command, Invite):
+            self._invite(handle, command, reject)
+        elif isinstance(command, Invitations):
+            self._set_invitations(handle, bool(command.on))
         elif isinstance(command, OPERATOR_COMMANDS):
             if not handle.operator:
                 reject(Refused(Refusal.OPERATOR_ONLY))
@@ -511,6 +610,43 @@ class Lobby:
                 self._operator(handle, command, reject)
         else:  # a table's commands go straight to it (`PlayerHandle.send`)
             reject(Refused(Refusal.NOT_A_COMMAND, command=repr(command)))
+
+    def _invite(self, handle: PlayerHandle, command: Invite,
+                reject: Callable[[Refused], None]) -> None:
+        """Tell `command.name` that the sender would like them at their table, with the
+        table's invite code (the sender plays there: they hold it already)."""
+        name, table_id = str(command.name), str(command.table_id)
+        info = next((t for t in self._listing.tables() if t.table_id == table_id), None)
+        if table_id not in self._router.links or info is None:
+            reject(Refused(Refusal.NO_SUCH_TABLE, table_id=clean_text(table_id)))
+            return
+        if handle.name != info.owner and all(s.name != handle.name for s in info.seats):
+            reject(Refused(Refusal.NOT_AT_TABLE, table_id=table_id))
+            return
+        target = self._players.get(name)
+        if target is None or name == handle.name:
+            reject(Refused(Refusal.NOT_ONLINE, name=clean_text(name)))
+            return
+        if name in self._invitations_off:
+            reject(Refused(Refusal.NO_INVITATIONS, name=name))
+            return
+        if not self._invites.allow(handle.name):
+            reject(Refused(Refusal.TOO_MANY_INVITES, invites=INVITES_PER_MINUTE))
+            return
+        target.deliver(Notice(Tell.INVITED, {"by": handle.name, "table": info.name,
+                                             "table_id": table_id,
+                                             "code": info.invite_code or ""}))
+        handle.deliver(Notice(Tell.INVITE_SENT, {"name": name, "table": info.name}))
+
+    def _set_invitations(self, handle: PlayerHandle, on: bool) -> None:
+        if on:
+            self._invitations_off.discard(handle.name)
+        else:
+            self._invitations_off.add(handle.name)
+        handle.deliver(Notice(Tell.INVITATIONS, {"on": on}))
+        if self._keeper is not None:
+            self._spawn(self._keep(self._keeper.keep_invitations(handle.name, on),
+                                   f"{handle.name}'s invitations"))
 
     def _to_table(self, handle: PlayerHandle, table_id: str, command: Command,
                   reject: Callable[[Refused], None]) -> None:
@@ -546,6 +682,7 @@ class Lobby:
         table_id = self._new_table_id()
         code = self._new_code()
         self._codes[code] = table_id
+        self._opened_at[table_id] = time.time()
         self.host.open(table_id, handle.name,
                        CreateTable(name, command.rules, seconds, bool(command.private),
                                    bool(command.spectators_allowed)), code,
@@ -554,8 +691,9 @@ class Lobby:
                  command.rules.summary(), ", private" if command.private else "")
 
     def _new_table_id(self) -> str:
-        """A table id no other lobby gives either (random, not a count: tables may run on
-        several hosts), and not one of a table running here."""
+        """A table id that is not a count (tables may run on several hosts: no host
+        counts for the others), and not one of a table the lobby routes to (every host's
+        tables, those taken up after a restart included)."""
         while True:
             table_id = new_table_id(TABLE_IDS)
             if table_id not in self._router.links:
@@ -582,6 +720,7 @@ class Lobby:
                 self._router.forget(table_id)
             return
         self._codes[info.invite_code or ""] = info.table_id
+        self._opened_at[info.table_id] = time.time()
         self._listing.update(info)
 
     def _new_code(self) -> str:
@@ -594,13 +733,45 @@ class Lobby:
                   reject: Callable[[Refused], None]) -> None:
         if isinstance(command, OperatorText):
             command = _bounded(command)
+        if isinstance(command, Broadcast | Kick):
+            minutes = command.minutes
+            default = self.config.board_minutes if isinstance(command, Broadcast) \
+                else self.config.kick_minutes
+            if minutes is None:
+                minutes = default
+            if isinstance(minutes, bool) or not isinstance(minutes, int | float) \
+                    or not 0 <= minutes <= MINUTES_MAX:
+                reject(Refused(Refusal.BAD_MINUTES, minutes=repr(minutes), limit=MINUTES_MAX))
+                return
+            command = replace(command, minutes=minutes)
         if isinstance(command, Restart | CancelRestart):
             self._restart(handle, command, reject)
         elif isinstance(command, Broadcast):
-            self._broadcast(command.text, handle.name)
+            self._broadcast(command.text, handle.name, command.minutes or 0.0)
+        elif isinstance(command, ClearBoard):
+            self._set_notices(None, self._motd)
+            handle.deliver(Notice(Tell.BOARD_CLEARED))
+        elif isinstance(command, SetMotd):
+            text = clean_text(str(command.text))[:OPERATOR_TEXT_MAX]
+            self._set_notices(self._board, text or None)
+            handle.deliver(Notice(Tell.MOTD_SET, {"text": text}))
         elif isinstance(command, Kick):
-            if not self._kick(command.name, Ending.KICKED, handle.name, command.reason):
+            # Without a keeper nothing keeps them out: they are not told they are.
+            minutes = (command.minutes or 0.0) if self._keeper is not None else 0.0
+
+            if not self._kick(command.name, Ending.KICKED, handle.name, command.reason,
+                              minutes):
+
                 reject(Refused(Refusal.NOT_ONLINE, name=command.name))
+                return
+            if minutes and self._keeper is not None:
+                self._spawn(self._keep(self._keeper.kick(command.name, command.reason,
+                                                         minutes, handle.name),
+                                       f"the kick of {command.name}"))
+            handle.deliver(Notice(Tell.KICKED, {"name": command.name,
+                                                "minutes": math.ceil(minutes)}))
+        elif isinstance(command, Unban):
+            self._spawn(self._unban(handle, str(command.name)))
         elif isinstance(command, Ban):
             if self._on_ban is not None:
                 self._spawn(self._ban(command.name, command.reason))
@@ -631,7 +802,19 @@ class Lobby:
         if refused is not None:
             reject(refused)
 
+    async def _unban(self, handle: PlayerHandle, name: str) -> None:
+        lifted = False
+        if self._keeper is not None:
+            try:
+                lifted = await self._keeper.unban(name)
+            except Exception:
+                log.exception("could not lift the ban of %s", name)
+                handle.deliver(Rejected.because(Unban(name), Refused(Refusal.LOBBY_FAILED)))
+                return
+        handle.deliver(Notice(Tell.UNBANNED if lifted else Tell.NOT_BANNED, {"name": name}))
+
     async def _ban(self, name: str, reason: str) -> None:
+
         assert self._on_ban is not None
         try:
             await self._on_ban(name, reason)

@@ -179,16 +179,59 @@ class Rematch:
     agree: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class Invite:
+    """Invite `name` (online) to `table_id`, where the sender plays: they are told, with
+    the table's invite code, unless they turned invitations off."""
+
+    table_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Invitations:
+    """Turn invitations to the sender on or off (kept with a keyed player's name)."""
+
+    on: bool
+
+
 # Operator commands: refused for anyone not named an operator when they connected.
 @dataclass(frozen=True, slots=True)
 class Broadcast:
+    """Words to everyone: a notice now, and on the lobby's notice board until `minutes`
+    have passed (None: `LobbyConfig.board_minutes`; 0: no board) or another replaces it."""
+
+    text: str
+    minutes: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClearBoard:
+    """Take the operators' note off the lobby's notice board."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetMotd:
+    """The message of the day from now on ("": the server's configured one again)."""
+
     text: str
 
 
 @dataclass(frozen=True, slots=True)
 class Kick:
+    """End `name`'s session and keep them out for `minutes` (None:
+    `LobbyConfig.kick_minutes`; 0: they may come straight back)."""
+
     name: str
     reason: str = ""
+    minutes: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Unban:
+    """Lift every ban (or kick) made for `name`."""
+
+    name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,14 +266,28 @@ TableCommand = (JoinSeat | Spectate | LeaveTable | AddBot | RemoveBot | StartGam
 TABLE_COMMANDS = (JoinSeat, Spectate, LeaveTable, AddBot, RemoveBot, StartGame, Act, Rematch,
                   Resync, HandSeen)
 
-OperatorCommand = Broadcast | Kick | Ban | CloseTable | Restart | CancelRestart
-OPERATOR_COMMANDS = (Broadcast, Kick, Ban, CloseTable, Restart, CancelRestart)
+OperatorCommand = (Broadcast | ClearBoard | SetMotd | Kick | Ban | Unban | CloseTable | Restart
+                   | CancelRestart)
+OPERATOR_COMMANDS = (Broadcast, ClearBoard, SetMotd, Kick, Ban, Unban, CloseTable, Restart,
+                     CancelRestart)
 
-Command = (CreateTable | JoinByCode | SendChat | Broadcast | Kick | Ban | CloseTable
-           | Restart | CancelRestart | TableCommand)
+Command = (CreateTable | JoinByCode | SendChat | Invite | Invitations | OperatorCommand
+           | TableCommand)
 
 
 # --- events (lobby or table -> player) ------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class BoardNote:
+    """An operator's words on the lobby's notice board."""
+
+    text: str
+    by: str
+    at: float
+    """Unix time it was put up."""
+    until: float | None = None
+    """Unix time it comes down (None: when another replaces it)."""
+
 
 @dataclass(frozen=True, slots=True)
 class LobbyUpdate:
@@ -243,6 +300,10 @@ class LobbyUpdate:
     operators: tuple[str, ...] = ()
     """The server's operators: the interface marks them wherever a name shows, so a
     look-alike name cannot pass for one."""
+    board: BoardNote | None = None
+    """The operators' note on the notice board, if any."""
+    motd: str = ""
+    """The club's message of the day as it is now."""
 
 
 @dataclass(frozen=True, slots=True)

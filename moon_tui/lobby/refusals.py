@@ -26,6 +26,9 @@ class Refusal(enum.StrEnum):
     TOO_MANY_CODES = "too_many_codes"
     OPERATOR_ONLY = "operator_only"
     NOT_ONLINE = "not_online"
+    NO_INVITATIONS = "no_invitations"
+    TOO_MANY_INVITES = "too_many_invites"
+    BAD_MINUTES = "bad_minutes"
     BAD_RESTART = "bad_restart"
     NO_RESTART = "no_restart"
     RESTART_BY_SYSTEM = "restart_by_system"
@@ -76,6 +79,9 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.TOO_MANY_CODES: "too many wrong invite codes: wait a minute",
     Refusal.OPERATOR_ONLY: "only an operator may do that",
     Refusal.NOT_ONLINE: "{name} is not online",
+    Refusal.NO_INVITATIONS: "{name} has turned invitations off",
+    Refusal.TOO_MANY_INVITES: "at most {invites} invitations a minute: wait a moment",
+    Refusal.BAD_MINUTES: "a time is 0 to {limit} minutes, not {minutes}",
     Refusal.BAD_RESTART: "a restart is 0 to {limit} seconds away, not {seconds}",
     Refusal.NO_RESTART: "no restart is counting down",
     Refusal.RESTART_BY_SYSTEM: "the server's system asked it to stop: that restart cannot "

@@ -43,14 +43,15 @@ from .publishing import HandSeats
 from .writing import ROW_VERSION
 
 STATUSES: tuple[TableStatus, ...] = ("waiting", "playing", "finished")
-TABLE_ID = re.compile(r"t[0-9a-f]{12}|t[1-9][0-9]{0,8}")
-"""The ids a lobby gives its tables: `t` and 12 random hex digits (`new_table_id`), or
+TABLE_ID = re.compile(r"t[0-9a-f]{6}|t[1-9][0-9]{0,8}")
+"""The ids a lobby gives its tables: `t` and 6 random hex digits (`new_table_id`), or
 a count (`t1`, `t2`...) as lobbies gave them before tables could run on several hosts."""
 
 
 def new_table_id(rng: random.Random) -> str:
-    """A new table's id, unique without asking anyone (48 random bits)."""
-    return f"t{rng.getrandbits(48):012x}"
+    """A new table's id: 24 random bits, short enough for an operator to read and type
+    (`close t3fa91c`); the lobby draws again if a table it routes to has it."""
+    return f"t{rng.getrandbits(24):06x}"
 NAME_MAX = 40
 """The longest name of a person or a computer a saved table may hold (the server's names
 are at most 16 characters)."""

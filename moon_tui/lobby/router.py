@@ -21,6 +21,7 @@ from .internal import (
     Detach,
     EntryChanged,
     FromMember,
+    HandDealt,
     LobbyMessage,
     TableChanged,
     TableClosed,
@@ -102,7 +103,7 @@ class Router:
                 sender.pending -= 1
         elif isinstance(message, EntryChanged):
             self._lobby_post(TableChanged(message.info))
-        elif isinstance(message, TableClosed):
+        elif isinstance(message, TableClosed | HandDealt):
             self._lobby_post(message)
         elif isinstance(message, Counted):
             self._stats.hands += message.hands

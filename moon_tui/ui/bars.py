@@ -22,7 +22,8 @@ from .base import MoonParts
 from .panel import DRAWN_KEPT, KeepsDrawn, keep, recall
 
 KEY_NAMES = {"question_mark": "?", "escape": "esc", "enter": "⏎", "left": "←",
-             "right": "→", "ctrl+s": "^s", "ctrl+q": "^q", "space": "space"}
+             "right": "→", "ctrl+s": "^s", "ctrl+q": "^q", "space": "space", "colon": ":"}
+
 
 
 def key_display(key: str) -> str:
@@ -194,8 +195,8 @@ class KeyBar(ClickBar):
                 keys = "".join(key_display(b.key) for b in bindings)
                 items.append(Item("", keys, group.description))
             else:
-                items.extend(Item(b.action, key_display(b.key), b.description)
-                             for b in bindings)
+                items.extend(Item(b.action, b.key_display or key_display(b.key),
+                                  b.description) for b in bindings)
         return tuple(items)
 
     def chosen(self, ident: str) -> None:

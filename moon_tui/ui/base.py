@@ -8,15 +8,14 @@ event it is given; when it opens, it draws from the model (`ScreenContext.model`
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Hashable
 from typing import Any, cast
 
 from rich.text import Text
 from textual import events
-from textual._context import active_app
 from textual.app import ComposeResult
 from textual.content import Content
-from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
@@ -32,6 +31,12 @@ MIN_HEIGHT = 24
 #: 100 columns (names shown whole) and `-xwide` from 120 give panels more room.
 HORIZONTAL = [(0, "-narrow"), (MIN_WIDTH, "-wide"), (100, "-roomy"), (120, "-xwide")]
 VERTICAL = [(0, "-short"), (MIN_HEIGHT, "-tall")]
+
+
+def breakpoint_class(size: int, breakpoints: list[tuple[int, str]]) -> str:
+    """The class of the last of `breakpoints` (ascending) that `size` reaches, as Textual
+    chooses it when a screen is resized."""
+    return next(name for edge, name in reversed(breakpoints) if size >= edge)
 
 
 class TooSmall(Static):
@@ -51,15 +56,19 @@ def heading(words: str) -> Text:
     return Text.assemble((words, "bold"))
 
 
+_SHOWN: weakref.WeakKeyDictionary[Static, object] = weakref.WeakKeyDictionary()
+"""What `set_text` last gave each widget (gone with the widget)."""
+
+
 def set_text(widget: Static, text: str | Text | Content, *, layout: bool = False) -> None:
     """Update a Static only when its content changed, without a re-layout by default.
 
     A `str` is shown as plain text (see `plain`): what a screen draws holds names, chat,
     reasons, error messages, and Textual would read it as markup (`[/]` raised). Style
     is given as `Text`/`Content` spans, never as markup in the string."""
-    if getattr(widget, "_moon_last", None) == text:
+    if _SHOWN.get(widget) == text:
         return
-    widget._moon_last = text  # type: ignore[attr-defined]
+    _SHOWN[widget] = text
     widget.update(plain(text) if isinstance(text, str) else text, layout=layout)
 
 
@@ -85,22 +94,24 @@ class MoonParts:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._shown_once = False
-        app = active_app.get(None)
-        if app is not None and app.size.width and app.size.height:
-            screen: Screen[object] = self  # type: ignore[assignment]  # a mixin of Screen
-            width, height = app.size
-            screen.add_class(*screen._get_breakpoint_classes(width, HORIZONTAL),
-                             *screen._get_breakpoint_classes(height, VERTICAL), update=False)
+        screen: Screen[object] = self  # type: ignore[assignment]  # a mixin of Screen
+        try:
+            width, height = screen.app.size
+        except RuntimeError:  # (Textual's NoActiveAppError: built outside an app)
+            return
+        if width and height:
+            screen.add_class(breakpoint_class(width, HORIZONTAL),
+                             breakpoint_class(height, VERTICAL), update=False)
 
-    async def _on_message(self, message: Message) -> None:
-        if isinstance(message, events.Mount) and not self.is_attached:  # type: ignore[attr-defined]
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Mount) and not self.is_attached:  # type: ignore[attr-defined]
             # The app is ending (its player left, e.g. right after pressing Enter) while
             # this screen was being built: Textual mounted none of its widgets, so its
             # `on_mount` would query widgets that are not there. Nothing to set up.
             return
-        await super()._on_message(message)  # type: ignore[misc]
+        await super().on_event(event)  # type: ignore[misc]
 
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
         # Runs before Screen's own handler: a screen shown for the first time was styled
         # as it mounted, a moment ago.
         if not self._shown_once:

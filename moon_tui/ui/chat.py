@@ -14,6 +14,7 @@ from textual.widgets import Input, RichLog
 
 from ..lobby.messages import ChatLine
 from .base import steady_input
+from .model import CHAT_KEPT
 from .words import named
 
 
@@ -30,20 +31,21 @@ class ChatPanel(Vertical):
     class Said(Message):
         text: str
 
-    def __init__(self, *, placeholder: str = "c to chat", max_length: int = 300,
+    def __init__(self, *, max_length: int, placeholder: str = "c to chat",
                  id: str | None = None) -> None:  # noqa: A002
         """`max_length`: the longest line the lobby takes (its `chat_max_chars`)."""
         super().__init__(id=id)
         self._placeholder = placeholder
         self._max_length = max_length
-        self._shown = 0
         self._last: ChatLine | None = None
         self.operators: Collection[str] = ()
 
     def compose(self) -> ComposeResult:
         # min_width: RichLog draws each line at least 78 cells wide by default, so a
         # narrow pane (the table's) cut long lines off instead of wrapping them.
-        yield RichLog(wrap=True, markup=False, auto_scroll=True, max_lines=200, min_width=8)
+        # max_lines: as many as the model keeps of a chat (what `show` is given).
+        yield RichLog(wrap=True, markup=False, auto_scroll=True, max_lines=CHAT_KEPT,
+                      min_width=8)
         yield steady_input(placeholder=self._placeholder, max_length=self._max_length)
 
     def show(self, lines: Sequence[ChatLine], operators: Collection[str] = ()) -> None:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ..bots.analysis import Analyst
 from ..lobby.messages import Command
-from ..services import KeyManager, ServerHealth
+from ..services import GameArchive, KeyManager, ServerHealth
 from .model import Model
 
 
@@ -23,6 +24,10 @@ class ScreenContext(Protocol):
     """The longest chat line the lobby takes."""
     keys: KeyManager | None
     health: ServerHealth | None
+    games: GameArchive | None
+    """The club's saved games (None: none kept, e.g. a game played alone)."""
+    analyst: Analyst | None
+    """Weighs a saved game's decisions in the bot workers (None: no analysis here)."""
     model: Model
     """What this player was told so far: a screen draws from it when it opens, then from
     the events the app hands it (`MoonParts.table_event`, `MoonParts.lobby_event`)."""

@@ -33,7 +33,7 @@ FLAGS: list[tuple[str, str]] = [
     ("trump_before_widow", "Trump named before taking the widow"),
     ("moon_wins_game", "A made moon wins the game"),
     ("doubles_trump", "Doubles may be trump"),
-    ("no_trump", "No trump (follow-me) allowed"),
+    ("no_trump", "No trump allowed"),
     ("discard_shown", "The discard is laid face up"),
 ]
 THREE_ONLY = ("no00",)

@@ -35,7 +35,14 @@ from .hand import HandView
 from .panel import Line, LinePanel
 from .plain import plain
 from .refusals import refusal_words
-from .table_text import centre_panel, header, played_panel, seats_panel, summary
+from .table_text import (
+    centre_panel,
+    header,
+    played_panel,
+    seats_panel,
+    summary,
+    trumps_out_line,
+)
 from .timers import timer_delay
 from .words import name_width, seat_name, trump_counts
 
@@ -82,7 +89,7 @@ class GameScreen(MoonScreen):
         Binding("p", "pass", "pass"),
         Binding("m", "bid(21)", "moon"),
         Binding("d", "trump(7)", "doubles"),
-        Binding("n", "trump(8)", "none"),
+        Binding("n", "trump(8)", "no trump"),
         Binding("r", "rematch", "rematch"),
         Binding("l", "last_trick", "last trick"),
         Binding("t", "played", "played"),
@@ -187,6 +194,12 @@ class GameScreen(MoonScreen):
             panel = panel.copy()
             panel.append("\n\n")
             panel.append_text(played_panel(view))
+        elif view.phase is Phase.PLAY:
+            # Smaller: the count a player keeps in their head, always (t shows the rest).
+            line = trumps_out_line(view, centre.content_size.width)
+            if line:
+                panel = panel.copy()
+                panel.append("\n\n" + line)
         set_text(centre, panel)
         self._draw_hand(view, finished)
         self._draw_actions(view)
@@ -247,7 +260,8 @@ class GameScreen(MoonScreen):
         width = seats.content_size.width or 29
         set_text(seats, seats_panel(self._view, self._update.table, self._seconds_left(),
                                     width, self._names(),
-                                    waiting=self._left(self._reconnect_deadline) is not None))
+                                    waiting=self._left(self._reconnect_deadline) is not None,
+                                    operators=self.moon.model.operators))
 
     def _names(self) -> int:
         """The width names get on this screen (cut the same way everywhere on it)."""
@@ -341,7 +355,7 @@ class GameScreen(MoonScreen):
             for trump, count in trump_counts(view):
                 code = f"a{Action.make_trump(trump).code}"
                 if trump == TRUMP_NONE:
-                    out.append(Item(code, "n", "none"))
+                    out.append(Item(code, "n", "no trump"))
                 elif trump == TRUMP_DOUBLES:
                     out.append(Item(code, "d", f"doubles ({count})"))
                 else:
@@ -412,7 +426,7 @@ class GameScreen(MoonScreen):
         if view.phase is Phase.DISCARD:
             return f"You took the widow (W). Discard one tile: ←→ Enter or {keys}."
         if view.phase is Phase.TRUMP:
-            return "Name trump: a number, d doubles or n none. (How many trumps you'd hold.)"
+            return "Name trump: a number, d doubles or n no trump. (How many trumps you'd hold.)"
         if n == 1:
             return "Your turn: play your last tile (Enter or 1)."
         prompt = f"Your turn: play a tile (←→ Enter, or {keys})."

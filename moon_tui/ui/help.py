@@ -55,7 +55,7 @@ def rules_text(rules: Rules) -> str:
     if rules.doubles_trump:
         choices.append(f"the doubles (6-6 highest down to {numbers[0]}-{numbers[0]})")
     if rules.no_trump:
-        choices.append("no trump (follow-me: in every suit the double is highest)")
+        choices.append("no trump (in every suit the double is highest)")
     parts.append("Trump: the declarer names " + "; or ".join(choices) + ".")
     parts.append(
         "Suits: a trump belongs only to the trump suit. A double that is not a trump "
@@ -99,11 +99,15 @@ def key_name(key: str) -> str:
     return names.get(key, key)
 
 
-def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False) -> Text:
+def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
+              games: bool = False) -> Text:
     """Every key of every screen offered to this player, from the screens' bindings
-    (`solo`: a game alone in one's own terminal, no lobby, no waiting room, no chat)."""
+    (`solo`: a game alone in one's own terminal, no lobby, no waiting room, no chat;
+    `games`: the club's saved games and the replay viewer)."""
     from .game import GameScreen
+    from .games import GamesScreen
     from .lobby_screen import LobbyScreen
+    from .replay import ReplayScreen
     from .waiting import WaitingScreen
 
     hidden: set[str] = set()
@@ -113,6 +117,10 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False) 
         hidden.add("keys")
     screens: list[tuple[str, type[Screen[Any]]]] = [
         ("Lobby", LobbyScreen), ("Waiting room", WaitingScreen), ("At the table", GameScreen)]
+    if games:
+        screens += [("Saved games", GamesScreen), ("Replay viewer", ReplayScreen)]
+    else:
+        hidden.add("games")
     if solo:
         hidden |= {"chat", "unfocus_chat"}
         screens = screens[2:]
@@ -166,6 +174,6 @@ class HelpScreen(MoonModal):
                 yield Static(heading(f"{title}\n") + Text(rules_text(rules)))
                 yield Static(heading("\nKeys\n") + keys_text(
                     operator=self.moon.operator, keys=self.moon.keys is not None,
-                    solo=self.moon.solo))
+                    solo=self.moon.solo, games=self.moon.games is not None))
             yield Static("↑↓ scroll · Esc closes", classes="hint")
 

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Collection
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
 from ..lobby.messages import (
+    BoardNote,
     ChatPosted,
+    Invitations,
+    JoinByCode,
     JoinSeat,
     LobbyUpdate,
     Place,
@@ -40,10 +44,11 @@ RULES_COLUMN, SEATS_COLUMN = 1, 2
 """The columns that share the room a wider screen gives."""
 
 
-def seats_cell(info: TableInfo, width: int = 19) -> str:
-    """Who sits at the table, in `width` cells: the players' names, then the computer
-    players (`2 bots, normal`); names that do not fit are counted (`+2`), never cut."""
-    names = [seat.name for seat in info.seats if seat.name is not None]
+def seats_cell(info: TableInfo, width: int = 19, operators: Collection[str] = ()) -> str:
+    """Who sits at the table, in `width` cells: the players' names (operators marked),
+    then the computer players (`2 bots, normal`); names that do not fit are counted
+    (`+2`), never cut."""
+    names = [named(seat.name, operators) for seat in info.seats if seat.name is not None]
     levels = [seat.bot_level for seat in info.seats if seat.name is None
               and seat.bot_level is not None]
     bots = ""
@@ -133,11 +138,29 @@ def online_text(online: tuple[str, ...], me: str, places: tuple[Place, ...] = ()
     return text
 
 
-def table_row(info: TableInfo, rules_width: int = 18, seats_width: int = 19
-              ) -> tuple[str, ...]:
+def board_text(note: BoardNote | None, motd: str, now: float) -> Text:
+    """The lobby's notice board: the operators' note (who put it up, when it comes down)
+    and the message of the day, one line each, as plain text."""
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    if motd:
+        text.append("Today: ", style="bold")
+        text.append(" ".join(motd.split()))
+    if note is not None:
+        if text.plain:
+            text.append("\n")
+        until = "" if note.until is None else \
+            f", until {time.strftime('%H:%M', time.localtime(note.until))}"
+        text.append(f"Notice from {note.by or 'the server'}{until}: ", style="bold")
+        text.append(" ".join(note.text.split()))
+    return text
+
+
+def table_row(info: TableInfo, rules_width: int = 18, seats_width: int = 19,
+              operators: Collection[str] = ()) -> tuple[str, ...]:
+
     name = info.name + (" (private)" if info.private else "")
     return (name, rules_cell(info.rules, rules_width, info.turn_seconds),
-            seats_cell(info, seats_width), status_cell(info), watch_cell(info))
+            seats_cell(info, seats_width, operators), status_cell(info), watch_cell(info))
 
 
 class LobbyScreen(MoonScreen):
@@ -147,9 +170,12 @@ class LobbyScreen(MoonScreen):
         Binding("j", "join", "join"),
         Binding("w", "watch", "watch"),
         Binding("i", "invite", "by code"),
+        Binding("y", "accept_invitation", "join invite"),
+        Binding("x", "invitations", "invitations on/off", show=False),
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
         Binding("k", "keys", "keys"),
+        Binding("g", "games", "games"),
         Binding("o", "operator", "operator"),
         Binding("question_mark", "help", "help"),
         Binding("q", "app.quit", "quit"),
@@ -161,11 +187,13 @@ class LobbyScreen(MoonScreen):
         self._to_table = False
         self._rows_made: dict[str, tuple[TableInfo, tuple[str, ...]]] = {}
         """Each table's row as last made, with the entry it was made of."""
-        self._rows_width = (0, 0)
-        """The rules and seats columns' widths those rows were made at."""
+        self._rows_for: tuple[int, int, tuple[str, ...]] = (0, 0, ())
+        """The rules and seats columns' widths and the operators those rows were made
+        with."""
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="header")
+        yield Static(id="board")
         if self.moon.guest:
             yield Static(GUEST_NOTE, id="guest-note")
         yield RowList(COLUMNS, flex=(RULES_COLUMN, SEATS_COLUMN), id="tables")
@@ -191,7 +219,8 @@ class LobbyScreen(MoonScreen):
     def on_screen_suspend(self) -> None:
         self._to_table = bool(self.moon.model.tables)  # leaving for a table
 
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        # (Textual calls each class's own handler: MoonParts' runs too.)
         if self._to_table:
             # Back from a table: the cursor starts at the first table, as on arrival.
             self._to_table = False
@@ -207,7 +236,13 @@ class LobbyScreen(MoonScreen):
         header.append(" Moon ", style="bold reverse")
         header.append(" lobby · you are ")
         header.append(self.moon.player_name, style="bold")
+        board = self.query_one("#board", Static)
+        words = board_text(lobby.board, lobby.motd, time.time()) if lobby else Text()
+        if board.display != bool(words.plain):
+            board.display = bool(words.plain)
+        set_text(board, words, layout=True)
         if lobby is None:
+
             set_text(self.query_one("#header", Static), header)
             return
         if lobby.tables:
@@ -223,21 +258,23 @@ class LobbyScreen(MoonScreen):
         rows = self.query_one(RowList)
         width = (rows.column_width(RULES_COLUMN), rows.column_width(SEATS_COLUMN))
         had_rows = rows.selected is not None
-        if rows.set_rows(self._rows(lobby.tables, width)) \
+        if rows.set_rows(self._rows(lobby.tables, (*width, lobby.operators))) \
                 and had_rows != (rows.selected is not None):
             self.refresh_bindings()  # join and watch need a table to choose
 
-    def _rows(self, tables: tuple[TableInfo, ...], width: tuple[int, int]) -> list[Row]:
+    def _rows(self, tables: tuple[TableInfo, ...], made_for: tuple[int, int, tuple[str, ...]]
+              ) -> list[Row]:
         """The list's rows; a row is made again only for a table whose entry changed (the
-        lobby sends the same entry, the same object, for every table that did not)."""
-        before = self._rows_made if width == self._rows_width else {}
+        lobby sends the same entry, the same object, for every table that did not).
+        `made_for`: the rules and seats columns' widths, and the operators."""
+        before = self._rows_made if made_for == self._rows_for else {}
         made: dict[str, tuple[TableInfo, tuple[str, ...]]] = {}
         for info in tables:
             row = before.get(info.table_id)
             if row is None or row[0] is not info:
-                row = (info, table_row(info, *width))
+                row = (info, table_row(info, *made_for))
             made[info.table_id] = row
-        self._rows_made, self._rows_width = made, width
+        self._rows_made, self._rows_for = made, made_for
         return [(table_id, cells) for table_id, (_, cells) in made.items()]
 
     def on_resize(self) -> None:
@@ -250,10 +287,14 @@ class LobbyScreen(MoonScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("join", "watch"):
             return True if self._selected_id() is not None else None
+        if action == "accept_invitation":
+            return self.moon.model.invitation is not None
         if action == "keys":
             return self.moon.keys is not None
         if action == "operator":
             return self.moon.operator
+        if action == "games":
+            return self.moon.games is not None
         return True
 
     def action_new_table(self) -> None:
@@ -272,6 +313,16 @@ class LobbyScreen(MoonScreen):
         if table_id is not None:
             self.moon.send(Spectate(table_id))
 
+    def action_accept_invitation(self) -> None:
+        invitation = self.moon.model.invitation
+        if invitation is not None:
+            self.moon.model.invitation = None
+            self.moon.send(JoinByCode(str(invitation.get("code", ""))))
+            self.refresh_bindings()
+
+    def action_invitations(self) -> None:
+        self.moon.send(Invitations(not self.moon.model.invitations_on))
+
     def action_invite(self) -> None:
         from .dialogs import InviteCodeScreen
 
@@ -282,6 +333,12 @@ class LobbyScreen(MoonScreen):
 
         if self.moon.keys is not None:
             self.app.push_screen(KeysScreen(self.moon.keys))
+
+    def action_games(self) -> None:
+        from .games import GamesScreen
+
+        if self.moon.games is not None:
+            self.app.push_screen(GamesScreen(self.moon.games))
 
     def action_operator(self) -> None:
         from .operator import OperatorScreen

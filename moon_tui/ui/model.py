@@ -7,6 +7,7 @@ The interface keeps no game state of its own: the latest `LobbyUpdate`, the late
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..lobby.messages import (
@@ -15,12 +16,18 @@ from ..lobby.messages import (
     Event,
     GameFinished,
     LobbyUpdate,
+    Notice,
     TableInfo,
     TableLeft,
     TableUpdate,
 )
+from ..lobby.notices import Tell
+from ..rules.illegal import Param
 
 CHAT_KEPT = 200
+"""Lines of each chat (the lobby's, each table's) the model keeps while the session lasts,
+and the chat panes show: the lobby sends the last `lobby.chat.CHAT_KEPT` of a room to
+who arrives, and the session adds each new line to them."""
 
 
 @dataclass
@@ -33,6 +40,10 @@ class Model:
     finished: dict[str, GameFinished] = field(default_factory=dict)
     lobby_chat: deque[ChatLine] = field(default_factory=lambda: deque(maxlen=CHAT_KEPT))
     table_chat: dict[str, deque[ChatLine]] = field(default_factory=dict)
+    invitation: Mapping[str, Param] | None = None
+    """The latest invitation to a table (by, table, table_id, code), until used."""
+    invitations_on: bool = True
+    """Whether others may invite this player (the lobby says so when it changes)."""
 
     def apply(self, event: Event) -> bool:
         """Take `event` in; False for a chat line already kept (a table tells its recent
@@ -56,7 +67,12 @@ class Model:
             kept.append(line)
         elif isinstance(event, GameFinished):
             self.finished[event.table_id] = event
+        elif isinstance(event, Notice) and event.code is Tell.INVITED:
+            self.invitation = event.params
+        elif isinstance(event, Notice) and event.code is Tell.INVITATIONS:
+            self.invitations_on = bool(event.params.get("on"))
         return True
+
 
     @property
     def operators(self) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from ..lobby.messages import Disconnected, Notice, TableLeft
 from ..lobby.notices import Ending, Leave, Tell
-from ..rules import Action
+from ..rules import TRUMP_DOUBLES, TRUMP_NONE, Action
 from ..rules.illegal import Param
 from .dominoes import small_tile
 from .words import bid_words, trump_words
@@ -30,8 +30,9 @@ def _action(params: Params) -> str:
     if action.kind == "discard" and action.tile is not None:
         return f"discarded {small_tile(action.tile)}"
     if action.kind == "trump" and action.trump is not None:
-        return f"named {trump_words(action.trump)}" + (
-            " trump" if trump_words(action.trump) not in ("no trump", "doubles") else "")
+        # "named 3s trump", "named doubles", "named no trump"
+        said = trump_words(action.trump)
+        return f"named {said}" + ("" if action.trump in (TRUMP_DOUBLES, TRUMP_NONE) else " trump")
     if action.kind == "pass":
         return "passed"
     return f"bid {bid_words(action)}"
@@ -47,11 +48,42 @@ def _by(params: Params) -> str:
     return f"an operator ({by})" if by else "the server"
 
 
+def minutes_words(minutes: Param | None) -> str:
+    """`1 minute`, `30 minutes`, `2 hours`, `1 day`."""
+    count = minutes if isinstance(minutes, int) else 0
+    for size, unit in ((24 * 60, "day"), (60, "hour")):
+        if count >= size and count % size == 0:
+            count //= size
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{count} minute{'s' if count != 1 else ''}"
+
+
+def _kept_out(params: Params) -> str:
+    minutes = params.get("minutes")
+    return f" for {minutes_words(minutes)}" if minutes else ""
+
+
 TELL: dict[Tell, Callable[[Params], str]] = {
     Tell.MESSAGE_OF_THE_DAY: lambda p: str(p.get("text", "")),
     Tell.BROADCAST: lambda p: str(p.get("text", "")),
     Tell.BANNED: lambda p: f"{p.get('name')} is banned: the name, its keys, and for a while "
                            "guests and new names from its last addresses.",
+    Tell.KICKED: lambda p: f"{p.get('name')} was removed" + (
+        f" and is kept out for {minutes_words(p.get('minutes'))} (unban lets them back "
+        "sooner)." if p.get("minutes") else "."),
+    Tell.UNBANNED: lambda p: f"{p.get('name')} may log in again.",
+    Tell.NOT_BANNED: lambda p: f"{p.get('name')} was not banned or kept out.",
+    Tell.MOTD_SET: lambda p: ("The message of the day is now: " + str(p.get("text")))
+                             if p.get("text") else
+                             "The message of the day is the server's configured one again.",
+    Tell.BOARD_CLEARED: lambda p: "The notice board is empty now.",
+    Tell.INVITED: lambda p: f"{p.get('by')} invites you to {p.get('table')}: "
+                            "press y in the lobby to join (x turns invitations off).",
+    Tell.INVITE_SENT: lambda p: f"{p.get('name')} is invited to {p.get('table')}.",
+    Tell.INVITATIONS: lambda p: "Invitations are on: players can invite you to their table."
+                                if p.get("on") else
+                                "Invitations are off: nobody can invite you (x turns them "
+                                "on again).",
     Tell.LEFT_FOR_COMPUTER: lambda p: f"{p.get('name')} left the table: a computer plays "
                                       f"seat {_seat(p)} from now on.",
     Tell.NOW_OWNER: lambda p: f"You now own {p.get('table')}: you start the next game.",
@@ -76,7 +108,7 @@ ENDING: dict[Ending, Callable[[Params], str]] = {
     Ending.SHUTDOWN: lambda p: "the server is shutting down",
     Ending.TAKEN_OVER: lambda p: "you connected from somewhere else",
     Ending.TOO_SLOW: lambda p: "your connection could not keep up",
-    Ending.KICKED: lambda p: f"you were removed by {_by(p)}{_said(p)}",
+    Ending.KICKED: lambda p: f"you were removed by {_by(p)}{_kept_out(p)}{_said(p)}",
     Ending.BANNED: lambda p: f"you were banned by {_by(p)}{_said(p)}",
 }
 
@@ -94,6 +126,9 @@ def notice_title(notice: Notice) -> str:
     """Who speaks, for a toast's title: an operator's broadcast names its sender."""
     if notice.code is Tell.BROADCAST:
         return f"From {_by(notice.params)}"
+    if notice.code is Tell.INVITED:
+        return "Invitation"
+
     return ""
 
 

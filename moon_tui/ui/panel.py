@@ -34,9 +34,9 @@ from textual.widgets import Static
 RELIES_ON = (
     (Static, "update", "keeps the content under _Static__content and _Static__visual"),
     (Widget, "_exchange_repaint_regions", "hands the frame the regions to repaint"),
-    (Widget, "render_lines", "draws from _render_cache unless _dirty_regions"),
+    (Widget, "render_lines", "draws from _render_cache unless _dirty_regions (_set_dirty)"),
     (Widget, "_render_content", "what a dirty widget renders (_RenderCache)"),
-    (Widget, "refresh", "what update(layout=False) does beside the content"),
+    (Widget, "refresh", "what update(layout=False) does beside the content: _repaint_required"),
     (Visual, "to_strips", "what it adds to Content.render_strips (a line drawn alone)"),
     (Content, "render_strips", "what a line drawn alone is given (the panel's text rules)"),
     (Content, "_wrap_and_format", "formats each line alone, numbered by its place"),

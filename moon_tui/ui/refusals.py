@@ -111,6 +111,11 @@ LOBBY: dict[Refusal, _Words] = {
     Refusal.TOO_MANY_CODES: lambda p: "too many wrong invite codes: wait a minute",
     Refusal.OPERATOR_ONLY: lambda p: "only an operator may do that",
     Refusal.NOT_ONLINE: lambda p: f"{p.get('name')} is not online",
+    Refusal.NO_INVITATIONS: lambda p: f"{p.get('name')} has turned invitations off",
+    Refusal.TOO_MANY_INVITES: lambda p: f"at most {p.get('invites')} invitations a minute: "
+                                        "wait a moment",
+    Refusal.BAD_MINUTES: lambda p: f"a time is 0 to {p.get('limit')} minutes, "
+                                   f"not {p.get('minutes')}",
     Refusal.BAD_RESTART: lambda p: f"a restart is 0 to {p.get('limit')} seconds away, "
                                    f"not {p.get('seconds')}",
     Refusal.NO_RESTART: lambda p: "no restart is counting down",

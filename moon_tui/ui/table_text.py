@@ -6,6 +6,8 @@ table reads the same without colour (NO_COLOR, 16 colours, a monochrome terminal
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from rich.text import Text
 
 from ..lobby.messages import GameFinished, TableInfo
@@ -15,6 +17,7 @@ from .base import heading
 from .dominoes import small_tile
 from .words import (
     NAME_WIDTH,
+    OPERATOR_MARK,
     bid_words,
     contract,
     fit,
@@ -66,7 +69,8 @@ def bid_of(view: SeatView, seat: int) -> str:
 
 
 def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
-                width: int = 29, names: int = NAME_WIDTH, waiting: bool = False) -> Text:
+                width: int = 29, names: int = NAME_WIDTH, waiting: bool = False,
+                operators: Collection[str] = ()) -> Text:
     """Every seat: turn marker, name, who plays it, bid, tricks, timer, score. `waiting`:
     the table waits for the dropped player of the seat to move (no computer plays yet).
 
@@ -84,6 +88,8 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
         line = Text()
         line.append(f"{TURN} " if turn else "  ", style="bold")
         line.append(seat_name(table, seat, names), style="bold" if turn else "")
+        if table.seats[seat].name in operators:
+            line.append(f" {OPERATOR_MARK}")
         if seat == view.seat:
             line.append(" (you)")
         if view.declarer == seat and in_hand:
@@ -228,9 +234,9 @@ def auction(view: SeatView, table: TableInfo, names: int = NAME_WIDTH,
         if action is not None:
             line.append(" passed" if action.kind == "pass" else f" bid {bid_words(action)}")
         elif view.phase is Phase.BID and view.to_move == seat:
-            line.append(f" {TURN} to speak", style="bold")
-        elif view.phase is Phase.BID and place == rules.players - 1:
-            line.append(" speaks last")
+            line.append(f" {TURN}", style="bold")  # short: the panel is 24 cells at 80x24
+        if view.phase is Phase.BID and action is None and place == rules.players - 1:
+            line.append(" (last)")
         text.append_text(line)
     return text
 
@@ -324,6 +330,39 @@ def trick_panel(view: SeatView, table: TableInfo, names: int = NAME_WIDTH) -> Te
     return text
 
 
+def _is_trump(tile: Tile, trump: int | None) -> bool:
+    if trump is None or trump == TRUMP_NONE:
+        return False
+    return tile.is_double if trump == TRUMP_DOUBLES else tile.has(trump)
+
+
+def _tiles(group: list[Tile]) -> str:
+    ordered = sorted(group, key=lambda t: (t.high, t.low), reverse=True)
+    return " ".join(small_tile(t) for t in ordered) or "–"
+
+
+def trumps_out(view: SeatView) -> list[Tile] | None:
+    """The trumps this seat has not seen (not played, not in its hand, not its discard),
+    or None when the hand has no trump suit (not named yet, or no trump)."""
+    trump = view.trump
+    if trump is None or trump == TRUMP_NONE:
+        return None
+    seen = set(view.played_tiles()) | set(view.hand)
+    if view.discard is not None:
+        seen.add(view.discard)
+    return [t for t in tile_set(view.rules.set) if _is_trump(t, trump) and t not in seen]
+
+
+def trumps_out_line(view: SeatView, width: int) -> str:
+    """`Trumps still out: 3 [6|6] [6|4] [6|1]`, the tiles only where they fit `width`."""
+    out = trumps_out(view)
+    if out is None:
+        return ""
+    count = f"Trumps still out: {len(out)}"
+    whole = f"{count} {_tiles(out)}" if out else count
+    return whole if len(whole) <= width else count
+
+
 def played_panel(view: SeatView) -> Text:
     """What has been played this hand, by suit, and the trumps still out: the count a
     good player keeps in their head, from what this seat has seen."""
@@ -333,33 +372,20 @@ def played_panel(view: SeatView) -> Text:
         text.append("\nnothing yet")
         return text
     trump = view.trump
-    seen = set(played) | set(view.hand)
-    if view.discard is not None:
-        seen.add(view.discard)
-
-    def is_trump(tile: Tile) -> bool:
-        if trump is None or trump == TRUMP_NONE:
-            return False
-        return tile.is_double if trump == TRUMP_DOUBLES else tile.has(trump)
-
-    def tiles(group: list[Tile]) -> str:
-        ordered = sorted(group, key=lambda t: (t.high, t.low), reverse=True)
-        return " ".join(small_tile(t) for t in ordered) or "–"
-
-    if trump is not None and trump != TRUMP_NONE:
-        mine = [t for t in played if is_trump(t)]
-        out = [t for t in tile_set(view.rules.set) if is_trump(t) and t not in seen]
-        text.append(f"\ntrumps ({trump_words(trump)}): {tiles(mine)}")
+    out = trumps_out(view)
+    if trump is not None and out is not None:
+        mine = [t for t in played if _is_trump(t, trump)]
+        text.append(f"\ntrumps ({trump_words(trump)}): {_tiles(mine)}")
         text.append(f"\nstill out: {len(out)} trump{'s' if len(out) != 1 else ''}",
                     style="bold")
         if out:
-            text.append(f" {tiles(out)}")
+            text.append(f" {_tiles(out)}")
     for suit in range(6, -1, -1):
         if trump == suit:
             continue
-        group = [t for t in played if not is_trump(t) and t.has(suit)]
+        group = [t for t in played if not _is_trump(t, trump) and t.has(suit)]
         if group:
-            text.append(f"\n{suit}s: {tiles(group)}")
+            text.append(f"\n{suit}s: {_tiles(group)}")
     return text
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -27,7 +29,7 @@ from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .fields import Choice
 from .rows import RowList
-from .words import rules_line, seat_detail
+from .words import named, rules_line, seat_detail
 
 SEAT_COLUMNS = (("Seat", 6), ("Who", 22), ("", 26))
 PLAYER_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "expert")
@@ -35,11 +37,12 @@ PLAYER_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "expert")
 opponent: moon-arena and the tests still use it)."""
 
 
-def seat_rows(info: TableInfo, me: str) -> list[tuple[str, str, str]]:
+def seat_rows(info: TableInfo, me: str, operators: Collection[str] = ()
+              ) -> list[tuple[str, str, str]]:
     rows = []
     for i, seat in enumerate(info.seats):
         if seat.name is not None:
-            who = seat.name + (" (you)" if seat.name == me else "")
+            who = named(seat.name, operators) + (" (you)" if seat.name == me else "")
             what = "owner" if seat.name == info.owner else "player"
             if seat.away:
                 what += ", away"
@@ -61,6 +64,7 @@ class WaitingScreen(MoonScreen):
         Binding("v", "level", "level"),
         Binding("t", "take_seat", "sit here"),
         Binding("s", "start", "start"),
+        Binding("i", "invite", "invite"),
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
         Binding("question_mark", "help", "help"),
@@ -134,7 +138,8 @@ class WaitingScreen(MoonScreen):
         set_text(self.query_one("#info", Static), "\n".join(lines), layout=True)
         self.query_one("#owner-row").display = self.is_owner
         self.query_one(RowList).set_rows(
-            [(str(i), row) for i, row in enumerate(seat_rows(info, self.moon.player_name))])
+            [(str(i), row) for i, row in enumerate(seat_rows(info, self.moon.player_name,
+                                                           self.moon.model.operators))])
         self.refresh_bindings()
 
     def _seat(self) -> int:
@@ -183,7 +188,13 @@ class WaitingScreen(MoonScreen):
     def action_take_seat(self) -> None:
         self.moon.send(JoinSeat(self.table_id, self._seat()))
 
+    def action_invite(self) -> None:
+        from .invite import InviteScreen
+
+        self.app.push_screen(InviteScreen(self.table_id))
+
     def action_start(self) -> None:
+
         self.moon.send(StartGame(self.table_id))
 
     def action_leave(self) -> None:

@@ -170,7 +170,7 @@ def house_rules(rules: Rules) -> list[str]:
         (rules.trump_before_widow, "trump before widow"),
         (not rules.moon_wins_game, "moon does not end the game"),
         (not rules.doubles_trump, "no doubles trump"),
-        (not rules.no_trump, "no follow-me"),
+        (not rules.no_trump, "always a trump"),
         (rules.discard_shown, "discard face up"),
     ]
     return [words for differs, words in said if differs]

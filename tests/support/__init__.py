@@ -1,5 +1,6 @@
-"""Test harnesses shared by the tests and the benchmarks (never imported by the packages).
+"""Harnesses only the tests use (never imported by the packages or by `bench/`; what
+both need is in `tools/`).
 
 Imported as `tests.support...`: pytest puts the repository root on the path
-(`pythonpath` in pyproject.toml) and the bench scripts add it themselves.
+(`pythonpath` in pyproject.toml).
 """

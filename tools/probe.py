@@ -1,7 +1,7 @@
 """A scripted SSH player: a real asyncssh client with a PTY, its screen read through pyte.
 
-Used by the tests and by `bench/ssh_load.py` and `bench/attacks.py`; needs `pyte` (in the
-test extras), which is why it lives here and not in the `server` package.
+Used by the tests and by `bench/` (`ssh_load.py`, `attacks.py`, `passes.py`); needs `pyte`
+(in the test extras), which is why it lives here and not in the `server` package.
 """
 
 from __future__ import annotations
@@ -415,7 +415,35 @@ async def running_server(
         await server.stop()
 
 
+async def operator_command_line(client: ScreenClient) -> str:
+    """From the lobby, an operator opens the dashboard (`o`) and goes to its command line
+    (`:`); what is typed next is a command. Returns the screen."""
+    await client.press("o")
+    await client.wait_for("Tab: next list")
+    await client.press(":")
+    return await client.wait_for(lambda s: cursor_on(client, ": a command"))
+
+
+@contextlib.asynccontextmanager
+async def operator_club(
+
+    data: Path, olga_key: asyncssh.SSHKey, **options: Any
+) -> AsyncIterator[MoonServer]:
+    """`running_server` where olga (with `olga_key`) is an operator, playing fast (no
+    computer pauses); `options` as `running_server`'s (`motd`, `limits`...)."""
+    from moon_tui.lobby import LobbyConfig
+
+    olga_line = olga_key.export_public_key("openssh").decode()
+    lobby = LobbyConfig(bot_delay=0.0, trick_pause=0, hand_result_seconds=0, hand_pause=0.0,
+                        bot_time_budget=0.05, operators=frozenset({"olga"}),
+                        motd=options.get("motd", ""))
+    options.setdefault("lobby_config", lobby)
+    async with running_server(data, operators={"olga": (olga_line,)}, **options) as server:
+        yield server
+
+
 async def moon_server_process(
+
     data: Path, *extra: str
 ) -> tuple[asyncio.subprocess.Process, int, list[str]]:
     """`moon-server` as an operator starts it, in a process of its own, on a free loopback
