@@ -3,8 +3,8 @@
 Prints
 - hands per second for the whole lobby (and games finished),
 - the fan-out delay: from a table's state change to the event being on every subscriber's
-  queue (p50/p99/max), timed from `Publisher.publish` to `Publisher.release` (after the
-  journal write) by this script,
+  queue (p50/p99/max), timed from the shell taking the core's first `Send` of a pass
+  (`Table._perform`) to letting them out after the journal write (`Table._tell`),
 - the CPU time per hand (the figure that does not depend on what else the machine runs),
 - the command round trip for scripted humans: from `send(Act)` to reading the update that
   shows the move (the table's inbox, the engine, the fan-out and the reader's wake-up),
@@ -17,6 +17,10 @@ With `--journal sqlite` every table writes each change to the server's SQLite jo
 
     .venv/bin/python bench/lobby.py --tables 100 --seconds 10 --spectators 2
     .venv/bin/python bench/lobby.py --tables 100 --seconds 10 --journal sqlite
+
+`--link loopback` runs every table over the loopback link, each message in and out of a
+table through the wire format (`moon_tui/lobby/links.py`): the difference with the
+default `--link in-process` is what the codec costs a move.
 """
 
 from __future__ import annotations
@@ -29,7 +33,6 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 from moon_tui.lobby import (
     Act,
@@ -43,33 +46,36 @@ from moon_tui.lobby import (
     StartGame,
     TableUpdate,
 )
+from moon_tui.lobby.effects import Effect, Send
 from moon_tui.lobby.journal import MemoryJournal, TableJournal
+from moon_tui.lobby.links import LINKS
 from moon_tui.lobby.messages import GameFinished
-from moon_tui.lobby.publishing import Publisher
+from moon_tui.lobby.table import Table
 from moon_tui.rules import Rules, SeatView
 from server.journal import SqliteJournal
 from server.store import Database
 
 
 def time_fanout(samples: list[float]) -> None:
-    """Time each state change's fan-out into `samples`: from a table's first
-    `Publisher.publish` of a pass to the `release` that lets the pass out once the journal
-    has it (the publisher holds what it sends until then)."""
-    publish, release = Publisher.publish, Publisher.release
+    """Time each state change's fan-out into `samples`: from the shell taking a pass's
+    first `Send` from the core to the `_tell` that lets the pass out once the journal has
+    it (the shell holds what the core sends until then)."""
+    perform, tell = Table._perform, Table._tell
     started: dict[int, float] = {}
 
-    def timed_publish(self: Publisher, *args: Any, **kwargs: Any) -> None:
-        started.setdefault(id(self), time.perf_counter())
-        publish(self, *args, **kwargs)
+    def timed_perform(self: Table, effects: list[Effect]) -> None:
+        if any(isinstance(e, Send) for e in effects):
+            started.setdefault(id(self), time.perf_counter())
+        perform(self, effects)
 
-    def timed_release(self: Publisher) -> None:
-        release(self)
+    def timed_tell(self: Table) -> None:
+        tell(self)
         began = started.pop(id(self), None)
         if began is not None:
             samples.append(time.perf_counter() - began)
 
-    Publisher.publish = timed_publish  # type: ignore[method-assign]
-    Publisher.release = timed_release  # type: ignore[method-assign]
+    Table._perform = timed_perform  # type: ignore[method-assign]
+    Table._tell = timed_tell  # type: ignore[method-assign]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -139,7 +145,7 @@ async def journal_of(kind: str, synchronous: str) -> AsyncIterator[TableJournal]
 
 
 async def run(tables: int, seconds: float, spectators: int, humans: int, level: str,
-              journal: TableJournal) -> None:
+              journal: TableJournal, link: str = "in-process") -> None:
     config = LobbyConfig(bot_delay=0, trick_pause=0, hand_result_seconds=0, hand_pause=0,
                          bot_time_budget=0.05,
                          queue_size=max(256, 4 * tables))
@@ -149,7 +155,7 @@ async def run(tables: int, seconds: float, spectators: int, humans: int, level: 
     subscribers = 0
     stopping = False
     async with asyncio.TaskGroup() as tg:
-        lobby = Lobby(config, seed=1, journal=journal)
+        lobby = Lobby(config, seed=1, journal=journal, link=LINKS[link])
         async with lobby:
             owners = []
             for i in range(tables):
@@ -158,7 +164,7 @@ async def run(tables: int, seconds: float, spectators: int, humans: int, level: 
                 owner.send(CreateTable(f"bench {i}", Rules.make(target=21)))
             await asyncio.sleep(0.2)
             table_ids = [t.table_id for t in sorted(lobby.tables(),
-                                                    key=lambda t: int(t.table_id[1:]))]
+                                                    key=lambda t: int(t.name.split()[1]))]
             assert len(table_ids) == tables, "every table was created"
             for i, (owner, table_id) in enumerate(zip(owners, table_ids, strict=True)):
                 plays = i < humans
@@ -189,7 +195,8 @@ async def run(tables: int, seconds: float, spectators: int, humans: int, level: 
             games = lobby.stats.games - start_games
             stopping = True
     left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-    print(f"tables {tables}, subscribers {subscribers}, bots {level}, {elapsed:.1f} s")
+    print(f"tables {tables}, subscribers {subscribers}, bots {level}, link {link}, "
+          f"{elapsed:.1f} s")
     print(f"hands/s (whole lobby): {hands / elapsed:.1f}  ({hands} hands, {games} games)")
     print(f"CPU: {cpu / elapsed:.0%} of one core; {cpu / max(hands, 1) * 1e3:.1f} ms of CPU "
           f"per hand, so about {hands / cpu if cpu else 0:.0f} hands/s per busy core")
@@ -215,12 +222,13 @@ def main() -> None:
     parser.add_argument("--uvloop", action="store_true", help="run on uvloop")
     parser.add_argument("--journal", default="memory", choices=("memory", "sqlite"))
     parser.add_argument("--synchronous", default="full", choices=("normal", "full"))
+    parser.add_argument("--link", default="in-process", choices=sorted(LINKS))
     args = parser.parse_args()
 
     async def with_journal() -> None:
         async with journal_of(args.journal, args.synchronous) as journal:
             await run(args.tables, args.seconds, args.spectators, args.humans, args.level,
-                      journal)
+                      journal, args.link)
 
     coro = with_journal()
     if args.uvloop:

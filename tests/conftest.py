@@ -9,6 +9,11 @@ to `stop()`, and the tests that ask for the `server_patches` fixture. Every othe
 the interface's among them, runs on Textual as `moon` runs it on a player's own
 terminal. Nothing is installed when a test module is imported, so a test runs the same
 alone and in a full run.
+
+The lobby's tests run twice: with each table's link in process, as the server runs it,
+and over the loopback link that sends every message in and out of a table through the
+wire format (`moon_tui/lobby/links.py`), which proves that everything round-trips and
+that nothing else crosses. The SSH tests run in process only (they take the longest).
 """
 
 import os
@@ -16,6 +21,8 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
+
+from moon_tui.lobby import links
 
 settings.register_profile("repeatable", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("explore", deadline=None, print_blob=True)
@@ -34,3 +41,24 @@ def server_patches() -> Iterator[None]:
     finally:
         teardown.uninstall()
         patches.uninstall()
+
+
+OVER_EVERY_LINK = frozenset({
+    "test_lobby", "test_lobby_bots", "test_lobby_cycling", "test_lobby_restore",
+    "test_lobby_seam", "test_lobby_turns", "test_ui_flows", "test_ui_local",
+})
+"""The test modules that run over each link (`links.LINKS`)."""
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "table_link" in metafunc.fixturenames \
+            and metafunc.module.__name__ in OVER_EVERY_LINK:
+        metafunc.parametrize("table_link", sorted(links.LINKS), indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def table_link(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The link each lobby of the test gives its tables (in process unless parametrized)."""
+    kind: str = getattr(request, "param", "in-process")
+    monkeypatch.setattr(links, "default_link", links.LINKS[kind])
+    return kind

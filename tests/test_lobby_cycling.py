@@ -65,9 +65,9 @@ async def test_a_closed_table_and_its_game_are_freed_at_once() -> None:
                 await ann.wait_type(TableUpdate, lambda u, t=table_id: u.table.table_id == t
                                     and u.table.status == "playing", start=mark)
                 (table,) = [t for t in live_tables() if t.table_id == table_id]
-                assert table.state is not None
+                assert table.core.game is not None
                 tables.append(weakref.ref(table))
-                games.append(weakref.ref(table.state))
+                games.append(weakref.ref(table.core.game))
                 del table
                 ann.handle.send(LeaveTable(table_id))
                 await ann.wait_type(TableLeft, lambda e, t=table_id: e.table_id == t)

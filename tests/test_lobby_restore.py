@@ -23,7 +23,6 @@ from manual_clock import ManualClock
 from test_lobby import FAST, join, new_table, playing_like, running, table_with_bots
 from test_lobby_turns import settled
 
-from moon_tui.bots.pool import BotPool
 from moon_tui.lobby import (
     Act,
     AddBot,
@@ -46,12 +45,11 @@ from moon_tui.lobby import (
     TableUpdate,
 )
 from moon_tui.lobby.client import Client, Policy
-from moon_tui.lobby.internal import Directory
+from moon_tui.lobby.core import TableState
 from moon_tui.lobby.journal import JournalEntry, MemoryJournal, SavedTable
 from moon_tui.lobby.notices import Leave
 from moon_tui.lobby.restoring import read_saved
-from moon_tui.lobby.stats import LobbyStats
-from moon_tui.lobby.table import Table
+from moon_tui.lobby.writing import TableWriter
 from moon_tui.rules import CHANCE, GameState, Phase, Rules, SeatView
 from moon_tui.rules.record import game_from_record, record_of
 from moon_tui.rules.replay import replay
@@ -701,12 +699,10 @@ async def test_a_saved_table_that_cannot_be_rebuilt_is_dropped_and_the_rest_come
 
 # --- the rows themselves ------------------------------------------------------------------
 
-def bare_table(journal: MemoryJournal, rules: Rules) -> Table:
-    """A table not running: the test plays its game by hand and has it write."""
-    return Table("t1", "ann", CreateTable("t", rules, None), invite_code="ABCDEF",
-                 config=FAST, store=MemoryRecordStore(), seed=1, mailboxes=Directory(),
-                 lobby_post=lambda _: None, clock=ManualClock(), stats=LobbyStats(),
-                 journal=journal, bots=BotPool(1))  # no worker starts: nothing searches
+def bare_table(rules: Rules) -> TableState:
+    """A table's core, not running: the test plays its game by hand and writes it."""
+    return TableState("t1", "ann", CreateTable("t", rules, None), invite_code="ABCDEF",
+                      config=FAST, seed=1)
 
 
 async def written_and_read_back(seed: int, steps: int, players: int, every: int) -> None:
@@ -714,12 +710,13 @@ async def written_and_read_back(seed: int, steps: int, players: int, every: int)
     `every` of them: the journal reads back to the same game each time."""
     rules = Rules.make(players=players, target=10)
     journal = MemoryJournal()
-    table = bare_table(journal, rules)
+    table = bare_table(rules)
+    writer = TableWriter("t1", journal)
     rng = random.Random(seed)
     for seat in range(1, players):
         table.seating.add_bot(seat, "easy")
     for _game in range(2):
-        table.state = state = GameState.new_game(rules, rng)
+        table.game = state = GameState.new_game(rules, rng)
         table.game_names = table.seating.names()
         table.status = "playing"
         for step in range(steps):
@@ -731,8 +728,8 @@ async def written_and_read_back(seed: int, steps: int, players: int, every: int)
             else:
                 state.apply_action(rng.choice(state.legal_actions()))
             if step % every == 0:
-                await table.writer.write(table)
-        await table.writer.write(table)
+                await writer.write(table)
+        await writer.write(table)
         (saved,) = await journal.load()
         restored = read_saved(saved)
         assert restored.state is not None
@@ -776,7 +773,7 @@ async def four_tables_mid_game() -> MemoryJournal:
 async def test_tampered_saved_tables_are_dropped_with_a_reason_and_the_rest_come_back(
         caplog: pytest.LogCaptureFixture) -> None:
     disk = await four_tables_mid_game()
-    over, crowd, forged, good = sorted(disk.tables, key=lambda t: int(t[1:]))
+    over, crowd, forged, good = disk.tables  # in the order they were created
     disk.tables[over] = {**disk.tables[over], "status": "finished"}  # in mid-hand
     disk.tables[crowd] = {**disk.tables[crowd],
                           "spectators": [f"p{number}" for number in range(100_000)]}

@@ -114,7 +114,7 @@ async def test_the_server_starts_on_tampered_saved_tables_and_takes_up_the_good_
     from test_lobby_restore import four_tables_mid_game
 
     disk = await four_tables_mid_game()
-    deep, over, crowd, good = sorted(disk.tables, key=lambda t: int(t[1:]))
+    deep, over, crowd, good = disk.tables  # in the order they were created
     disk.tables[over] = {**disk.tables[over], "status": "finished"}
     disk.tables[crowd] = {**disk.tables[crowd],
                           "spectators": [f"p{number}" for number in range(100_000)]}

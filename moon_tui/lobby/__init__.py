@@ -2,12 +2,16 @@
 
 A player reaches the lobby and its tables only through messages (`messages.py`): their
 `PlayerHandle` (`handle.py`) sends commands and reads events. A table command goes
-straight to the table's inbox (`table.py`); the lobby (`lobby.py`) is the directory of
-tables and people. No textual, no asyncssh here.
+straight to the table's link (`links.py`), numbered by the lobby's `Router`; a table
+speaks two streams of plain values (`internal.py`) in a versioned wire format
+(`codec.py`), and runs on a `TableHost` (`host.py`) as a functional core (`core.py`) in
+a thin shell (`table.py`). The lobby (`lobby.py`) keeps only the links, the listing and
+the invite codes. No textual, no asyncssh here. docs/PROTOCOL.md has the messages.
 
-One move: `PlayerHandle.send(Act)` → `Table.post(FromMember)` → `Table._act` →
-`GameState.apply_action` → `Publisher.publish` → a `TableUpdate` (numbered `seq`) on each
-member's `EventQueue` → the member's `PlayerHandle.next_event()`.
+One move: `PlayerHandle.send(Act)` → `Router.command` → `TableLink.to_table(FromMember)`
+→ `TableState.handle` → `GameState.apply_action` → a `TableUpdate` (numbered `seq`) per
+member as `Send` effects → the journal → `TableLink.to_lobby(ToMember)` → each member's
+`EventQueue` → the member's `PlayerHandle.next_event()`.
 
 Rulings the interface can rely on:
 - Creating a table seats its creator at seat 0 and makes them the owner. The owner may

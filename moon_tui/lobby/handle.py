@@ -1,22 +1,26 @@
 """A player's handle on the lobby: send commands, read events.
 
 `send` never blocks and never raises: a refused command comes back as a `Rejected` event.
-A command for a table (`TABLE_COMMANDS`) goes straight to that table's inbox, found in the
-lobby's directory; the rest go to the lobby. Tables and the lobby write events with
+A command for a table (`TABLE_COMMANDS`) goes straight to that table's link, numbered by
+the lobby's `Router`; the rest go to the lobby. Tables and the lobby write events with
 `deliver`, which never blocks either; a handle whose queue is still full after coalescing
 is dropped, so one stuck reader costs nobody else anything.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING
 
 from ..rules.illegal import Param
-from .internal import FromHandle, FromMember, HandleClosed, LobbyMessage, TableDoor
+from .internal import FromHandle, HandleClosed, LobbyMessage
 from .messages import TABLE_COMMANDS, Command, Disconnected, Event, Rejected
 from .notices import Ending
 from .queue import EventQueue
 from .refusals import Refusal, Refused
+
+if TYPE_CHECKING:
+    from .router import Router
 
 
 class LobbyClosed(Exception):
@@ -27,7 +31,7 @@ class PlayerHandle:
     """One connection of a player to the lobby, as the interface and the server hold it."""
 
     def __init__(self, name: str, *, operator: bool, queue_size: int,
-                 post: Callable[[LobbyMessage], None], tables: Mapping[str, TableDoor],
+                 post: Callable[[LobbyMessage], None], router: Router,
                  max_pending: int = 64, person: str | None = None) -> None:
         self.name = name
         self.operator = operator
@@ -35,10 +39,11 @@ class PlayerHandle:
         """Whom the lobby's per-person limits count this session against (`Lobby.connect`)."""
         self._queue = EventQueue(queue_size)
         self._post = post
-        self._tables = tables
+        self._router = router
         self._max_pending = max_pending
         self.pending = 0
-        """Commands sent and not yet taken up by the lobby or a table (they decrement it)."""
+        """Commands sent and not yet taken up: by the lobby, or by a table (acknowledged to
+        the `Router`, which decrements it on the session that sent each)."""
         self._closed = False
         self._ended = False
         self._ended_read = False
@@ -55,13 +60,9 @@ class PlayerHandle:
             self.deliver(Rejected.because(command, Refused(Refusal.TOO_MANY_PENDING)))
             return
         if isinstance(command, TABLE_COMMANDS) and isinstance(command.table_id, str):
-            table = self._tables.get(command.table_id)
-            if table is None:
+            if not self._router.command(self, command.table_id, command):
                 self.deliver(Rejected.because(
                     command, Refused(Refusal.NO_SUCH_TABLE, table_id=command.table_id)))
-                return
-            self.pending += 1
-            table.post(FromMember(self.name, command))
             return
         self.pending += 1
         self._post(FromHandle(self, command))

@@ -1,8 +1,10 @@
-"""Messages inside the lobby: to the lobby actor, and to a table's inbox.
+"""Messages inside the lobby: to the lobby actor, into a table, and out of a table.
 
-A table's messages are plain values (names, commands, numbers), so a table could run in
-another process than its players; what reaches a player goes through `Mailboxes`, by name.
-The lobby's own messages still carry the player's handle (the lobby owns the handles).
+A table speaks two streams of plain values (names, commands, numbers, events), so it
+could run in another process than its players: `TableMessage` goes in, `TableOutput`
+comes out, both through the table's link (`links.py`) and both in the wire format
+(`codec.py`). The lobby's own messages still carry the player's handle (the lobby owns
+the handles).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ..rules import Action
 from ..rules.illegal import Param
@@ -84,8 +86,17 @@ class TableClosed:
     invite_code: str
 
 
+@dataclass(frozen=True, slots=True)
+class HandDealt:
+    """The table deals hand `hand` (0-based) of its game (an operator's dashboard shows it:
+    the lobby entry does not carry it)."""
+
+    table_id: str
+    hand: int
+
+
 LobbyMessage = (FromHandle | HandleClosed | Connect | ServerBroadcast | ServerKick
-                | ServerRestartNews | Shutdown | TableChanged | TableClosed)
+                | ServerRestartNews | Shutdown | TableChanged | TableClosed | HandDealt)
 
 
 # --- to a table ---------------------------------------------------------------------------
@@ -98,6 +109,8 @@ class FromMember:
     name: str
     command: Command
     by_code: bool = False
+    command_id: int = 0
+    """The table acknowledges it by this number (`Acked`): 0, nobody waits for it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +176,8 @@ class GraceOver:
 
 TableMessage = (FromMember | Attach | Detach | CloseNow | ThinkNow | BotMoved | TimerRanOut
                 | DealNow | GraceOver)
+"""Everything that goes into a table: from the lobby's side through its link, and from
+its own clocks and computers."""
 
 
 def nowhere(message: TableMessage) -> None:
@@ -170,40 +185,38 @@ def nowhere(message: TableMessage) -> None:
     any more, and they no longer hold the table (its `post`) in a reference cycle."""
 
 
-# --- the directory: how messages find their readers ---------------------------------------
+# --- out of a table -------------------------------------------------------------------------
 
-class TableDoor(Protocol):
-    """How a handle reaches a table: its inbox."""
+@dataclass(frozen=True, slots=True)
+class ToMember:
+    """An event for the player `name` (whichever session of theirs is connected now)."""
 
-    def post(self, message: TableMessage) -> None: ...
-
-
-class Mailboxes(Protocol):
-    """How a table reaches its members: by name, whatever process they are in."""
-
-    def deliver(self, name: str, event: Event) -> bool:
-        """Queue `event` for `name`; False when nobody of that name is connected."""
-        ...
-
-    def taken_up(self, name: str) -> None:
-        """The table took up one of `name`'s commands (their handle counts the pending)."""
-        ...
+    name: str
+    event: Event
 
 
-class Directory:
-    """Who is connected, by name, and the tables, by id. The lobby keeps it up to date;
-    handles read the tables from it and tables deliver to the players through it."""
+@dataclass(frozen=True, slots=True)
+class Acked:
+    """The table took up the command numbered `command_id` (`FromMember.command_id`): the
+    session that sent it has one command fewer pending, whoever holds the name now."""
 
-    def __init__(self) -> None:
-        self.players: dict[str, PlayerHandle] = {}
-        self.tables: dict[str, TableDoor] = {}
+    command_id: int
 
-    def deliver(self, name: str, event: Event) -> bool:
-        handle = self.players.get(name)
-        return handle is not None and handle.deliver(event)
 
-    def taken_up(self, name: str) -> None:
-        handle = self.players.get(name)
-        if handle is not None and handle.pending > 0:
-            handle.pending -= 1
+@dataclass(frozen=True, slots=True)
+class EntryChanged:
+    """The table's lobby entry changed (seats, status, spectators...), invite code and all."""
 
+    info: TableInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """Hands and games the table finished since it last said (the lobby's `LobbyStats`)."""
+
+    hands: int = 0
+    games: int = 0
+
+
+TableOutput = ToMember | Acked | EntryChanged | TableClosed | Counted | HandDealt
+"""Everything that leaves a table, in order, through its link (`links.py`)."""

@@ -68,6 +68,10 @@ class Listing:
         """Everyone a table holds a place for: seated (away or not), owning or watching."""
         return frozenset(self._by_name)
 
+    def tables_of(self, name: str) -> frozenset[str]:
+        """The tables that hold a place for `name` (seated, owning or watching)."""
+        return frozenset(self._by_name.get(name, ()))
+
     def holds(self, name: str) -> bool:
         """A table holds a place for `name` (see `names`)."""
         return name in self._by_name

@@ -29,19 +29,18 @@ from typing import Any
 
 from ..bots.pool import BotPool
 from ..rules import Rules
+from . import links
 from .chat import CHAT_KEPT, ChatLimiter, RateLimit, clean_text
 from .clock import Clock, LoopClock
 from .club import ClubKeeper, ClubState
 from .config import LobbyConfig
 from .handle import LobbyClosed, PlayerHandle
+from .host import TableHost
 from .internal import (
-    Attach,
     CloseNow,
     Connect,
-    Detach,
-    Directory,
     FromHandle,
-    FromMember,
+    HandDealt,
     HandleClosed,
     LobbyMessage,
     ServerBroadcast,
@@ -51,7 +50,8 @@ from .internal import (
     TableChanged,
     TableClosed,
 )
-from .journal import MemoryJournal, SavedTable, TableGone, TableJournal
+from .journal import MemoryJournal, SavedTable, TableJournal
+from .links import TableLink
 from .listing import Listing
 from .messages import (
     CODE_ALPHABET,
@@ -86,12 +86,17 @@ from .messages import (
 )
 from .notices import Ending, Leave, Tell
 from .refusals import Refusal, Refused
-from .restoring import TABLE_ID, SavedTableError, read_saved, shown, unfinished_record
+from .restoring import SavedTableError, new_table_id
+from .router import Router
 from .stats import LobbyStats
 from .store import MemoryRecordStore, RecordStore
-from .table import Table
 
 log = logging.getLogger(__name__)
+
+TABLE_IDS = random.SystemRandom()
+"""Where table ids come from: never a seeded generator (two lobbies started with the same
+seed, in tests, must not give the same ids), nor the invite codes' (their sequence stays
+as it was for a given seed)."""
 
 CODE_GUESSES = 10
 """Wrong invite codes a player may try per minute (32**6 codes: guessing stays hopeless)."""
@@ -119,7 +124,8 @@ class Lobby:
                  | None = None,
                  restart_news: Callable[[], RestartNotice | None] | None = None,
                  clock: Clock | None = None, journal: TableJournal | None = None,
-                 keeper: ClubKeeper | None = None, kept: ClubState | None = None) -> None:
+                 keeper: ClubKeeper | None = None, kept: ClubState | None = None,
+                 link: links.LinkFactory | None = None) -> None:
         """`on_ban(name, reason)` makes an operator's ban last; `on_restart(command,
         operator)` hands an operator's restart (or its cancelling) to whoever owns the
         countdown (the server), and returns why not, if it will not; `restart_news()` is
@@ -128,7 +134,8 @@ class Lobby:
         `MemoryJournal` and last as long as the process: stopping the lobby then closes
         them for good, each saving its unfinished game as a record, as nothing would
         bring them back. `keeper` makes kicks, unbans, the notice board and players'
-        settings last (`club.py`); `kept` is what it kept from before."""
+        settings last (`club.py`); `kept` is what it kept from before. `link` makes each
+        table's link (`links.py`): in process unless told (`links.default_link`)."""
         self.config = config
         self.journal: TableJournal = journal if journal is not None else MemoryJournal()
         self._tables_outlive_it = journal is not None
@@ -140,7 +147,9 @@ class Lobby:
         self.bots = BotPool(config.bot_workers)
         """Where every table's computers think: worker processes, started at the first
         decision that needs one (an expert's), stopped after the last table."""
-        self._seeds = random.Random(seed)
+        self.host = TableHost(config, store=self.store, journal=self.journal,
+                              clock=self.clock, bots=self.bots, seed=seed)
+        """Where the tables run: the lobby holds none of them, only their links."""
         self._codes_rng: random.Random = random.Random(seed) if seed is not None \
             else random.SystemRandom()
         self._on_ban = on_ban
@@ -155,21 +164,23 @@ class Lobby:
         self._opened_at: dict[str, float] = {}
         """Unix time each table was opened (or taken up after a restart)."""
         self._started_at: dict[str, float] = {}
+        self._hands: dict[str, int] = {}
+        """The hand each table plays (0-based), as it says (`HandDealt`)."""
         """Unix time each table's game started, as the lobby saw it."""
         self._on_restart = on_restart
         self._restart_news = restart_news
         self._inbox: asyncio.Queue[LobbyMessage] = asyncio.Queue()
-        self._directory = Directory()
-        self._players = self._directory.players
+        self._router = Router(link if link is not None else links.default_link, self._post,
+                              self.stats)
+        self._players = self._router.players
         """Who is connected: each name's current handle."""
-        self._tables: dict[str, Table] = {}
         self._codes: dict[str, str] = {}
+        """Invite codes: the id of each code's table."""
         self._chat = ChatLimiter(config.chat_max_chars, config.chat_lines_per_10s)
         self._chat_kept: deque[ChatPosted] = deque(maxlen=CHAT_KEPT)
         self._wrong_codes = RateLimit(CODE_GUESSES, 60.0)
         self._tables_opened = RateLimit(config.tables_per_hour, 3600.0)
         """Tables each person opened within the hour (`PlayerHandle.person`)."""
-        self._next_table = 1
         self._tg: asyncio.TaskGroup | None = None
         self._main: asyncio.Task[None] | None = None
         self._running = False
@@ -208,10 +219,11 @@ class Lobby:
         tables over those it could not read."""
         if self._main is not None:
             raise RuntimeError("a lobby runs once")
-        saved = await self.journal.load()
+        saved = await self.host.saved()
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._main = asyncio.create_task(self._supervise(ready), name="lobby")
         await ready
+        self.host.start(self._spawn)
         for table in saved:
             await self._restore(table)
         self._running = True
@@ -239,7 +251,7 @@ class Lobby:
                 await self._run()
         finally:
             self._tg = None
-            await self.bots.close()  # after the tables: none thinks any more
+            await self.host.close()  # after the tables: none thinks any more
 
     def _spawn(self, coro: Coroutine[Any, Any, None], name: str | None = None) -> None:
         assert self._tg is not None
@@ -280,9 +292,8 @@ class Lobby:
     def hand_of(self, table_id: str) -> int | None:
         """The hand a table plays, from 1 (None: no game). Read from the table's game
         (an operator's dashboard: the lobby entry does not carry it)."""
-        table = self._tables.get(table_id)
-        state = table.state if table is not None else None
-        return None if state is None else state.hand_number + 1
+        hand = self._hands.get(table_id)
+        return None if hand is None else hand + 1
 
     async def broadcast(self, text: str) -> None:
         """A notice to everyone online (the server's voice, e.g. before a shutdown)."""
@@ -372,7 +383,7 @@ class Lobby:
                 self._handle_safely(message)
                 while not inbox.empty():
                     self._handle_safely(inbox.get_nowait())
-            if self._closing and not self._tables:
+            if self._closing and not self._router.links:
                 break
             self._publish_what_is_due()
         for handle in self._players.values():
@@ -404,7 +415,7 @@ class Lobby:
                 self._command(handle, message.command)
         elif isinstance(message, TableChanged):
             table_id = message.info.table_id
-            if table_id in self._tables:
+            if table_id in self._router.links:
                 self._listing.update(message.info)
                 self._dirty = True
                 if message.info.status == "playing":
@@ -412,13 +423,16 @@ class Lobby:
                 else:
                     self._started_at.pop(table_id, None)
         elif isinstance(message, TableClosed):
-            self._tables.pop(message.table_id, None)
-            self._directory.tables.pop(message.table_id, None)
+            self._router.forget(message.table_id)
             self._listing.remove(message.table_id)
             self._opened_at.pop(message.table_id, None)
             self._started_at.pop(message.table_id, None)
+            self._hands.pop(message.table_id, None)
             self._codes.pop(message.invite_code, None)
             self._dirty = True
+        elif isinstance(message, HandDealt):
+            if message.table_id in self._router.links:
+                self._hands[message.table_id] = message.hand
         elif isinstance(message, HandleClosed):
             self._handle_gone(message.handle)
         elif isinstance(message, Connect):
@@ -436,8 +450,8 @@ class Lobby:
             self._closing = True
             stopping = Leave.SERVER_STOPPING if self._tables_outlive_it \
                 else Leave.SERVER_STOPPED
-            for table in self._tables.values():
-                table.post(CloseNow(stopping, for_good=not self._tables_outlive_it))
+            self._router.tell(list(self._router.links),
+                              CloseNow(stopping, for_good=not self._tables_outlive_it))
 
     # -- players connecting and leaving ----------------------------------------------------
     def _connect(self, message: Connect) -> None:
@@ -447,7 +461,7 @@ class Lobby:
         name = message.name
         handle = PlayerHandle(name, operator=message.operator or name in self.config.operators,
                               queue_size=self.config.queue_size, post=self._post,
-                              tables=self._directory.tables,
+                              router=self._router,
                               max_pending=self.config.max_commands_pending,
                               person=message.person)
         old = self._players.get(name)
@@ -467,8 +481,7 @@ class Lobby:
 
         if restart is not None:
             handle.deliver(restart)
-        for table in self._tables.values():
-            table.post(Attach(name))
+        self._router.attach(name, self._listing.tables_of(name))
         self._presence_dirty = True
         message.reply.set_result(handle)
 
@@ -479,8 +492,7 @@ class Lobby:
         self._chat.forget_idle()
         self._wrong_codes.forget_idle()
         self._tables_opened.forget_idle(self.clock.now())
-        for table in self._tables.values():
-            table.post(Detach(handle.name))
+        self._router.detach(handle.name, self._listing.tables_of(handle.name))
         self._presence_dirty = True
 
     def _kick(self, name: str, ending: Ending, by: str, reason: str,
@@ -574,7 +586,7 @@ class Lobby:
                 self._wrong_codes.allow(handle.name)
                 reject(Refused(Refusal.NO_SUCH_CODE, code=clean_text(str(command.code))))
             else:
-                self._forward(handle, self._tables[table_id], command, by_code=True)
+                self._router.command(handle, table_id, command, by_code=True)
         elif isinstance(command, SendChat):
             text, refused = self._chat.check(handle.name, command.text)
             if refused is not None:
@@ -604,9 +616,8 @@ class Lobby:
         """Tell `command.name` that the sender would like them at their table, with the
         table's invite code (the sender plays there: they hold it already)."""
         name, table_id = str(command.name), str(command.table_id)
-        table = self._tables.get(table_id)
         info = next((t for t in self._listing.tables() if t.table_id == table_id), None)
-        if table is None or info is None:
+        if table_id not in self._router.links or info is None:
             reject(Refused(Refusal.NO_SUCH_TABLE, table_id=clean_text(table_id)))
             return
         if handle.name != info.owner and all(s.name != handle.name for s in info.seats):
@@ -624,7 +635,7 @@ class Lobby:
             return
         target.deliver(Notice(Tell.INVITED, {"by": handle.name, "table": info.name,
                                              "table_id": table_id,
-                                             "code": table.invite_code}))
+                                             "code": info.invite_code or ""}))
         handle.deliver(Notice(Tell.INVITE_SENT, {"name": name, "table": info.name}))
 
     def _set_invitations(self, handle: PlayerHandle, on: bool) -> None:
@@ -639,18 +650,9 @@ class Lobby:
 
     def _to_table(self, handle: PlayerHandle, table_id: str, command: Command,
                   reject: Callable[[Refused], None]) -> None:
-        table = self._tables.get(table_id)
-        if table is None:
-            reject(Refused(Refusal.NO_SUCH_TABLE, table_id=table_id))
-        else:
-            self._forward(handle, table, command)
-
-    @staticmethod
-    def _forward(handle: PlayerHandle, table: Table, command: Command, *,
-                 by_code: bool = False) -> None:
         """A command the lobby checked goes on to the table: pending until it is taken up."""
-        handle.pending += 1
-        table.post(FromMember(handle.name, command, by_code))
+        if not self._router.command(handle, table_id, command):
+            reject(Refused(Refusal.NO_SUCH_TABLE, table_id=table_id))
 
     def _create_table(self, handle: PlayerHandle, command: CreateTable,
                       reject: Callable[[Refused], None]) -> None:
@@ -677,68 +679,50 @@ class Lobby:
                            minutes=max(1, math.ceil(wait / 60))))
             return
         name = clean_text(command.name)[:TABLE_NAME_MAX] or f"{handle.name}'s table"
-        table_id = f"t{self._next_table}"
-        self._next_table += 1
-        table = self._new_table(table_id, handle.name,
-                                CreateTable(name, command.rules, seconds, bool(command.private),
-                                            bool(command.spectators_allowed),
-                                            bool(command.rated)), self._new_code())
+        table_id = self._new_table_id()
+        code = self._new_code()
+        self._codes[code] = table_id
+        self._opened_at[table_id] = time.time()
+        self.host.open(table_id, handle.name,
+                       CreateTable(name, command.rules, seconds, bool(command.private),
+                                   bool(command.spectators_allowed), bool(command.rated)),
+                       code,
+                       self._router.link(table_id))
         log.info("table %s created by %s: %r, %s%s", table_id, handle.name, name,
                  command.rules.summary(), ", private" if command.private else "")
-        self._open(table)
 
-    def _new_table(self, table_id: str, owner: str, create: CreateTable, code: str) -> Table:
-        return Table(table_id, owner, create, invite_code=code, config=self.config,
-                     store=self.store, seed=self._seeds.getrandbits(64),
-                     mailboxes=self._directory, lobby_post=self._post, clock=self.clock,
-                     stats=self.stats, journal=self.journal, bots=self.bots)
-
-    def _open(self, table: Table) -> None:
-        table_id = table.table_id
-        self._tables[table_id] = table
-        self._opened_at[table_id] = time.time()
-        self._directory.tables[table_id] = table
-        self._codes[table.invite_code] = table_id
-        self._spawn(table.run(), name=f"table {table_id}")
+    def _new_table_id(self) -> str:
+        """A table id that is not a count (tables may run on several hosts: no host
+        counts for the others), and not one of a table the lobby routes to (every host's
+        tables, those taken up after a restart included)."""
+        while True:
+            table_id = new_table_id(TABLE_IDS)
+            if table_id not in self._router.links:
+                return table_id
 
     async def _restore(self, saved: SavedTable) -> None:
-        """Take up a table the journal kept: listed at once, its places held for their
-        people. One that cannot be rebuilt is logged, its game saved as an unfinished
-        record if it can be, and forgotten; the lobby starts anyway."""
-        table_id = saved.table_id
-        if isinstance(table_id, str) and TABLE_ID.fullmatch(table_id):
-            self._next_table = max(self._next_table, int(table_id[1:]) + 1)
-        try:
-            restored = read_saved(saved)
-            if table_id in self._tables:
-                raise SavedTableError(table_id, "a table of that id was already taken up")
-            code = restored.invite_code
-            if code in self._codes:
-                code = self._new_code()
-            table = self._new_table(table_id, restored.owner, restored.create, code)
-            table.restore(restored)
-        except Exception as exc:
-            # The reason quotes at most a little of the row (`shown`): a row may hold
-            # megabytes, or line breaks to forge log lines.
-            reason = exc.reason if isinstance(exc, SavedTableError) else shown(exc)
-            log.error("table %s could not be taken up after the restart and is dropped: %s",
-                      shown(table_id), reason)
-            await self._drop(saved)
-            return
-        self._listing.update(table.infos()[1])
-        log.info("table %s taken up after the restart: %r, %s, %s", table_id, table.name,
-                 table.rules.summary(), table.status)
-        self._open(table)
+        """Take up a table the host's journal kept: listed at once, its places held for
+        their people (`TableHost.restore`); one that cannot be rebuilt is dropped there,
+        and the lobby starts anyway."""
+        linked: list[str] = []
 
-    async def _drop(self, saved: SavedTable) -> None:
-        """A saved table that cannot be rebuilt: its game as a record, then forgotten."""
-        try:
-            record = unfinished_record(saved)
-            if record is not None:
-                await self.store.save(record, finished=False)
-            await self.journal.write([TableGone(saved.table_id)])
-        except Exception:
-            log.exception("table %s: could not save or forget it", shown(saved.table_id))
+        def link(table_id: str) -> TableLink:
+            if table_id in self._router.links:
+                raise SavedTableError(table_id, "a table of that id was already taken up")
+            linked.append(table_id)
+            return self._router.link(table_id)
+
+        def code(wanted: str) -> str:
+            return wanted if wanted not in self._codes else self._new_code()
+
+        info = await self.host.restore(saved, link, code)
+        if info is None:
+            for table_id in linked:
+                self._router.forget(table_id)
+            return
+        self._codes[info.invite_code or ""] = info.table_id
+        self._opened_at[info.table_id] = time.time()
+        self._listing.update(info)
 
     def _new_code(self) -> str:
         while True:
@@ -795,12 +779,11 @@ class Lobby:
             self._kick(command.name, Ending.BANNED, handle.name, command.reason)
             handle.deliver(Notice(Tell.BANNED, {"name": command.name}))
         else:
-            table = self._tables.get(command.table_id)
-            if table is None:
+            if command.table_id not in self._router.links:
                 reject(Refused(Refusal.NO_SUCH_TABLE, table_id=command.table_id))
             else:
-                table.post(CloseNow(Leave.CLOSED_BY_OPERATOR,
-                                    {"by": handle.name, "reason": command.reason}))
+                self._router.tell([command.table_id], CloseNow(
+                    Leave.CLOSED_BY_OPERATOR, {"by": handle.name, "reason": command.reason}))
 
     def _restart(self, handle: PlayerHandle, command: Restart | CancelRestart,
                  reject: Callable[[Refused], None]) -> None:

@@ -3,12 +3,13 @@
 Members are the seated players and spectators whose handle is connected. After every
 change the table publishes: its state number `seq` goes up by one and each member gets a
 `TableUpdate` with the view *for them* (`GameState.view(seat)`, or the spectator's), so
-nothing hidden ever leaves the table. Events reach members by name through `Mailboxes`,
-which is all a table needs to know about where its players are.
+nothing hidden ever leaves the table. Events go out as `ToMember(name, event)` on the
+table's output stream (`links.py`): a name is all a table knows of where its players are.
 
-While the table handles a pass of messages the publisher holds what it sends in an
-outbox (`hold`); the table lets it out (`release`) once the journal has the change, so
-nobody is told of a decision a crash could still lose.
+The publisher only decides what to send: it appends each output as a `Send` effect to the
+core's list of effects (a list, not a callback: no reference cycle through the core); the
+shell lets those out once the journal has the change, so nobody is told of a decision a
+crash could still lose.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from collections.abc import Callable
 
 from ..rules import GameState, SeatView
 from .chat import CHAT_KEPT
-from .internal import LobbyMessage, Mailboxes, TableChanged
+from .effects import Effect, Send
+from .internal import EntryChanged, TableOutput, ToMember
 from .messages import ChatPosted, Event, SeatInfo, TableInfo, TableUpdate
 
 Waits = tuple[float | None, float | None]
@@ -29,37 +31,32 @@ HandSeats = tuple[tuple[SeatInfo, ...], ...]
 class Publisher:
     """The connected members of one table and what they were last told."""
 
-    def __init__(self, mailboxes: Mailboxes, lobby_post: Callable[[LobbyMessage], None]) -> None:
-        self._mail = mailboxes
-        self._lobby_post = lobby_post
+    def __init__(self, effects: list[Effect]) -> None:
+        self._effects = effects
         self.connected: dict[str, None] = {}
         """Members whose handle is connected, in the order they came (an ordered set)."""
         self.seq = 0
         self._reported: TableInfo | None = None
         self.chat: deque[ChatPosted] = deque(maxlen=CHAT_KEPT)
         """The table chat's recent lines."""
-        self._outbox: list[tuple[str, Event] | TableChanged] | None = None
-        """What is held until `release` (for a member, or the lobby), None: not holding."""
 
-    def hold(self) -> None:
-        """Keep what is sent from now on until `release`."""
-        if self._outbox is None:
-            self._outbox = []
-
-    def release(self) -> None:
-        """Send what was held, in order, and stop holding."""
-        outbox, self._outbox = self._outbox, None
-        for item in outbox or ():
-            if isinstance(item, TableChanged):
-                self._lobby_post(item)
-            else:
-                self._mail.deliver(*item)
+    def _out(self, message: TableOutput) -> None:
+        self._effects.append(Send(message))
 
     def _send(self, name: str, event: Event) -> None:
-        if self._outbox is not None:
-            self._outbox.append((name, event))
-        else:
-            self._mail.deliver(name, event)
+        self._out(ToMember(name, event))
+
+    def is_connected(self, name: str) -> bool:
+        return name in self.connected
+
+    def members(self) -> list[str]:
+        """The connected members, in the order they came."""
+        return list(self.connected)
+
+    def restored(self, chat: tuple[ChatPosted, ...] | list[ChatPosted]) -> None:
+        """Taken up after a restart: nobody is connected yet; the chat is as it was."""
+        self.connected.clear()
+        self.chat.extend(chat)
 
     def connect(self, name: str) -> None:
         """`name`'s handle is connected (a member arrives, or comes back on a new
@@ -93,10 +90,7 @@ class Publisher:
                                           waits, hand_seats))
         if public != self._reported:
             self._reported = public
-            if self._outbox is not None:
-                self._outbox.append(TableChanged(players))
-            else:
-                self._lobby_post(TableChanged(players))
+            self._out(EntryChanged(players))
 
     def resend(self, name: str, public: TableInfo, players: TableInfo,
                state: GameState | None, seat_of: Callable[[str], int | None],

@@ -24,9 +24,11 @@ log = logging.getLogger(__name__)
 
 
 class Recorder:
-    def __init__(self, table_id: str, store: RecordStore, *, rated: bool = False) -> None:
+    """Whether the current game is saved and whether a person decided in it: what the
+    table's core needs to hand each game's record out once (`StoreRecord`)."""
+
+    def __init__(self, table_id: str, *, rated: bool = False) -> None:
         self._table_id = table_id
-        self._store = store
         self.rated = rated
         """The table's games count for the ratings: their records say `"rated": true`."""
         self.saved = True
@@ -34,7 +36,10 @@ class Recorder:
         self.person_decided = False
         """A person made a decision of the current game themselves (the table sets it on
         a move of theirs; a stand-in's or a timer's is not theirs). Kept in the journal."""
-        self._due: dict[str, Any] | None = None
+
+    def decided(self) -> None:
+        """A person made a decision of the current game themselves."""
+        self.person_decided = True
 
     def new_game(self) -> None:
         self.saved = False
@@ -58,27 +63,22 @@ class Recorder:
         return record
 
     def restored(self, state: GameState | None, names: tuple[str, ...], status: str,
-                 person_decided: bool) -> None:
+                 person_decided: bool) -> dict[str, Any] | None:
         """The table was rebuilt from its journal: a game on is saved when it ends; a
         finished one is due again (the crash may have come before its record was stored,
-        and the store keeps a record once)."""
+        and the store keeps a record once): its record."""
         self.saved = status != "playing"
         self.person_decided = person_decided
         if status == "finished" and state is not None:
             self.saved = False
-            self.finished(state, names)
+            return self.take(state, names)
+        return None
 
-    def finished(self, state: GameState, names: tuple[str, ...]) -> None:
-        """The game ended: its record is due, to be stored once the journal has the end."""
-        self._due = self.take(state, names)
 
-    def due(self) -> dict[str, Any] | None:
-        """The finished game's record, if one is due (once)."""
-        record, self._due = self._due, None
-        return record
-
-    async def store(self, record: dict[str, Any], *, finished: bool) -> None:
-        try:
-            await self._store.save(record, finished=finished)
-        except Exception:
-            log.exception("table %s: the record store failed", self._table_id)
+async def store_record(store: RecordStore, table_id: str, record: dict[str, Any], *,
+                       finished: bool) -> None:
+    """Store a record; a store that fails is logged and the table carries on."""
+    try:
+        await store.save(record, finished=finished)
+    except Exception:
+        log.exception("table %s: the record store failed", table_id)

@@ -1,6 +1,6 @@
 """A table as the journal kept it, read back and checked, to be taken up after a restart.
 
-`read_saved` turns a `SavedTable` (the row `writing.table_row` wrote, the game's hands,
+`read_saved` turns a `SavedTable` (the row `TableState.row` wrote, the game's hands,
 the chat's last lines) into a `Restored`: plain checked values and the game replayed
 through the rules (`game_from_record`), so a table is rebuilt from decisions only, as a
 record is. Anything that does not fit raises `SavedTableError` with the reason; the lobby
@@ -17,6 +17,7 @@ what it found.
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,8 +43,15 @@ from .publishing import HandSeats
 from .writing import ROW_VERSION
 
 STATUSES: tuple[TableStatus, ...] = ("waiting", "playing", "finished")
-TABLE_ID = re.compile(r"t[1-9][0-9]{0,8}")
-"""The ids the lobby gives its tables (`t1`, `t2`...)."""
+TABLE_ID = re.compile(r"t[0-9a-f]{6}|t[1-9][0-9]{0,8}")
+"""The ids a lobby gives its tables: `t` and 6 random hex digits (`new_table_id`), or
+a count (`t1`, `t2`...) as lobbies gave them before tables could run on several hosts."""
+
+
+def new_table_id(rng: random.Random) -> str:
+    """A new table's id: 24 random bits, short enough for an operator to read and type
+    (`close t3fa91c`); the lobby draws again if a table it routes to has it."""
+    return f"t{rng.getrandbits(24):06x}"
 NAME_MAX = 40
 """The longest name of a person or a computer a saved table may hold (the server's names
 are at most 16 characters)."""

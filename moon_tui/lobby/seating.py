@@ -87,7 +87,64 @@ class Seating:
         return (self.owner, tuple(self.spectators), tuple(self.rematch_votes),
                 tuple((s.name, s.bot_level, s.away_since is not None) for s in self.seats))
 
+    def held(self, seat: int) -> Seat:
+        """Who holds `seat` (to read: the seats change only through the methods here)."""
+        return self.seats[seat]
+
+    def is_watching(self, name: str) -> bool:
+        return name in self.spectators
+
+    def computer_levels(self) -> list[BotLevel]:
+        """The levels of the computers holding seats, in seat order."""
+        return [s.bot_level for s in self.seats if s.name is None and s.bot_level]
+
+    def as_dealt(self) -> tuple[SeatInfo, ...]:
+        """Who holds each seat, as a hand's record of its players keeps it."""
+        return tuple(SeatInfo(s.name, s.bot_level if s.name is None else None)
+                     for s in self.seats)
+
+    def here(self) -> list[str]:
+        """The seated players who are not away, in seat order."""
+        return [s.name for s in self.seats if s.name is not None and s.away_since is None]
+
+    def watcher_away_since(self, name: str) -> float | None:
+        """Since when a spectator of a restored table has not come back (None: back)."""
+        return self.away_watchers.get(name)
+
     # -- changes -------------------------------------------------------------------------
+    def went_away(self, seat: int, since: float, back_by: float) -> None:
+        """The player of `seat` dropped at `since`; a turn of theirs waits until `back_by`."""
+        held = self.seats[seat]
+        held.away_since, held.back_by = since, back_by
+
+    def came_back(self, name: str) -> tuple[int | None, bool]:
+        """`name` is connected again: their seat (if any), and whether they were away."""
+        seat = self.seat_of(name)
+        if seat is None:
+            return None, self.away_watchers.pop(name, None) is not None
+        held = self.seats[seat]
+        was_away = held.away_since is not None
+        held.away_since = held.back_by = None
+        return seat, was_away
+
+    def all_away(self, since: float, back_by: float) -> list[str]:
+        """Everyone is away since `since` (a table taken up after a restart): the names."""
+        for held in self.seats:
+            if held.name is not None:
+                held.away_since, held.back_by = since, back_by
+        for name in self.spectators:
+            self.away_watchers[name] = since
+        return [s.name for s in self.seats if s.name is not None] + list(self.spectators)
+
+    def restored(self, seats: list[Seat], owner: str, spectators: list[str],
+                 rematch_votes: list[str]) -> None:
+        """The seats as the journal kept them."""
+        self.seats, self.owner = seats, owner
+        self.spectators, self.rematch_votes = spectators, rematch_votes
+
+    def start_game(self) -> None:
+        self.rematch_votes.clear()
+
     def check_seat(self, seat: object) -> int:
         last = len(self.seats) - 1
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= last:

@@ -10,15 +10,15 @@ A write that fails is logged once (until writes work again) and the table carrie
 memory: its events go out anyway, and the next write carries everything since the last
 one that worked. A game never waits on a broken disk.
 
-The table row's shape is here too (`table_row`), next to the code that reads it back
-(`restoring.py`).
+The table row's shape is the core's (`TableState.row`); its version is here, beside the
+code that reads it back (`restoring.py`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..rules import GameState
 from ..rules.record import record_hand
@@ -35,54 +35,31 @@ from .journal import (
 )
 from .messages import ChatLine
 
-if TYPE_CHECKING:
-    from .table import Table
-
 log = logging.getLogger(__name__)
 
 ROW_VERSION = 1
-"""The shape of the table row (`table_row`); `restoring.py` reads this version."""
+"""The shape of the table row (`TableState.row`); `restoring.py` reads this version."""
+
+class Writable(Protocol):
+    """What the writer reads of a table (its core, `core.TableState`)."""
+
+    @property
+    def game(self) -> GameState | None: ...
+
+    def row(self) -> dict[str, Any]:
+        """The table row, JSON-safe."""
+        ...
+
+    def row_key(self) -> tuple[object, ...]:
+        """Changes whenever `row` may have changed (not on every move)."""
+        ...
+
 
 HandKey = tuple[int, object, object, int]
 """What identifies how far a hand has gone: bids, discard, trump, plays."""
 Written = tuple[JsonObject, "GameState | None", tuple[HandKey, ...], int]
 """What the journal has once a write is done: the table row, the game and how far each
 of its hands had gone, and how many of the chat lines waiting were in it."""
-
-
-def table_row(table: Table) -> dict[str, Any]:
-    """The table's own facts, JSON-safe: all a restart needs but its game and chat."""
-    seating = table.seating
-    state = table.state
-    return {
-        "version": ROW_VERSION,
-        "name": table.name,
-        "rules": table.rules.to_dict(),
-        "turn_seconds": table.turn_seconds,
-        "private": table.private,
-        "spectators_allowed": table.spectators_allowed,
-        "rated": table.recorder.rated,
-        "invite_code": table.invite_code,
-        "owner": seating.owner,
-        "seats": [{"name": s.name, "bot_level": s.bot_level} for s in seating.seats],
-        "spectators": list(seating.spectators),
-        "rematch_votes": list(seating.rematch_votes),
-        "stand_in_level": table.stand_in_level,
-        "status": table.status,
-        "game_names": list(table.game_names),
-        "person_decided": table.recorder.person_decided,
-        "first_bidder": None if state is None else state.game_first_bidder,
-        "hand_seats": [[[s.name, s.bot_level] for s in seats] for seats in table.hand_seats],
-    }
-
-
-def row_key(table: Table) -> tuple[object, ...]:
-    """Changes whenever `table_row` may have changed: not on a move, but on a seat, the
-    status, a new hand, a new game, a person's first decision in a game."""
-    state = table.state
-    return (table.status, table.seating.key(), table.stand_in_level, len(table.hand_seats),
-            table.game_names, None if state is None else id(state),
-            table.recorder.person_decided)
 
 
 def chat_row(line: ChatLine) -> dict[str, Any]:
@@ -119,18 +96,18 @@ class TableWriter:
         self._chat.append(chat_row(line))
         del self._chat[:-CHAT_KEPT]  # the journal keeps no more, even after failed writes
 
-    def _changes(self, table: Table) -> tuple[list[JournalEntry], Written]:
+    def _changes(self, table: Writable) -> tuple[list[JournalEntry], Written]:
         """The entries that bring the journal up to date, and what is written once they are."""
         table_id = self.table_id
         entries: list[JournalEntry] = []
-        key = row_key(table)
+        key = table.row_key()
         if key != self._built_key:
-            self._built_key, self._built = key, table_row(table)
+            self._built_key, self._built = key, table.row()
         row = self._built
         assert row is not None
         if row is not self._row and row != self._row:
             entries.append(TableRow(table_id, row))
-        state = table.state
+        state = table.game
         hands = self._hands
         if state is not self._state:
             entries.append(NewGame(table_id))
@@ -165,13 +142,13 @@ class TableWriter:
         self._row, self._state, self._hands, chat = done
         del self._chat[:chat]
 
-    def prime(self, table: Table) -> None:
+    def prime(self, table: Writable) -> None:
         """The table's game is as the journal has it (it was just rebuilt from it); its
         row is written again with the first pass, as the rebuilt table has it."""
         self._written(self._changes(table)[1])
         self._row = None
 
-    async def write(self, table: Table, then: Callable[[], object] | None = None) -> None:
+    async def write(self, table: Writable, then: Callable[[], object] | None = None) -> None:
         """Write what changed since the last write; return once it is durable (or failed).
         `then` runs as soon as it is, when there was anything to write (`TableJournal`)."""
         entries, done = self._changes(table)

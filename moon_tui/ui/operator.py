@@ -209,7 +209,7 @@ class Section:
 SECTIONS = (
     Section("people", "People", (("Name", 16), ("Key", 5), ("From", 15), ("Where", 12),
                                   ("Idle", 5)), (2, 3)),
-    Section("tables", "Tables", (("Id", 4), ("Table", 14), ("Players", 23), ("Status", 8),
+    Section("tables", "Tables", (("Id", 7), ("Table", 14), ("Players", 23), ("Status", 8),
                                   ("Hand", 4), ("Started", 8)), (1, 2)),
     Section("bans", "Bans", (("Name", 16), ("Kind", 4), ("Ends", 10), ("Holds", 12),
                               ("Reason", 16)), (4,)),
