@@ -208,7 +208,7 @@ async def test_an_idle_session_is_closed_with_a_message(tmp_path: Path) -> None:
     async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
         client = await ScreenClient.connect(server.port, "ann", key=new_key())
         await client.wait_closed(timeout=15)
-        assert "without a key press" in client.text()
+        assert "without a key press" in client.text().replace("\n", "")  # pyte wraps it
 
 
 async def test_an_app_stuck_while_ending_gives_its_turn_back(

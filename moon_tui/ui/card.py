@@ -10,6 +10,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Input, Sparkline, Static
 
@@ -91,9 +92,9 @@ class PlayerCardScreen(MoonModal):
                 continue  # a chart of one point says nothing
             low, high = min(pool.history), max(pool.history)
             widgets.append(Horizontal(
-                Static(f"  {low:.1f} ", classes="card-low"),
+                Static(Content(f"  {low:.1f} "), classes="card-low"),
                 Sparkline(pool.history, summary_function=max, classes="card-chart"),
-                Static(f" {high:.1f}", classes="card-high"),
+                Static(Content(f" {high:.1f}"), classes="card-high"),
                 classes="card-chart-row"))
         await pools.mount_all(widgets)
         lines = [game_line(game, card.name) for game in card.last_games]

@@ -181,8 +181,11 @@ class RowList(Widget, can_focus=True):
                 self._widths = tuple(widths)
                 self._header = self._line(self._titles)
                 self._lines = tuple(self._line(cells) for _, cells in self._rows)
-                self.refresh()
         self._scroll_to_cursor()
+        # Rows set before the first size drew no line (`set_rows` redraws only the lines
+        # it sees on screen): a new size draws them all (the keys dialog came up empty
+        # when its keys arrived first, under load).
+        self.refresh()
 
     def on_focus(self) -> None:
         self._refresh_row(self.cursor)
