@@ -83,7 +83,8 @@ async def a_club_at_play(server: MoonServer, ann_key: asyncssh.SSHKey,
     await open_bot_table(ann)
     await decide_once(ann)  # else the game is not saved
     await operator_command_line(olga)
-    await olga.press(*"close t1 backup drill", "enter")
+    (table,) = server.lobby.tables()  # the id the dashboard lists
+    await olga.press(*f"close {table.table_id} backup drill", "enter")
     await ann.wait_for("backup drill")
     await saved_records(server, 1)
     return ann, olga

@@ -167,8 +167,8 @@ async def test_tables_a_player_opened_and_left_are_freed_at_once(tmp_path: Path)
                 (listed,) = server.lobby.tables()
                 (table,) = [o for o in gc.get_objects()
                             if isinstance(o, Table) and o.table_id == listed.table_id]
-                assert isinstance(table.state, GameState)
-                kept += [weakref.ref(table), weakref.ref(table.state)]
+                assert isinstance(table.core.game, GameState)
+                kept += [weakref.ref(table), weakref.ref(table.core.game)]
                 del table
                 await client.press("q")
                 await client.wait_for("Press q again")

@@ -87,6 +87,7 @@ class RowList(Widget, can_focus=True):
             return False
         selected, on_screen = self.selected, self._on_screen()
         made = {cells: line for (_, cells), line in zip(self._rows, self._lines, strict=True)}
+        grown = len(shown) != len(self._rows)
         self._rows = shown
         # A row is laid out again only when its cells changed (a club lists a hundred
         # tables and one changes at a time).
@@ -97,6 +98,12 @@ class RowList(Widget, can_focus=True):
         self._scroll_to_cursor()
         # Only the lines on screen that now look different are drawn again: most changes
         # in a long list are out of sight.
+        height = self.styles.height
+        if grown and height is not None and height.is_auto:
+            # As tall as its rows: a new count lays it out again (the keys dialog's rows,
+            # arriving after its first layout, were never shown: it stayed one line high).
+            self.refresh(layout=True)
+            return True
         for y, (old, new) in enumerate(zip(on_screen, self._on_screen(), strict=True)):
             if old != new:
                 self.refresh(Region(0, 1 + y, self.size.width, 1))
@@ -183,8 +190,7 @@ class RowList(Widget, can_focus=True):
                 self._lines = tuple(self._line(cells) for _, cells in self._rows)
         self._scroll_to_cursor()
         # Rows set before the first size drew no line (`set_rows` redraws only the lines
-        # it sees on screen): a new size draws them all (the keys dialog came up empty
-        # when its keys arrived first, under load).
+        # it sees on screen): a new size draws them all.
         self.refresh()
 
     def on_focus(self) -> None:
