@@ -44,13 +44,13 @@ from moon_tui.lobby import (
     TableLeft,
     TableUpdate,
 )
-from moon_tui.lobby.client import Client, Policy, first_legal
 from moon_tui.lobby.journal import MemoryJournal
 from moon_tui.lobby.lobby import OPERATOR_TEXT_MAX
 from moon_tui.lobby.notices import Ending, Leave, Tell
 from moon_tui.rules import Action, Phase, RuleBroken, Rules, SeatView, Tile
 from moon_tui.rules.record import FORMAT
 from moon_tui.rules.replay import replay
+from tools.client import Client, Policy, first_legal
 
 FAST = LobbyConfig(bot_delay=0, trick_pause=0, hand_result_seconds=0, hand_pause=0,
                    grace_seconds=30,

@@ -22,10 +22,10 @@ from moon_tui.lobby import (
     TableLeft,
     TableUpdate,
 )
-from moon_tui.lobby.client import Client, first_legal
 from moon_tui.lobby.table import Table
 from moon_tui.rules import Action, GameState, SeatView
 from moon_tui.ui.refusals import refusal_words
+from tools.client import Client, first_legal
 
 
 @contextmanager

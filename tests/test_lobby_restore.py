@@ -44,7 +44,6 @@ from moon_tui.lobby import (
     TableLeft,
     TableUpdate,
 )
-from moon_tui.lobby.client import Client, Policy
 from moon_tui.lobby.core import TableState
 from moon_tui.lobby.journal import JournalEntry, MemoryJournal, SavedTable
 from moon_tui.lobby.notices import Leave
@@ -53,6 +52,7 @@ from moon_tui.lobby.writing import TableWriter
 from moon_tui.rules import CHANCE, GameState, Phase, Rules, SeatView
 from moon_tui.rules.record import game_from_record, record_of
 from moon_tui.rules.replay import replay
+from tools.client import Client, Policy
 
 SHORT = Rules.make(target=15, moon_wins_game=False)
 PAUSED = dataclasses.replace(FAST, hand_pause=2, timer_scale=1)

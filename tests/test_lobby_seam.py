@@ -18,7 +18,6 @@ from moon_tui.lobby import (
     SendChat,
     TableUpdate,
 )
-from moon_tui.lobby.client import first_legal
 from moon_tui.lobby.codec import decode, encode
 from moon_tui.lobby.internal import (
     Acked,
@@ -37,6 +36,7 @@ from moon_tui.lobby.restoring import TABLE_ID
 from moon_tui.lobby.router import Router
 from moon_tui.lobby.stats import LobbyStats
 from moon_tui.rules import Action, Rules
+from tools.client import first_legal
 
 
 def test_a_table_command_goes_to_the_tables_link_and_the_rest_to_the_lobby() -> None:

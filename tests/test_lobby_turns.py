@@ -9,9 +9,9 @@ from manual_clock import ManualClock
 from test_lobby import FAST, LONG_GAME, join, running, table_with_bots
 
 from moon_tui.lobby import HandSeen, Notice, Resync, TableUpdate
-from moon_tui.lobby.client import Client, first_legal
 from moon_tui.lobby.notices import Tell
 from moon_tui.rules import Action, Phase, Rules, SeatView
+from tools.client import Client, first_legal
 
 WAITING = dataclasses.replace(FAST, bot_delay=1, timer_scale=1, reconnect_wait_seconds=30,
                               grace_seconds=120)

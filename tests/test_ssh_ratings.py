@@ -13,12 +13,12 @@ import pytest
 
 from moon_tui.bots import make_bot
 from moon_tui.lobby import AddBot, CreateTable, GameFinished, JoinSeat, StartGame, TableUpdate
-from moon_tui.lobby.client import Client, Policy
 from moon_tui.rules import Rules
 from server.ratings import rebuild
 from server.service import MoonServer
 from tests.support.games import finished_record
 from tests.support.settings import FAST
+from tools.client import Client, Policy
 from tools.probe import eventually, new_key, open_connection, running_server
 
 pytestmark = pytest.mark.ssh

@@ -29,10 +29,6 @@ class Seat:
     def free(self) -> bool:
         return self.name is None and self.bot_level is None
 
-    @property
-    def computer_plays(self) -> bool:
-        return self.name is None or self.away_since is not None
-
 
 def bot_name(level: str) -> str:
     return f"{level} bot"

@@ -10,9 +10,9 @@ import asyncio
 from collections.abc import Callable
 from typing import TypeVar
 
-from ..rules import Action, SeatView
-from .handle import PlayerHandle
-from .messages import Act, Event, TableUpdate
+from moon_tui.lobby.handle import PlayerHandle
+from moon_tui.lobby.messages import Act, Event, TableUpdate
+from moon_tui.rules import Action, SeatView
 
 T = TypeVar("T")
 
