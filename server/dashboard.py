@@ -58,8 +58,7 @@ class Dashboard:
         return self._load.figures()
 
     async def bans(self) -> list[BanFacts]:
-        return [BanFacts(row.name, row.reason, row.since, row.until, row.kick, row.by,
-                         row.keys, row.addresses) for row in await self._db.bans()]
+        return await self._db.bans()
 
     async def members(self) -> list[MemberFacts]:
         return await self._members.all()

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from moon_tui.services import BanFacts
+
 from . import game_index
 from .datafolder import CannotStart
 from .journal import SCHEMA as JOURNAL_SCHEMA
@@ -146,20 +148,6 @@ class BanEntry:
     expires: float | None
     kick: bool
     """A kick's short ban (the player may come back after `expires`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class BanRow:
-    """A ban in force, as the operators list it: whom it was for and what it holds."""
-
-    name: str
-    reason: str
-    since: float
-    until: float | None
-    kick: bool
-    by: str
-    keys: int
-    addresses: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,13 +410,13 @@ class Database:
         ).fetchone()
         return None if row is None else BanEntry(str(row[0]), row[1], bool(row[2]))
 
-    async def bans(self, *, limit: int = 500) -> list[BanRow]:
+    async def bans(self, *, limit: int = 500) -> list[BanFacts]:
         """The bans in force, one per banned name (its account, keys and addresses
         together), latest first. A row written before bans named whom they were for
         stands alone."""
         now = self.clock()
 
-        def query() -> list[BanRow]:
+        def query() -> list[BanFacts]:
             rows = self.connection().execute(
                 "SELECT COALESCE(name, CASE kind WHEN 'account' THEN value"
                 "   ELSE kind || ' ' || value END) AS who,"
@@ -438,7 +426,7 @@ class Database:
                 " GROUP BY who ORDER BY MIN(banned_at) DESC LIMIT ?",
                 (now, limit),
             ).fetchall()
-            return [BanRow(str(r[0]), str(r[1]), r[2], None if r[3] >= 1e300 else r[3],
+            return [BanFacts(str(r[0]), str(r[1]), r[2], None if r[3] >= 1e300 else r[3],
                            bool(r[4]), str(r[5]), int(r[6]), int(r[7])) for r in rows]
 
         return await self.run(query)
