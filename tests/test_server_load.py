@@ -39,19 +39,19 @@ async def test_the_operators_see_when_the_server_falls_behind_and_when_it_catche
     olga_key = new_key()
     operators = {"olga": (openssh_line(olga_key),)}
     async with running_server(tmp_path, lobby_config=FAST, operators=operators) as server:
+        # Stalls this test did not cause (a loaded CI machine) must not count: only a
+        # loop late by over 300 ms is a stall here, and each stall we cause is 450 ms.
         server.load.window = 2.0
+        server.load.STALL = 0.3
         olga = await ScreenClient.connect(server.port, "olga", key=olga_key)
         await enter_lobby(olga)
-        await stall(2)
-        await eventually(lambda: server.load.stalls == 2, "both stalls noted")
-        assert not server.load.busy, "two stalls are not yet an alarm"
-        await stall(2)
+        await stall(3, seconds=0.45)
         await eventually(lambda: server.load.busy, "the alarm")
         (alarm,) = server.db.alarms()
-        found = re.search(r"fell behind (\d+) times by over 100 ms \(up to (\d+) ms\), "
+        found = re.search(r"fell behind (\d+) times by over 300 ms \(up to (\d+) ms\), "
                           r"with 1 player on and \d+% of a core in use", alarm)
         assert found, alarm
-        assert int(found.group(1)) >= 3 and int(found.group(2)) >= 150
+        assert int(found.group(1)) >= 3 and int(found.group(2)) >= 300
         # One player on: "fewer players" would not fit (issue 36: a flood was told so).
         assert "Fewer players" not in alarm
         await olga.press("o")
@@ -90,3 +90,17 @@ def test_the_busy_alarm_advice_fits_the_figures() -> None:
     assert "something else on this host" in elsewhere and "Fewer players" not in elsewhere
     few = alarm_after_stalls(players=3, share=0.9)
     assert "so few players" in few and "Fewer players" not in few
+
+
+def test_two_stalls_are_not_yet_an_alarm_and_the_third_is() -> None:
+    alarms: list[str] = []
+    watch = LoadWatch(alarms.append, lambda: None, lambda: 1)
+    watch.note(0.2, 1000.0, 0.0)
+    watch.note(0.0, 1000.5, 0.1)
+    watch.note(0.2, 1001.0, 0.2)
+    assert (watch.stalls, watch.busy, alarms) == (2, False, [])
+    watch.note(0.2, 1002.0, 0.3)
+    assert watch.busy and len(alarms) == 1
+    # A stall that fell out of the window no longer counts: calm for a whole window.
+    watch.note(0.0, 1002.0 + LoadWatch.WINDOW + 1, 0.4)
+    assert (watch.stalls, watch.busy) == (0, False)

@@ -205,7 +205,8 @@ async def test_guests_of_one_address_open_tables_per_hour_as_one_player(
         await enter_lobby(first, timeout=30)
         await open_bot_table(first, timeout=30)
         await first.close()
-        second = await ScreenClient.connect(server.port, "visitor")
+        # Another user name: the same one would be given the first guest's kept seat.
+        second = await ScreenClient.connect(server.port, "visitor2")
         await enter_lobby(second, timeout=30)
         await second.press("n")
         await second.wait_for("Create (ctrl+s)")
