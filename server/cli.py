@@ -20,6 +20,7 @@ from .config import DEFAULT_PORT, ConfigError, ServerConfig, build_config
 from .datafolder import CannotStart
 from .internals import UnsupportedVersion
 from .service import MoonServer
+from .subcommand import DATA_FOLDER_EPILOG, add_data_arguments, config_of
 
 log = logging.getLogger("server")
 
@@ -56,25 +57,21 @@ def parse_backup_args(argv: list[str]) -> argparse.Namespace:
         prog="moon-server backup",
         description="Copy the server's database (accounts, keys, bans, game records) to "
         "FILE with SQLite's online backup: consistent, and safe while the server runs.",
-        epilog="The data folder is found as the server finds it: --data, then MOON_DATA, "
-        "then 'data' in --config or MOON_CONFIG. The host key is not in the database: "
+        epilog=f"{DATA_FOLDER_EPILOG} The host key is not in the database: "
         "copy it once. Exit status: 0 written, 1 refused (FILE exists, no database, "
         "cannot read or write), 2 a wrong command line or configuration.",
     )
     parser.add_argument("file", type=Path, metavar="FILE", help="the backup file to write")
     parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
-    parser.add_argument("--data", type=Path, help="the server's data folder")
-    parser.add_argument("--config", type=Path, help="the server's TOML configuration file")
+    add_data_arguments(parser)
     return parser.parse_args(argv)
 
 
 def backup(argv: list[str]) -> int:
     """`moon-server backup FILE`: 0 written, 1 refused, 2 a wrong configuration."""
     args = parse_backup_args(argv)
-    try:
-        config = build_config(config_file=args.config, data=args.data)
-    except ConfigError as error:
-        say("moon-server backup", str(error))
+    config = config_of("moon-server backup", args)
+    if config is None:
         return 2
     try:
         made = back_up(config.database_path, args.file, force=args.force)
