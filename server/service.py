@@ -94,16 +94,18 @@ def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
     return key
 
 
-def _operator_fingerprints(config: ServerConfig) -> dict[str, frozenset[str]]:
-    result: dict[str, frozenset[str]] = {}
+def _operator_keys(config: ServerConfig) -> dict[str, dict[str, str]]:
+    """Operator name -> {fingerprint: key type} of the keys the config names."""
+    result: dict[str, dict[str, str]] = {}
     for name, lines in config.operators.items():
-        prints = []
+        keys: dict[str, str] = {}
         for line in lines:
             try:
-                prints.append(fingerprint(asyncssh.import_public_key(line)))
+                key = asyncssh.import_public_key(line)
             except (asyncssh.KeyImportError, ValueError) as error:
                 raise ValueError(f"operator {name}: not an SSH public key: {line!r}") from error
-        result[name] = frozenset(prints)
+            keys[fingerprint(key)] = key.get_algorithm()
+        result[name] = keys
     return result
 
 
@@ -236,7 +238,8 @@ class MoonServer:
         for module in UI_MODULES:  # now, not while the first player opens each dialog
             importlib.import_module(module)
         host_key = load_or_create_host_key(self.config.host_key_path)
-        operators = _operator_fingerprints(self.config)
+        self._operator_keys = _operator_keys(self.config)
+        operators = {name: frozenset(keys) for name, keys in self._operator_keys.items()}
         await self.db.open()
         limits = self.config.limits
         lobby = Lobby(self._lobby_config, self.records, journal=SqliteJournal(self.db),
@@ -368,7 +371,8 @@ class MoonServer:
             operator=player.operator,
             guest=player.guest,
             keys=None if player.guest else AccountKeys(
-                self.db, player, self.link_codes, self.port
+                self.db, player, self.link_codes, self.port,
+                configured=self._operator_keys.get(player.name, {}) if player.operator else {},
             ),
             health=self.dashboard if player.operator else None,
             ratings=DatabaseRatings(self.db),
