@@ -20,7 +20,10 @@ import pytest
 from test_ssh_survive import facts, hand_tiles, move, my_turn, settled
 
 from moon_tui.lobby import LobbyConfig
+from server.bans import Bans
+from server.config import Limits
 from server.journal import SqliteJournal
+from server.registry import SessionRegistry
 from server.service import MoonServer
 from server.store import Database
 from tools.probe import (
@@ -155,3 +158,22 @@ async def test_a_server_started_on_a_full_disk_says_so_and_opens_no_table_until_
         await ann.press("\x13")
         await ann.wait_for("waiting room", WAIT)
         await ann.close()
+
+
+async def test_a_ban_the_disk_refuses_is_told_to_the_operators(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The banned player is out at once (in memory); that the ban will not last is said."""
+    db = Database(tmp_path / "moon.sqlite3")
+    await db.open()
+    try:
+        async def refuse(*_: object, **__: object) -> None:
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(Database, "ban", refuse)
+        bans = Bans(db, SessionRegistry(idle_minutes=10), Limits())
+        with pytest.raises(sqlite3.OperationalError):
+            await bans.ban("mallory", "spam")
+        (alarm,) = db.alarms()
+        assert "the ban of mallory could not be saved" in alarm and "ban them again" in alarm
+    finally:
+        await db.close()
