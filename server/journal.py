@@ -6,9 +6,13 @@ own, so the loop never waits on the disk. While a commit is on its way, the writ
 every table gather and go together in the next (a group commit), as soon as it is done:
 a busy evening costs one commit per round trip to the thread, not one per move.
 
-A batch the disk refuses (full, read-only) is kept and written first next time: its rows
-replace or delete whole rows, so writing it late still leaves each table as its last
-change left it. The operators are told by an alarm until the disk takes it again.
+A batch the disk refuses (full, read-only) is not kept: its tables told nobody of it,
+wait, and write it again themselves (`moon_tui.lobby.table`), each with all it changed
+since its last write that worked, so nothing is written twice (chat lines were). Only a
+table's closing is kept, to be written first next time (a closed table has nobody left to
+write it). The operators are told by an alarm until the disk takes writes again, and new
+tables are refused meanwhile (`writable`); a server that starts on a disk that refuses
+writes says so, and tries a small write every few seconds until one works (`check`).
 
 Reading the rows back at start, the file is not trusted (it may have been edited or
 damaged): a row that is too long, not JSON, or nested deeper than the server writes
@@ -20,8 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 import logging
+import sqlite3
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -69,10 +75,11 @@ JSON_DEPTH_MAX = 16
 """How deep a saved row may nest (the server's nest 4 deep at most): deeper ones, up to
 JSON's own limit where reading raised RecursionError and the server did not start, lose
 their table."""
-UNWRITTEN_KEPT = 100_000
-"""Entries kept in memory while the disk refuses them; past this the oldest are dropped
-(a crash then loses more, the game in memory goes on)."""
 ALARM = "tables"
+CHECK_FIRST_SECONDS = 0.5
+CHECK_MAX_SECONDS = 5.0
+"""While the disk refuses writes, a small write is tried after `CHECK_FIRST_SECONDS`, then
+twice as long each time up to this (waiting tables also try, every 2 s at most)."""
 
 T = TypeVar("T")
 _Writer = tuple["asyncio.Future[None]", "Callable[[], object] | None"]
@@ -93,8 +100,13 @@ class SqliteJournal:
         """One future per write gathering now, resolved once its entries are committed
         (a writer that is cancelled cancels only its own), with what runs then."""
         self._committing = False
-        self._unwritten: list[JournalEntry] = []
-        """Entries of batches the disk refused, oldest first, written before the next."""
+        self._unwritten: list[TableGone] = []
+        """Tables closed in batches the disk refused, written before the next batch."""
+        self._refused: set[str] = set()
+        """Tables whose last write the disk refused: they wait (the alarm counts them)."""
+        self._failing: str | None = None
+        """Why the last write (a table's or `check`'s) failed; None once one works."""
+        self._checking: asyncio.Task[None] | None = None
         self.commits = 0
         """Transactions committed so far (a benchmark divides moves by it)."""
 
@@ -137,42 +149,91 @@ class SqliteJournal:
     def _committed(self, batch: list[JournalEntry], waiting: list[_Writer],
                    error: Exception | None) -> None:
         self._committing = False
+        tables = {entry.table_id for entry in batch}
         if error is None:
             self.commits += 1
-            if self._unwritten:
-                log.warning("the tables' journal is written again (%d entries waited)",
-                            len(self._unwritten))
-                self._unwritten = []
-                self._db.clear_alarm(ALARM)
+            self._unwritten = []
+            self._refused -= tables
+            self._wrote()
         else:
-            self._keep_unwritten(batch, error)
+            self._unwritten = [entry for entry in batch if isinstance(entry, TableGone)]
+            self._refused |= tables - {entry.table_id for entry in self._unwritten}
+            self._failed(error)
         for done, then in waiting:
             if done.done():
                 continue  # its writer was cancelled
+            if error is not None:
+                done.set_exception(error)
+                done.exception()  # retrieved here: a table may have stopped waiting
+                continue
             if then is not None:
                 try:
                     then()
                 except Exception as failure:  # noqa: BLE001 - its writer is told
                     done.set_exception(failure)
                     continue
-            if error is None:
-                done.set_result(None)
-            else:
-                done.set_exception(error)
-                done.exception()  # retrieved here: a table may have stopped waiting
+            done.set_result(None)
         if self._waiting:
             self._commit_gathered()
 
-    def _keep_unwritten(self, batch: list[JournalEntry], error: BaseException) -> None:
-        first = not self._unwritten
-        self._unwritten = batch[-UNWRITTEN_KEPT:]
-        if first:
-            log.error("cannot write the tables' journal (%s): the games go on in memory, "
-                      "and a crash now would lose their moves", error)
+    def writable(self) -> bool:
+        return self._failing is None
+
+    def _failed(self, error: BaseException) -> None:
+        """A write failed: the log says so once, the operators' alarm until one works."""
+        if self._failing is None:
+            log.error("cannot write the database (%s): tables wait, showing nothing new, and "
+                      "new games are refused until it can", error)
+        self._failing = str(error)
+        waiting = len(self._refused)
+        tables = f"{waiting} table{'s' if waiting != 1 else ''} wait" if waiting \
+            else "no table waits yet"
         self._db.alarm(
             ALARM,
-            f"the games' moves cannot be written ({error}): free disk space or make the data "
-            "folder writable; a crash now would lose them.")
+            f"the database cannot be written ({error}): {tables} and new games are refused "
+            "until it can. Free disk space or make the data folder writable: the games go "
+            "on by themselves.")
+        if self._checking is None or self._checking.done():
+            # An empty context: made from a table's task, it must not keep anything alive.
+            self._checking = asyncio.get_running_loop().create_task(
+                self._check_until_written(), name="moon-journal-check",
+                context=contextvars.Context())
+
+    def _wrote(self) -> None:
+        if self._failing is not None and not self._refused:
+            log.warning("the database is written again: the tables go on")
+            self._failing = None
+            self._db.clear_alarm(ALARM)
+
+    async def check(self) -> bool:
+        """Try a small write (at start): False, said in the log and the operators' alarm,
+        when the disk refuses it; it is then tried again until it works."""
+        try:
+            await self._db.run(self._db.try_write)
+        except sqlite3.Error as error:
+            self._failed(error)
+            return False
+        except RuntimeError:  # the database closed meanwhile (the server stops)
+            return False
+        self._wrote()
+        return True
+
+    async def _check_until_written(self) -> None:
+        delay = CHECK_FIRST_SECONDS
+        while self._failing is not None:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, CHECK_MAX_SECONDS)
+            if self._refused:
+                continue  # the waiting tables' own writes tell
+            await self.check()
+
+    async def close(self) -> None:
+        """Stop trying (the server stops)."""
+        if self._checking is not None:
+            self._checking.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._checking
+            self._checking = None
 
     def _write_rows(self, batch: list[JournalEntry]) -> None:
         """On the writer thread: the whole batch in one transaction, or nothing; what it

@@ -135,6 +135,8 @@ class MoonServer:
             keep=config.limits.records_kept_in_memory,
             retry_seconds=config.limits.record_retry_seconds,
         )
+        self.journal = SqliteJournal(self.db)
+        """Where the tables write themselves down (it says when the disk refuses)."""
         self._data_lock = DataFolderLock(config.data)
         self.gate = Gate(config.limits)
         self.link_codes = LinkCodes(config.limits)
@@ -223,6 +225,7 @@ class MoonServer:
         try:
             await self._start()
         except BaseException:
+            await self.journal.close()
             await self.db.close()
             self._data_lock.release()
             self._unpatch()
@@ -241,8 +244,9 @@ class MoonServer:
         self._operator_keys = _operator_keys(self.config)
         operators = {name: frozenset(keys) for name, keys in self._operator_keys.items()}
         await self.db.open()
+        await self.journal.check()  # a full disk: said, and new games wait until it frees
         limits = self.config.limits
-        lobby = Lobby(self._lobby_config, self.records, journal=SqliteJournal(self.db),
+        lobby = Lobby(self._lobby_config, self.records, journal=self.journal,
                       on_ban=self.bans.ban,
                       on_restart=self._restart_asked, restart_news=self._restart_news,
                       keeper=self.club, kept=await self.club.load())
@@ -334,6 +338,7 @@ class MoonServer:
         if self.memory is not None:
             self.memory.stop()
         await self.records.close()  # records the disk refused until now: a last try
+        await self.journal.close()
         await self.db.close()
         self._data_lock.release()
         self._unpatch()

@@ -659,6 +659,9 @@ class Lobby:
         if self._closing:
             reject(Refused(Refusal.SHUTTING_DOWN))
             return
+        if not self.journal.writable():  # a new table would only wait at its first write
+            reject(Refused(Refusal.CANNOT_SAVE))
+            return
         if not isinstance(command.rules, Rules):
             reject(Refused(Refusal.NOT_RULES))
             return

@@ -40,6 +40,7 @@ class Refusal(enum.StrEnum):
     CHAT_TOO_LONG = "chat_too_long"
     CHAT_TOO_FAST = "chat_too_fast"
     TOO_MANY_TABLES = "too_many_tables"
+    CANNOT_SAVE = "cannot_save"
     # a table
     TABLE_FAILED = "table_failed"
     TABLE_CLOSING = "table_closing"
@@ -94,6 +95,7 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.CHAT_TOO_LONG: "a chat line is at most {limit} characters, not {length}",
     Refusal.CHAT_TOO_FAST: "at most {lines} chat lines every {seconds} seconds: wait a moment",
     Refusal.TOO_MANY_TABLES: "at most {tables} new tables an hour: the next in {minutes} min",
+    Refusal.CANNOT_SAVE: "the server cannot save right now: new games wait until it can",
     Refusal.TABLE_FAILED: "the table could not do that command",
     Refusal.TABLE_CLOSING: "table {table_id} is closing",
     Refusal.TABLE_CLOSED: "table {table_id} has closed",

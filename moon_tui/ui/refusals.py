@@ -135,6 +135,8 @@ LOBBY: dict[Refusal, _Words] = {
                                        "the hour: "
                                        f"you may open another in {_minutes(p)}; join one "
                                        "meanwhile",
+    Refusal.CANNOT_SAVE: lambda p: "the server cannot save right now, so it starts no new "
+                                   "game: try again in a while (the operators are told)",
     Refusal.TABLE_FAILED: lambda p: "the table could not do that command",
     Refusal.TABLE_CLOSING: lambda p: f"table {p.get('table_id')} is closing",
     Refusal.TABLE_CLOSED: lambda p: f"table {p.get('table_id')} has closed",
