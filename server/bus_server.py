@@ -61,6 +61,19 @@ def answers(path: Path) -> bool:
         return False
 
 
+def _shut_down(path: Path) -> None:
+    """Ask a Valkey server on the unix socket `path`, if one answers, to end now."""
+    if not answers(path):
+        return
+    with contextlib.suppress(OSError), \
+            socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.settimeout(STOP_SECONDS)
+        client.connect(str(path))
+        client.sendall(b"SHUTDOWN NOSAVE\r\n")
+        client.recv(64)  # the server closes the connection as it ends
+    log.warning("bus: a valkey-server left on %s by an earlier start was ended", path)
+
+
 class BusServer:
     """A private `valkey-server` on a unix socket in `data/bus/`: `start()`, `stop()`."""
 
@@ -98,8 +111,9 @@ class BusServer:
         try:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             os.chmod(self.folder, 0o700)  # an older folder made with other modes
-            # A socket left by a server killed earlier: the data folder's lock says it
-            # is no other running server's.
+            # A bus left by a supervisor killed earlier (kill -9): the data folder's lock
+            # says it is no running server's, so it ends, and its socket goes.
+            _shut_down(self.socket)
             self.socket.unlink(missing_ok=True)
         except OSError as error:
             raise CannotStart(f"cannot prepare the bus's folder {self.folder}: "
@@ -109,7 +123,10 @@ class BusServer:
             "--dir", str(self.folder.resolve()), "--save", "", "--appendonly", "no",
             "--daemonize", "no", "--loglevel", "warning", "--protected-mode", "yes",
         ]
-        self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL)
+        # In a session of its own: Ctrl+C at the supervisor's terminal must not end the
+        # bus while the workers still use it to stop.
+        self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                                         start_new_session=True)
         deadline = time.monotonic() + START_SECONDS
         while not answers(self.socket):
             status = self._process.poll()

@@ -25,7 +25,7 @@ import logging
 import os
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncssh
 from textual.app import App
@@ -66,6 +66,11 @@ from .registry import SessionRegistry
 from .restart import RestartCountdown
 from .store import Database, SQLiteRecordStore
 from .watchdog import LoopWatchdog
+
+if TYPE_CHECKING:
+    from valkey.asyncio import Valkey
+
+    from .bus import WorkerPlace
 
 log = logging.getLogger(__name__)
 
@@ -117,14 +122,20 @@ class MoonServer:
         app_factory: AppFactory | None = None,
         lobby_config: LobbyConfig | None = None,
         freeze_memory: bool = False,
+        place: WorkerPlace | None = None,
     ) -> None:
         """`app_factory` replaces the Moon app, and the banner with it (tests run small
         apps); `lobby_config` replaces `config.lobby_config()` (tests make bots instant).
 
         `freeze_memory` turns on the garbage-collector policy of `memory.py` (the CLI and
         the benchmark do; it is process-wide, so embedding code chooses).
+
+        `place` makes it one worker of a club on a bus (`bus.py`, `supervisor.py`).
         """
         self.config = config
+        self.place = place
+        self.bus: Valkey | None = None
+        """The bus's client, while a worker on one runs."""
         self._lobby_config = lobby_config or config.lobby_config()
         self._app_factory = app_factory
         self.db = Database(config.database_path)
@@ -134,6 +145,8 @@ class MoonServer:
             retry_seconds=config.limits.record_retry_seconds,
         )
         self._data_lock = DataFolderLock(config.data)
+        self._locks_data = place is None or not place.supervised
+        """A supervised worker's data folder is locked by its supervisor."""
         self.gate = Gate(config.limits)
         self.link_codes = LinkCodes(config.limits)
         """Codes from keys dialogs (in memory: a restart forgets them). Tests set its clock."""
@@ -214,13 +227,15 @@ class MoonServer:
             raise
         self._patched = True
         try:
-            self._data_lock.acquire()
+            if self._locks_data:
+                self._data_lock.acquire()
         except BaseException:
             self._unpatch()
             raise
         try:
             await self._start()
         except BaseException:
+            await self._close_bus()
             await self.db.close()
             self._data_lock.release()
             self._unpatch()
@@ -238,6 +253,10 @@ class MoonServer:
         host_key = load_or_create_host_key(self.config.host_key_path)
         operators = _operator_fingerprints(self.config)
         await self.db.open()
+        if self.place is not None:
+            from .bus import connect
+
+            self.bus = await connect(self.place.bus)
         limits = self.config.limits
         lobby = Lobby(self._lobby_config, self.records, journal=SqliteJournal(self.db),
                       on_ban=self.bans.ban,
@@ -268,6 +287,8 @@ class MoonServer:
             keepalive_interval=limits.keepalive_seconds,
             keepalive_count_max=3,
             server_version="moon",
+            # The workers of one club share its port: the kernel spreads connections.
+            reuse_port=self.place is not None and self.place.supervised,
         )
         sockets = self._listener.sockets
         if sockets:
@@ -280,9 +301,10 @@ class MoonServer:
             self.memory.start()
             self._tasks.append(asyncio.create_task(self._tick_memory(), name="moon-gc"))
         log.info(
-            "moon-server listening on %s port %d (data in %s, guests %s)",
+            "moon-server listening on %s port %d (data in %s, guests %s%s)",
             self.config.host, self.port, self.config.data,
             "on" if self.config.guests else "off",
+            "" if self.place is None else f", worker {self.place.index} on the bus",
         )
 
     async def stop(self, reason: str = SHUTDOWN_MESSAGE) -> None:
@@ -331,10 +353,17 @@ class MoonServer:
         if self.memory is not None:
             self.memory.stop()
         await self.records.close()  # records the disk refused until now: a last try
+        await self._close_bus()
         await self.db.close()
         self._data_lock.release()
         self._unpatch()
         log.info("stopped")
+
+    async def _close_bus(self) -> None:
+        bus, self.bus = self.bus, None
+        if bus is not None:
+            with contextlib.suppress(Exception):
+                await bus.aclose()
 
     def restart_on_signal(self, seconds: float) -> None:
         """The system asked the server to stop (SIGTERM) with a countdown of `seconds`: a

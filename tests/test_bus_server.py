@@ -1,7 +1,9 @@
 """The club's own bus: a real valkey-server on a unix socket only its user can open."""
 
+import contextlib
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -34,3 +36,33 @@ def test_a_socket_path_too_long_is_refused_in_words(tmp_path: Path) -> None:
     deep = tmp_path / ("d" * 60) / ("e" * 60)
     with pytest.raises(CannotStart, match="longer than a unix socket may be"):
         BusServer(deep).start()
+
+
+def ended(pid: int) -> bool:
+    """The child `pid` of this test ends within a few seconds (reaped here or by
+    `subprocess`, which reaps the children it forgot when it starts the next)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        if gone([pid]):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_a_bus_left_by_a_killed_supervisor_is_ended_by_the_next_start(tmp_path: Path) -> None:
+    first = BusServer(tmp_path)
+    first.start()
+    left = first.pid
+    assert left is not None
+    first._process = None  # as if its supervisor had been killed: nobody stops it
+    second = BusServer(tmp_path)
+    try:
+        second.start()
+        assert second.pid != left and answers(second.socket)
+        assert ended(left)
+    finally:
+        second.stop()
+        if not gone([left]):
+            os.kill(left, 9)
