@@ -39,6 +39,7 @@ from moon_tui.lobby import (
     Restart,
     RestartNotice,
 )
+from moon_tui.lobby.journal import TableJournal
 from moon_tui.lobby.refusals import Refused
 
 from . import patches, teardown
@@ -71,6 +72,7 @@ if TYPE_CHECKING:
     from valkey.asyncio import Valkey
 
     from .bus import WorkerPlace
+    from .ownership import OwnedJournal
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +138,8 @@ class MoonServer:
         self.place = place
         self.bus: Valkey | None = None
         """The bus's client, while a worker on one runs."""
+        self.owned: OwnedJournal | None = None
+        """A worker's tables: their leases on the bus and their epochs."""
         self._lobby_config = lobby_config or config.lobby_config()
         self._app_factory = app_factory
         self.db = Database(config.database_path)
@@ -253,12 +257,18 @@ class MoonServer:
         host_key = load_or_create_host_key(self.config.host_key_path)
         operators = _operator_fingerprints(self.config)
         await self.db.open()
+        journal: TableJournal = SqliteJournal(self.db)
         if self.place is not None:
             from .bus import connect
+            from .ownership import OwnedJournal, TableLeases
 
             self.bus = await connect(self.place.bus)
+            # Its own tables only, each written under its epoch (`ownership.py`).
+            journal = self.owned = OwnedJournal(SqliteJournal(self.db),
+                                                TableLeases(self.bus, self.place.name))
+            self._tasks.append(asyncio.create_task(self.owned.keep(), name="moon-leases"))
         limits = self.config.limits
-        lobby = Lobby(self._lobby_config, self.records, journal=SqliteJournal(self.db),
+        lobby = Lobby(self._lobby_config, self.records, journal=journal,
                       on_ban=self.bans.ban,
                       on_restart=self._restart_asked, restart_news=self._restart_news,
                       keeper=self.club, kept=await self.club.load())
@@ -361,6 +371,10 @@ class MoonServer:
 
     async def _close_bus(self) -> None:
         bus, self.bus = self.bus, None
+        if self.owned is not None:  # the tables were saved: another worker may take them
+            for table_id in sorted(self.owned.leases.held):
+                with contextlib.suppress(Exception):
+                    await self.owned.leases.give_up(table_id)
         if bus is not None:
             with contextlib.suppress(Exception):
                 await bus.aclose()
