@@ -264,8 +264,11 @@ class MoonServer:
 
             self.bus = await connect(self.place.bus)
             # Its own tables only, each written under its epoch (`ownership.py`).
+            # The lease names this process, not only the worker's place: a worker started
+            # again after a crash is not its dead predecessor (whose leases lapse).
+            holder = f"{self.place.name}.{os.getpid()}"
             journal = self.owned = OwnedJournal(SqliteJournal(self.db),
-                                                TableLeases(self.bus, self.place.name))
+                                                TableLeases(self.bus, holder))
             self._tasks.append(asyncio.create_task(self.owned.keep(), name="moon-leases"))
         limits = self.config.limits
         lobby = Lobby(self._lobby_config, self.records, journal=journal,
