@@ -14,6 +14,15 @@ write it). The operators are told by an alarm until the disk takes writes again,
 tables are refused meanwhile (`writable`); a server that starts on a disk that refuses
 writes says so, and tries a small write every few seconds until one works (`check`).
 
+With several workers (`moon-server --workers N`), one worker owns each table: it holds
+the table's lease on the bus (`lease.py`) and has claimed the table here, which numbers
+its ownership (`claim`: the table's epoch, one more than the last owner's). Each of its
+writes carries that epoch and is checked in the same transaction: a worker that lost its
+lease (paused, cut off) and still writes is refused (`StaleOwner`), its rows untouched,
+so it can never write over the new owner. The epoch lives here, with the rows it guards,
+not on the bus: a bus that restarts empty cannot make an old owner current again. A
+process alone (the default) claims nothing, and its writes are not checked.
+
 Reading the rows back at start, the file is not trusted (it may have been edited or
 damaged): a row that is too long, not JSON, or nested deeper than the server writes
 loses its table (logged), never the start; the lobby checks the rest
@@ -45,6 +54,8 @@ from moon_tui.lobby.journal import (
 from moon_tui.lobby.restoring import shown
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from .store import Database
 
 log = logging.getLogger(__name__)
@@ -66,6 +77,10 @@ CREATE TABLE IF NOT EXISTS saved_chat (
     data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS saved_chat_table ON saved_chat(table_id, id);
+CREATE TABLE IF NOT EXISTS table_epochs (
+    table_id TEXT PRIMARY KEY,
+    epoch INTEGER NOT NULL
+);
 """
 
 ROW_CHARS_MAX = 1_000_000
@@ -82,8 +97,20 @@ CHECK_MAX_SECONDS = 5.0
 twice as long each time up to this (waiting tables also try, every 2 s at most)."""
 
 T = TypeVar("T")
-_Writer = tuple["asyncio.Future[None]", "Callable[[], object] | None"]
-"""A write's future, and what runs once its entries are committed (`TableJournal.write`)."""
+_Writer = tuple["asyncio.Future[None]", "Callable[[], object] | None", frozenset[str]]
+"""A write's future, what runs once its entries are committed (`TableJournal.write`), and
+the tables its entries are about."""
+_Fenced = tuple[JournalEntry, "int | None"]
+"""An entry and the epoch it was written under (None: not checked)."""
+
+
+class StaleOwner(Exception):
+    """A table's entries were refused: another worker took the table over since."""
+
+    def __init__(self, tables: frozenset[str]) -> None:
+        super().__init__(f"table {', '.join(sorted(tables))}: another worker owns it now "
+                         "(a newer epoch); nothing was written")
+        self.tables = tables
 
 
 def _json(data: Any) -> str:
@@ -95,13 +122,13 @@ class SqliteJournal:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self._gathering: list[JournalEntry] = []
+        self._gathering: list[_Fenced] = []
         self._waiting: list[_Writer] = []
         """One future per write gathering now, resolved once its entries are committed
         (a writer that is cancelled cancels only its own), with what runs then."""
         self._committing = False
-        self._unwritten: list[TableGone] = []
-        """Tables closed in batches the disk refused, written before the next batch."""
+        self._unwritten: list[_Fenced] = []
+        """Closings of tables in batches the disk refused, written before the next batch."""
         self._refused: set[str] = set()
         """Tables whose last write the disk refused: they wait (the alarm counts them)."""
         self._failing: str | None = None
@@ -109,14 +136,41 @@ class SqliteJournal:
         self._checking: asyncio.Task[None] | None = None
         self.commits = 0
         """Transactions committed so far (a benchmark divides moves by it)."""
+        self.epochs: dict[str, int] = {}
+        """The epoch of each table this worker claimed (`claim`): its writes carry it."""
+
+    async def claim(self, table_id: str, *, after: int | None = None) -> int | None:
+        """This worker owns `table_id` from now on (it holds its lease): its epoch, one
+        more than the last owner's, which that owner's writes no longer match. With
+        `after`, only if the table's epoch is still `after` (a worker taking back its own
+        table after its lease lapsed: None if another claimed it meanwhile)."""
+
+        def claim() -> int | None:
+            with self._db.connection() as db:
+                if after is None:
+                    row = db.execute(
+                        "INSERT INTO table_epochs (table_id, epoch) VALUES (?, 1) ON CONFLICT"
+                        "(table_id) DO UPDATE SET epoch = epoch + 1 RETURNING epoch",
+                        (table_id,)).fetchone()
+                else:
+                    row = db.execute(
+                        "UPDATE table_epochs SET epoch = epoch + 1 WHERE table_id = ? AND "
+                        "epoch = ? RETURNING epoch", (table_id, after)).fetchone()
+            return None if row is None else int(row[0])
+
+        epoch = await self._db.run(claim)
+        if epoch is not None:
+            self.epochs[table_id] = epoch
+        return epoch
 
     async def write(self, entries: Sequence[JournalEntry],
                     then: Callable[[], object] | None = None) -> None:
         if not entries:
             return
         done = asyncio.get_running_loop().create_future()
-        self._gathering.extend(entries)
-        self._waiting.append((done, then))
+        epochs = self.epochs
+        self._gathering.extend((entry, epochs.get(entry.table_id)) for entry in entries)
+        self._waiting.append((done, then, frozenset(entry.table_id for entry in entries)))
         if not self._committing:
             self._commit_gathered()
         await done
@@ -134,37 +188,47 @@ class SqliteJournal:
 
         def commit() -> None:
             error: Exception | None = None
+            stale: frozenset[str] = frozenset()
             try:
-                self._write_rows(batch)
+                stale = self._write_rows(batch)
             except Exception as failure:  # noqa: BLE001 - told to the writers
                 error = failure
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                loop.call_soon_threadsafe(self._committed, batch, waiting, error)
+                loop.call_soon_threadsafe(self._committed, batch, waiting, error, stale)
 
         try:
             self._db.executor.submit(commit)
         except RuntimeError as error:  # the writer thread has stopped
             self._committed(batch, waiting, error)
 
-    def _committed(self, batch: list[JournalEntry], waiting: list[_Writer],
-                   error: Exception | None) -> None:
+    def _committed(self, batch: list[_Fenced], waiting: list[_Writer],
+                   error: Exception | None, stale: frozenset[str] = frozenset()) -> None:
         self._committing = False
-        tables = {entry.table_id for entry in batch}
+        tables = {entry.table_id for entry, _ in batch}
         if error is None:
             self.commits += 1
             self._unwritten = []
             self._refused -= tables
             self._wrote()
         else:
-            self._unwritten = [entry for entry in batch if isinstance(entry, TableGone)]
-            self._refused |= tables - {entry.table_id for entry in self._unwritten}
+            self._unwritten = [fenced for fenced in batch if isinstance(fenced[0], TableGone)]
+            self._refused |= tables - {entry.table_id for entry, _ in self._unwritten}
             self._failed(error)
-        for done, then in waiting:
+        if stale:
+            log.error("tables %s were taken over by another worker: this one's writes are "
+                      "refused", ", ".join(sorted(stale)))
+            for table_id in stale:
+                self.epochs.pop(table_id, None)
+        for done, then, about in waiting:
             if done.done():
                 continue  # its writer was cancelled
             if error is not None:
                 done.set_exception(error)
                 done.exception()  # retrieved here: a table may have stopped waiting
+                continue
+            if about & stale:  # nothing of it is told: it was not written
+                done.set_exception(StaleOwner(about & stale))
+                done.exception()
                 continue
             if then is not None:
                 try:
@@ -235,19 +299,24 @@ class SqliteJournal:
                 await self._checking
             self._checking = None
 
-    def _write_rows(self, batch: list[JournalEntry]) -> None:
+    def _write_rows(self, batch: list[_Fenced]) -> frozenset[str]:
         """On the writer thread: the whole batch in one transaction, or nothing; what it
-        leaves in each table (`_Rows`), in a few statements of many rows each.
+        leaves in each table (`_Rows`), in a few statements of many rows each. Entries
+        whose epoch is not their table's any more are left out: their tables returned.
 
         The thread gives up the interpreter's lock at each statement, and on a busy
         server waits up to its switch interval (5 ms) to get it back from the event
         loop: a batch of 40 rows, a statement each, took up to 143 ms beside a busy
         loop, the same rows in one statement up to 17 ms (measured)."""
-        rows = _Rows()
-        for entry in batch:
-            rows.add(entry)
         db = self._db.connection()
         with db:
+            stale = _stale(db, batch)
+            rows = _Rows()
+            for entry, _ in batch:
+                if entry.table_id not in stale:
+                    rows.add(entry)
+            for ids in _chunks(sorted(rows.gone)):
+                db.execute(f"DELETE FROM table_epochs WHERE table_id IN {_marks(ids, 1)}", ids)
             for ids in _chunks(sorted(rows.gone)):
                 for table in ("saved_tables", "saved_hands", "saved_chat"):
                     db.execute(f"DELETE FROM {table} WHERE table_id IN {_marks(ids, 1)}", ids)
@@ -270,6 +339,7 @@ class SqliteJournal:
                     "(SELECT kept.id FROM saved_chat AS kept "
                     "WHERE kept.table_id = saved_chat.table_id "
                     "ORDER BY kept.id DESC LIMIT 1 OFFSET ?)", [*ids, CHAT_KEPT])
+        return stale
 
     async def load(self) -> list[SavedTable]:
         return await self._db.run(self._read_tables)
@@ -315,6 +385,24 @@ class SqliteJournal:
             saved.append(SavedTable(table_id, data, tuple(hands.get(table_id, ())),
                                     tuple(lines)))
         return saved
+
+
+def _stale(db: sqlite3.Connection, batch: list[_Fenced]) -> frozenset[str]:
+    """The tables of `batch` written under an epoch that is not theirs any more (another
+    worker claimed them since, or they are gone), read in the writing transaction."""
+    written: dict[str, set[int]] = {}
+    for entry, epoch in batch:
+        if epoch is not None:
+            written.setdefault(entry.table_id, set()).add(epoch)
+    if not written:
+        return frozenset()
+    current: dict[str, int] = {}
+    for ids in _chunks(sorted(written)):
+        current.update(db.execute(
+            f"SELECT table_id, epoch FROM table_epochs WHERE table_id IN {_marks(ids, 1)}",
+            ids).fetchall())
+    return frozenset(table_id for table_id, epochs in written.items()
+                     if epochs != {current.get(table_id)})
 
 
 def _shallow(data: Any) -> bool:
