@@ -55,10 +55,10 @@ class Disk:
             self.refused += 1
             raise sqlite3.OperationalError("database or disk is full")
 
-        def rows(journal: SqliteJournal, batch: Any) -> None:
+        def rows(journal: SqliteJournal, batch: Any) -> frozenset[str]:
             if self.full:
                 refuse()
-            write_rows(journal, batch)
+            return write_rows(journal, batch)
 
         def probe(db: Database) -> None:
             if self.full:
