@@ -24,7 +24,7 @@ async def test_a_player_claims_the_rest_with_c_at_their_lead() -> None:
             assert view is not None
             if not view.my_turn:
                 await pilot.press("enter")  # the hand's result is read: deal the next
-                await wait_for(pilot, lambda: current_view(app) is not view, "the next hand")
+                await wait_for(pilot, lambda v=view: current_view(app) is not v, "the next hand")
                 continue
             trick = view.current_trick
             leading = view.phase is Phase.PLAY and trick is not None and not trick.plays
@@ -34,7 +34,7 @@ async def test_a_player_claims_the_rest_with_c_at_their_lead() -> None:
                 continue
             tricks = len(view.hand)
             await pilot.press("C")
-            await wait_for(pilot, lambda: current_view(app) is not view
+            await wait_for(pilot, lambda v=view: current_view(app) is not v
                            or "Not claimed" in screen_text(app), "the table's answer")
             after = current_view(app)
             if after is view:
