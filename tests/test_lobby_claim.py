@@ -137,3 +137,11 @@ def test_a_claim_that_cannot_be_proven_or_is_not_at_ann_s_lead_is_refused() -> N
     _, effects = core.handle(ClaimChecked(proof_of(effects).generation, 0, (), False), 103.0)
     (unchecked,) = [o.event for o in sent(effects) if isinstance(o, ToMember)]
     assert isinstance(unchecked, Rejected) and unchecked.code is Refusal.CLAIM_UNCHECKED
+
+
+def test_a_proof_out_of_time_is_not_checked_rather_than_a_failure() -> None:
+    for state, seat in leads(3, 5, 7, most=7):
+        if len(state.hand_of(seat)) == 7:
+            assert ClaimProof(state, seat, seconds=0.0)() == ()
+            return
+    raise AssertionError("no hand's first lead")

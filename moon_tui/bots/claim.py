@@ -28,9 +28,10 @@ from ..rules import Action, GameState, Phase
 from ..rules.tiles import mask_of
 from .solver import LEAD_STRENGTH, SearchTimeout, Solver
 
-#: Seconds a proof may search before the claim is refused as too long to check. The
-#: slowest proof measured at a hand's first lead (bench/claim.py) is far below this with
-#: either solver; the bound only keeps a pathological search from holding a worker.
+#: Seconds a proof may search before the claim is refused as too long to check. With the
+#: compiled solver the slowest proof measured at a hand's first lead is ~0.3 s (4
+#: players, bench/claim.py); with the pure-Python one a 4-player claim there took up to
+#: 8.4 s, and such a claim is answered "could not be checked now" (play on, claim later).
 PROOF_SECONDS: Final = 5.0
 
 
@@ -49,14 +50,20 @@ def can_claim(game: GameState, seat: int) -> bool:
 @dataclass(frozen=True, slots=True)
 class ClaimProof:
     """The proof of `seat`'s claim on `game` (a copy: the task runs in another process);
-    calling it gives the plays of the rest of the hand, or None when not proven."""
+    calling it gives the plays of the rest of the hand, None when not proven, `()` when
+    it ran out of time."""
 
     game: GameState
     seat: int
     seconds: float = PROOF_SECONDS
 
     def __call__(self) -> tuple[Action, ...] | None:
-        return claim_plays(self.game, self.seat, self.seconds)
+        """As `claim_plays`, but a proof out of time gives `()` (not checked) rather than
+        raising: a worker's exception would cost the worker (the pool replaces it)."""
+        try:
+            return claim_plays(self.game, self.seat, self.seconds)
+        except ClaimTooLong:
+            return ()
 
 
 def claim_plays(game: GameState, seat: int,

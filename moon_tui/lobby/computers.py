@@ -75,7 +75,7 @@ class Computers:
         proves nothing, and the game goes on."""
         try:
             plays = await self._pool.run_task(proof, PROOF_SECONDS + GRACE)
-            checked = True
+            checked = plays != ()  # () : out of time
         except (WorkerLost, OSError, RuntimeError) as exc:
             log.warning("table %s: the claim of seat %d could not be checked: %s",
                         self._table_id, proof.seat, exc)
