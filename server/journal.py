@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from moon_tui.lobby.chat import CHAT_KEPT
 from moon_tui.lobby.journal import (
+    LOBBY_ROOM,
     ChatRow,
     HandRow,
     JournalEntry,
@@ -343,6 +344,28 @@ class SqliteJournal:
 
     async def load(self) -> list[SavedTable]:
         return await self._db.run(self._read_tables)
+
+    async def lobby_chat(self) -> list[Any]:
+        return await self._db.run(self._read_lobby_chat)
+
+    def _read_lobby_chat(self) -> list[Any]:
+        """The lobby's lines as written (a line that is not JSON as the server writes it
+        is dropped, logged; the lobby checks the rest, `restoring.saved_chat`)."""
+        rows = self._db.connection().execute(
+            "SELECT data FROM saved_chat WHERE table_id = ? AND length(data) <= ? "
+            "ORDER BY id DESC LIMIT ?", (LOBBY_ROOM, ROW_CHARS_MAX, CHAT_KEPT)).fetchall()
+        lines = []
+        for (text,) in reversed(rows):
+            try:
+                data = json.loads(text)
+            except (ValueError, TypeError):
+                data = None
+            if isinstance(data, dict) and _shallow(data):
+                lines.append(data)
+            else:
+                log.error("a saved line of the lobby chat is not JSON as the server writes "
+                          "it: dropped")
+        return lines
 
     def _read_tables(self) -> list[SavedTable]:
         db = self._db.connection()

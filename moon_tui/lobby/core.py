@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from ..bots.claim import ClaimProof, can_claim
 from ..rules import CHANCE, Action, Breach, GameState, IllegalActionError, Phase, RuleBroken
 from ..rules.illegal import Param
 from . import clocks
@@ -35,6 +36,7 @@ from .effects import (
     Effect,
     EndGrace,
     Grace,
+    Prove,
     Said,
     Send,
     StopWaiting,
@@ -45,6 +47,7 @@ from .effects import (
 from .internal import (
     Attach,
     BotMoved,
+    ClaimChecked,
     CloseNow,
     Counted,
     DealNow,
@@ -63,6 +66,7 @@ from .messages import (
     BotLevel,
     ChatLine,
     ChatPosted,
+    Claim,
     Command,
     CreateTable,
     GameFinished,
@@ -133,6 +137,8 @@ class TableState:
         self.for_good = True
         """The table closes for good (not just stopping with the server)."""
         self._restored = False
+        self._claiming: int | None = None
+        """The generation a claim's proof was asked in (one proof at a time)."""
         self._info_key: tuple[object, ...] | None = None
         self._infos: tuple[TableInfo, TableInfo] | None = None
 
@@ -203,6 +209,8 @@ class TableState:
             self._think(message.seat, stand_in=message.stand_in)
         elif isinstance(message, TimerRanOut):
             self._time_ran_out(message.seat)
+        elif isinstance(message, ClaimChecked):
+            self._claim_checked(message)
         else:
             self._deal()
 
@@ -284,6 +292,8 @@ class TableState:
             self._rematch(name, command.agree)
         elif isinstance(command, HandSeen):
             self._hand_seen(name, command.hand)
+        elif isinstance(command, Claim):
+            self._claim(name)
         else:
             raise Refused(Refusal.NOT_A_TABLE_COMMAND, command=type(command).__name__)
 
@@ -451,6 +461,58 @@ class TableState:
             raise Refused.illegal(exc.breach, action) from None
         self.recorder.decided()
         self._changed()
+
+    def _claim(self, name: str) -> None:
+        """`name` claims the rest: proven off the table (`Prove`), answered by
+        `ClaimChecked` unless the game moved on meanwhile."""
+        seat = self.seating.seat_of(name)
+        if seat is None:
+            raise Refused(Refusal.SPECTATOR_CANNOT_PLAY)
+        if self.game is None or self.status != "playing":
+            raise Refused(Refusal.GAME_NOT_STARTED)
+        if not can_claim(self.game, seat):
+            raise Refused(Refusal.CLAIM_NOT_YOUR_LEAD)
+        if self._claiming == self.generation:
+            raise Refused(Refusal.CLAIM_CHECKING)
+        self._claiming = self.generation
+        self._effects.append(Prove(self.generation, ClaimProof(self.game.clone(), seat)))
+
+    def _claim_checked(self, checked: ClaimChecked) -> None:
+        """A proven claim's plays are applied at once (each a recorded play; the engine
+        checks them on a copy first); otherwise the claimant is told why not."""
+        self._claiming = None
+        game, seat = self.game, checked.seat
+        assert game is not None
+        name = self.seating.held(seat).name
+        tricks = len(game.hand_of(seat))
+        proven = checked.checked and bool(checked.plays) and self._claim_holds(checked)
+        if not proven:
+            if name is not None:
+                refused = Refused(Refusal.CLAIM_NOT_PROVEN, tricks=tricks) if checked.checked \
+                    else Refused(Refusal.CLAIM_UNCHECKED)
+                self.publisher.answer(name, Rejected.because(Claim(self.table_id), refused))
+            return
+        for action in checked.plays:
+            game.apply_action(action)
+        self.recorder.decided()
+        self.publisher.tell_all(Notice(Tell.CLAIMED, {
+            "name": name or "", "seat": seat, "tricks": tricks,
+            "plays": tuple(str(a.tile) for a in checked.plays)}))
+        self._changed()
+
+    def _claim_holds(self, checked: ClaimChecked) -> bool:
+        """The plays end the hand with every trick to the claimant (on a copy)."""
+        assert self.game is not None
+        copy = self.game.clone()
+        before = copy.tricks_won[checked.seat]
+        left = len(copy.hand_of(checked.seat))
+        try:
+            for action in checked.plays:
+                copy.apply_action(action)
+        except IllegalActionError:
+            log.exception("table %s: a claim's plays are not legal", self.table_id)
+            return False
+        return copy.phase is not Phase.PLAY and copy.tricks_won[checked.seat] == before + left
 
     def _computer_moved(self, seat: int, action: Action, stand_in: bool) -> None:
         assert self.game is not None

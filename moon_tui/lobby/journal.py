@@ -11,10 +11,12 @@ one row, so a journal can keep them anywhere (the server keeps them in SQLite):
   whole as the hand goes on; the hands of a table are its game's record;
 - `NewGame`: the table's game starts over (the old one went to the records): its hands
   are forgotten;
-- `ChatRow`: a line of the table chat (the journal keeps the last `CHAT_KEPT`);
+- `ChatRow`: a line of the table chat (the journal keeps the last `CHAT_KEPT`); the
+  lobby's own chat is written the same way, under `LOBBY_ROOM`;
 - `TableGone`: the table closed; everything of it is forgotten.
 
-On start, `load()` gives back each table that was not gone, as the last write left it.
+On start, `load()` gives back each table that was not gone, as the last write left it,
+and `lobby_chat()` the lobby chat's last lines.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from typing import Any, Protocol
 from .chat import CHAT_KEPT
 
 JsonObject = Mapping[str, Any]
+
+LOBBY_ROOM = ""
+"""The `ChatRow.table_id` of the lobby chat's lines (no table has an empty id)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +110,10 @@ class TableJournal(Protocol):
         """Every table written and not gone, in the order the tables were first written."""
         ...
 
+    async def lobby_chat(self) -> list[JsonObject]:
+        """The lobby chat's last `CHAT_KEPT` lines (`LOBBY_ROOM`), oldest first."""
+        ...
+
 
 @dataclass
 class MemoryJournal:
@@ -134,6 +143,9 @@ class MemoryJournal:
                            tuple(hand for _, hand in sorted(self.hands.get(table_id, {}).items())),
                            tuple(self.chat.get(table_id, ())))
                 for table_id, data in self.tables.items()]
+
+    async def lobby_chat(self) -> list[JsonObject]:
+        return list(self.chat.get(LOBBY_ROOM, ()))
 
 
 def apply_entry(journal: MemoryJournal, entry: JournalEntry) -> None:

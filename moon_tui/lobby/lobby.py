@@ -50,7 +50,7 @@ from .internal import (
     TableChanged,
     TableClosed,
 )
-from .journal import MemoryJournal, SavedTable, TableJournal
+from .journal import LOBBY_ROOM, ChatRow, MemoryJournal, SavedTable, TableJournal
 from .links import TableLink
 from .listing import Listing
 from .messages import (
@@ -86,10 +86,11 @@ from .messages import (
 )
 from .notices import Ending, Leave, Tell
 from .refusals import Refusal, Refused
-from .restoring import SavedTableError, new_table_id
+from .restoring import SavedTableError, new_table_id, saved_chat
 from .router import Router
 from .stats import LobbyStats
 from .store import MemoryRecordStore, RecordStore
+from .writing import chat_row
 
 log = logging.getLogger(__name__)
 
@@ -226,6 +227,7 @@ class Lobby:
         self.host.start(self._spawn)
         for table in saved:
             await self._restore(table)
+        self._chat_kept.extend(saved_chat(await self.journal.lobby_chat(), None))
         self._running = True
         return self
 
@@ -527,6 +529,12 @@ class Lobby:
         if self._keeper is not None:
             self._spawn(self._keep(self._keeper.keep_notices(board, motd), "the notices"))
 
+    def _post_chat(self, line: ChatPosted) -> None:
+        """A lobby chat line, once written (kept over a restart, as a table's lines are),
+        or once the journal failed (then it goes on in memory), goes to everyone."""
+        for other in list(self._players.values()):
+            other.deliver(line)
+
     async def _keep(self, done: Awaitable[object], what: str) -> None:
         """Wait for the keeper; a failure is logged, the lobby goes on in memory."""
         try:
@@ -594,8 +602,9 @@ class Lobby:
             elif command.table_id is None:
                 line = ChatPosted(ChatLine(handle.name, text, None, time.time()))
                 self._chat_kept.append(line)
-                for other in list(self._players.values()):
-                    other.deliver(line)
+                self._spawn(self._keep(self.journal.write(
+                    [ChatRow(LOBBY_ROOM, chat_row(line.line))],
+                    then=lambda: self._post_chat(line)), "a lobby chat line"))
             else:
                 self._to_table(handle, command.table_id, SendChat(text, command.table_id),
                                reject)

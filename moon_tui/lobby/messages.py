@@ -172,6 +172,14 @@ class HandSeen:
 
 
 @dataclass(frozen=True, slots=True)
+class Claim:
+    """The sender, to lead, claims every trick left in the hand: the table proves it on
+    the real deal (`bots/claim.py`) and plays the rest out at once, or refuses."""
+
+    table_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class SendChat:
     text: str
     table_id: str | None = None
@@ -265,10 +273,10 @@ class CancelRestart:
 
 
 TableCommand = (JoinSeat | Spectate | LeaveTable | AddBot | RemoveBot | StartGame | Act
-                | Rematch | Resync | HandSeen)
+                | Rematch | Resync | HandSeen | Claim)
 """Commands a handle sends straight to the table they name (the lobby does not relay them)."""
 TABLE_COMMANDS = (JoinSeat, Spectate, LeaveTable, AddBot, RemoveBot, StartGame, Act, Rematch,
-                  Resync, HandSeen)
+                  Resync, HandSeen, Claim)
 
 OperatorCommand = (Broadcast | ClearBoard | SetMotd | Kick | Ban | Unban | CloseTable | Restart
                    | CancelRestart)

@@ -40,6 +40,9 @@ class Tell(enum.StrEnum):
     """name, seat: a player left mid-game; a computer plays the seat."""
     NOW_OWNER = "now_owner"
     """table: the owner left; the recipient owns the table now."""
+    CLAIMED = "claimed"
+    """name, seat, tricks, plays: `name` claimed the rest; the `tricks` tricks left were
+    played out at once, `plays` their tiles in the order played (text like `6-4`)."""
     TIMED_OUT_PLAYED = "timed_out_played"
     """action: the turn timer ran out; the computer made this decision."""
     TIMED_OUT_PASSED = "timed_out_passed"

@@ -65,6 +65,10 @@ class Refusal(enum.StrEnum):
     SPECTATOR_CANNOT_PLAY = "spectator_cannot_play"
     GAME_NOT_STARTED = "game_not_started"
     NOT_AN_ACTION = "not_an_action"
+    CLAIM_NOT_YOUR_LEAD = "claim_not_your_lead"
+    CLAIM_CHECKING = "claim_checking"
+    CLAIM_NOT_PROVEN = "claim_not_proven"
+    CLAIM_UNCHECKED = "claim_unchecked"
     REMATCH_NOT_OVER = "rematch_not_over"
     REMATCH_SEATED_ONLY = "rematch_seated_only"
     REMATCH_SEATS_EMPTY = "rematch_seats_empty"
@@ -120,6 +124,11 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.SPECTATOR_CANNOT_PLAY: "only a seated player can play; spectators watch",
     Refusal.GAME_NOT_STARTED: "the game has not started",
     Refusal.NOT_AN_ACTION: "not an action: {action}",
+    Refusal.CLAIM_NOT_YOUR_LEAD: "you can claim the rest only when you are to lead a trick",
+    Refusal.CLAIM_CHECKING: "your claim is being checked",
+    Refusal.CLAIM_NOT_PROVEN: "the rest is not surely yours: {tricks} tricks left, and "
+                              "some play of the others takes one; play on",
+    Refusal.CLAIM_UNCHECKED: "the claim could not be checked now; play on",
     Refusal.REMATCH_NOT_OVER: "a rematch is only possible once a game is over",
     Refusal.REMATCH_SEATED_ONLY: "only seated players vote for a rematch",
     Refusal.REMATCH_SEATS_EMPTY: "every seat must be filled for a rematch",

@@ -185,9 +185,10 @@ def _hand_seats(value: object, players: int, hands: int, table_id: str) -> HandS
     return tuple(kept)
 
 
-def _chat(lines: Sequence[JsonObject], table_id: str) -> tuple[ChatPosted, ...]:
+def saved_chat(lines: Sequence[JsonObject], table_id: str | None
+               ) -> tuple[ChatPosted, ...]:
     """The last `CHAT_KEPT` chat lines that read well (a bad line is dropped, not the
-    table)."""
+    table); `table_id` None: the lobby chat's."""
     kept = []
     for line in lines[-CHAT_KEPT:]:
         sender, text, at = line.get("sender"), line.get("text"), line.get("at", 0.0)
@@ -301,6 +302,6 @@ def read_saved(saved: SavedTable) -> Restored:
         hand_seats=_hand_seats(data.get("hand_seats", []), rules.players,
                                0 if state is None else len(state.logs), table_id),
         state=state,
-        chat=_chat(saved.chat, table_id),
+        chat=saved_chat(saved.chat, table_id),
         person_decided=_flag({"person_decided": True, **data}, "person_decided", table_id),
     )

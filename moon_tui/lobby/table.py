@@ -39,6 +39,7 @@ from .effects import (
     Effect,
     EndGrace,
     Grace,
+    Prove,
     Said,
     Send,
     StopWaiting,
@@ -99,7 +100,8 @@ class Table:
         self._deferred: deque[TableMessage] = deque()
         """Messages that came while the table waited for its journal, taken up first."""
         self._held: list[Effect] = []
-        """What waits for the pass's journal write: `Send`, `Think`, `StoreRecord`."""
+        """What waits for the pass's journal write: `Send`, `Think`, `Prove`,
+        `StoreRecord`."""
         self._tg: asyncio.TaskGroup | None = None
 
     def infos(self) -> tuple[TableInfo, TableInfo]:
@@ -272,6 +274,9 @@ class Table:
                                                       effect.record, finished=effect.finished))
             elif isinstance(effect, Think):
                 think = effect
+            elif isinstance(effect, Prove):
+                if self._tg is not None:
+                    self._tg.create_task(self._computers.prove(effect.generation, effect.proof))
         if think is not None and self.core.is_current(think.generation) \
                 and self._tg is not None:
             self._timers.work(self._tg.create_task(self._computers.choose(

@@ -16,6 +16,7 @@ from textual.widgets import Static
 from ..lobby.messages import (
     Act,
     ChatPosted,
+    Claim,
     Event,
     GameFinished,
     HandSeen,
@@ -94,6 +95,7 @@ class GameScreen(MoonScreen):
         Binding("m", "bid(21)", "moon"),
         Binding("d", "trump(7)", "doubles"),
         Binding("n", "trump(8)", "no trump"),
+        Binding("C", "claim", "claim the rest"),
         Binding("r", "rematch", "rematch"),
         Binding("l", "last_trick", "last trick"),
         Binding("t", "played", "played"),
@@ -226,7 +228,8 @@ class GameScreen(MoonScreen):
         """All that `check_action` reads of the view and the screen."""
         legal = view.legal if view.phase in (Phase.BID, Phase.TRUMP) else ()
         return (view.phase, view.my_turn, legal, view.outcome is None, view.seat is None,
-                bool(view.tricks), len(view.hand), self._may_see(view), self.moon.solo)
+                bool(view.tricks), len(view.hand), self._may_see(view), self.moon.solo,
+                self._to_lead(view))
 
     def _draw_header(self, view: SeatView, table: TableInfo) -> None:
         """The header, made again only when what it shows may have changed: it changes a
@@ -326,6 +329,13 @@ class GameScreen(MoonScreen):
         cursor = hand.cursor
         if choosing and cursor is not None and tiles[cursor].mark is Mark.ILLEGAL:
             hand.place_cursor(next(i for i, t in enumerate(tiles) if t.mark is Mark.LEGAL))
+
+    @staticmethod
+    def _to_lead(view: SeatView) -> bool:
+        """This player leads the next trick (and so may claim the rest: `C`)."""
+        trick = view.current_trick
+        return (view.my_turn and view.phase is Phase.PLAY and trick is not None
+                and not trick.plays)
 
     def _may_see(self, view: SeatView) -> bool:
         """The hand is over and the table waits for this player to say they read it."""
@@ -445,6 +455,8 @@ class GameScreen(MoonScreen):
         prompt = f"Your turn: play a tile (←→ Enter, or {keys})."
         if len(view.legal) < n:  # (the hint only when some tile is drawn dashed)
             prompt += " Dashed tiles may not be played."
+        elif self._to_lead(view):
+            prompt += " C: claim the rest."
         return prompt
 
     # -- choosing --------------------------------------------------------------------------
@@ -476,6 +488,8 @@ class GameScreen(MoonScreen):
             return isinstance(trump, int) and Action.make_trump(trump) in view.legal
         if action == "rematch":
             return view is not None and view.outcome is not None and view.seat is not None
+        if action == "claim":
+            return view is not None and self._to_lead(view)
         if action == "last_trick":
             return view is not None and bool(view.tricks)
         if action == "played":
@@ -573,6 +587,13 @@ class GameScreen(MoonScreen):
 
     def action_rematch(self) -> None:
         self.moon.send(Rematch(self.table_id))
+
+    def action_claim(self) -> None:
+        """Claim every trick left: the table proves it, then plays the rest out at once
+        (or says why not, in place of this prompt)."""
+        self._tell("Claiming the rest: the table checks that every trick is surely "
+                   "yours…", wrong=False)
+        self.moon.send(Claim(self.table_id))
 
     @on(ClickBar.Chosen, "#actions")
     def _clicked(self, event: ClickBar.Chosen) -> None:

@@ -99,6 +99,16 @@ LEARN = ("A guided first hand at a table of your own, with computer players: pre
          "who takes a trick and the score as you play.")
 
 
+TABLE_NOTES = (
+    "  A digit sends its choice at once: it cannot be taken back. To change your mind\n"
+    "  before a choice is sent, move with ← → (the marked tile, bid or trump) and send\n"
+    "  it with Enter.\n"
+    "  C, when you are to lead, claims every trick left: the server checks on the real\n"
+    "  hands that you take each one whatever the others play (your partner too), then\n"
+    "  plays the rest out at once; if some play could take a trick from you, you play on.\n")
+"""What the keys of a table do that their one-line names cannot say."""
+
+
 def key_name(key: str) -> str:
     names = {"question_mark": "?", "escape": "Esc", "enter": "Enter", "left": "←",
              "right": "→", "ctrl+s": "Ctrl+S", "ctrl+q": "Ctrl+Q"}
@@ -145,6 +155,8 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
         for what, names in seen.items():
             shown = "".join(names) if len(names) > 2 else " ".join(names)
             text.append(f"  {shown:<10} {what}\n")
+        if screen is GameScreen:
+            text.append(TABLE_NOTES)
     text.append("Everywhere\n", style="bold")
     if solo:
         text.append("  Ctrl+Q     quit\n  Esc        close a dialog\n")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from ..lobby.messages import Disconnected, Notice, TableLeft
 from ..lobby.notices import Ending, Leave, Tell
-from ..rules import TRUMP_DOUBLES, TRUMP_NONE, Action
+from ..rules import TRUMP_DOUBLES, TRUMP_NONE, Action, Tile
 from ..rules.illegal import Param
 from .dominoes import small_tile
 from .words import bid_words, trump_words
@@ -87,6 +87,7 @@ TELL: dict[Tell, Callable[[Params], str]] = {
     Tell.LEFT_FOR_COMPUTER: lambda p: f"{p.get('name')} left the table: a computer plays "
                                       f"seat {_seat(p)} from now on.",
     Tell.NOW_OWNER: lambda p: f"You now own {p.get('table')}: you start the next game.",
+    Tell.CLAIMED: lambda p: _claimed(p),
     Tell.TIMED_OUT_PLAYED: lambda p: f"Your time ran out: the computer {_action(p)} for you.",
     Tell.TIMED_OUT_PASSED: lambda p: "Your time ran out: you passed.",
     Tell.TIMED_OUT_BID: lambda p: f"Your time ran out: you bid {p.get('bid')}, the least "
@@ -116,6 +117,20 @@ ENDING: dict[Ending, Callable[[Params], str]] = {
 }
 
 
+def _claimed(params: Params) -> str:
+    """`ann claimed the rest: 2 tricks, played out at once: [6|6] [5|1] [4|0] · [6|5]
+    [3|1] [2|0]` (the tiles of each trick in the order played)."""
+    tricks = params.get("tricks")
+    count = tricks if isinstance(tricks, int) and tricks > 0 else 1
+    plays = params.get("plays")
+    tiles = [small_tile(Tile.parse(t)) for t in plays] if isinstance(plays, tuple) else []
+    size = max(1, len(tiles) // count)
+    shown = " · ".join(" ".join(tiles[i:i + size]) for i in range(0, len(tiles), size))
+    who = params.get("name") or f"seat {_seat(params)}"
+    what = "the last trick" if count == 1 else f"the {count} tricks left"
+    return f"{who} claimed {what}, played out at once: {shown}"
+
+
 def _seat(params: Params) -> str:
     seat = params.get("seat")
     return str(seat + 1) if isinstance(seat, int) else str(seat)
@@ -131,6 +146,8 @@ def notice_title(notice: Notice) -> str:
         return f"From {_by(notice.params)}"
     if notice.code is Tell.INVITED:
         return "Invitation"
+    if notice.code is Tell.CLAIMED:
+        return "Claim"
 
     return ""
 

@@ -164,6 +164,13 @@ LOBBY: dict[Refusal, _Words] = {
                                              "watch",
     Refusal.GAME_NOT_STARTED: lambda p: "the game has not started",
     Refusal.NOT_AN_ACTION: lambda p: f"not an action: {p.get('action')}",
+    Refusal.CLAIM_NOT_YOUR_LEAD: lambda p: "you can claim the rest only when you are to lead "
+                                           "a trick",
+    Refusal.CLAIM_CHECKING: lambda p: "your claim is being checked",
+    Refusal.CLAIM_NOT_PROVEN: lambda p: f"not claimed: with {p.get('tricks')} tricks left, "
+                                        "some play of the others still takes one from you. "
+                                        "Play on",
+    Refusal.CLAIM_UNCHECKED: lambda p: "the claim could not be checked just now: play on",
     Refusal.REMATCH_NOT_OVER: lambda p: "a rematch is only possible once a game is over",
     Refusal.REMATCH_SEATED_ONLY: lambda p: "only seated players vote for a rematch",
     Refusal.REMATCH_SEATS_EMPTY: lambda p: "every seat must be filled for a rematch",
