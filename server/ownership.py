@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from moon_tui.lobby.journal import JournalEntry, SavedTable, TableGone
 
@@ -113,6 +113,9 @@ class OwnedJournal:
 
     def writable(self) -> bool:
         return self.journal.writable()
+
+    async def lobby_chat(self) -> list[Any]:
+        return await self.journal.lobby_chat()
 
     async def load(self) -> list[SavedTable]:
         """The saved tables no worker holds, now held and claimed by this one."""
