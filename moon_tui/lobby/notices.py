@@ -46,6 +46,24 @@ class Tell(enum.StrEnum):
     """The turn timer ran out in the auction: the recipient passed."""
     TIMED_OUT_BID = "timed_out_bid"
     """bid: the turn timer ran out in the auction and the recipient had to bid."""
+    SEAT_WAITS = "seat_waits"
+    """table, table_id, seat: the recipient's game goes on there with a computer in their
+    seat, which they may take back."""
+    WHILE_AWAY = "while_away"
+    """actions (the text forms, `;` between them), more (how many earlier ones are not
+    listed): what the computer chose for the recipient while they were away."""
+    TOOK_SEAT_BACK = "took_seat_back"
+    """name, seat: a player took their seat back from the computer."""
+    JOINED_SEAT = "joined_seat"
+    """name, seat: a person took a computer's seat in the game."""
+    SEATS_OPENED = "seats_opened"
+    """open: the owner lets newcomers take a computer's seat (True), or no longer."""
+    HANDOVER_ASKED = "handover_asked"
+    """name, seat, votes, needed: a player asks that a computer play for the absent player
+    of `seat` at once."""
+    HANDED_OVER = "handed_over"
+    """name, seat, by: a computer plays for the absent `name` at once (`by` asked: the
+    owner, or "" for everyone present)."""
 
 
 class Leave(enum.StrEnum):
