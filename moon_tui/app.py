@@ -99,6 +99,10 @@ class SessionOver(MoonModal):
         self.app.exit(message=Text(printable(self.reason)))  # a str would be read as markup
 
 
+NOTICE_SECONDS = {Tell.INVITED: 10, Tell.WHILE_AWAY: 15, Tell.SEAT_WAITS: 10}
+"""Notices that stay longer than the others: they take reading, or a key to act on."""
+
+
 class MoonApp(App[None]):
     """The whole interface of one player. See the module docstring for the contract."""
 
@@ -259,7 +263,7 @@ class MoonApp(App[None]):
             severity = {"info": "information", "warning": "warning", "error": "error"}
             self.notify(notice_words(event), title=notice_title(event),
                         severity=severity[event.level],  # type: ignore[arg-type]
-                        timeout=10 if event.code is Tell.INVITED else 6)
+                        timeout=NOTICE_SECONDS.get(event.code, 6))
             if event.code is Tell.INVITED:
                 self.screen.refresh_bindings()  # the lobby's `y` joins it now
         elif isinstance(event, RestartNotice):

@@ -91,6 +91,20 @@ TELL: dict[Tell, Callable[[Params], str]] = {
     Tell.TIMED_OUT_PASSED: lambda p: "Your time ran out: you passed.",
     Tell.TIMED_OUT_BID: lambda p: f"Your time ran out: you bid {p.get('bid')}, the least "
                                   "you could.",
+    Tell.SEAT_WAITS: lambda p: f"Your game at {p.get('table')} goes on: Enter takes your "
+                               "seat back.",
+    Tell.WHILE_AWAY: lambda p: while_away_words(p),
+    Tell.TOOK_SEAT_BACK: lambda p: f"{p.get('name')} is back in seat {_seat(p)}.",
+    Tell.JOINED_SEAT: lambda p: f"{p.get('name')} took the computer's seat {_seat(p)}.",
+    Tell.SEATS_OPENED: lambda p: "Newcomers may now take a computer's seat (o closes them)."
+                                 if p.get("open") else
+                                 "The computers' seats are no longer open to newcomers.",
+    Tell.HANDOVER_ASKED: lambda p: f"{p.get('name')} asks that a computer play seat "
+                                   f"{_seat(p)} now ({p.get('votes')} of {p.get('needed')}; "
+                                   "h to agree).",
+    Tell.HANDED_OVER: lambda p: f"A computer plays for {p.get('name')} now"
+                                + (f" ({p.get('by')} asked)." if p.get("by") else
+                                   " (everyone here asked)."),
 }
 
 LEAVE: dict[Leave, Callable[[Params], str]] = {
@@ -111,6 +125,24 @@ ENDING: dict[Ending, Callable[[Params], str]] = {
     Ending.KICKED: lambda p: f"you were removed by {_by(p)}{_kept_out(p)}{_said(p)}",
     Ending.BANNED: lambda p: f"you were banned by {_by(p)}{_said(p)}",
 }
+
+
+def while_away_words(params: Params) -> str:
+    """`While you were away: the computer passed, discarded [4|2] and named 3s trump`;
+    plays run together: `…played [5|1], [6|6]`."""
+    texts = [t for t in str(params.get("actions", "")).split(";") if t]
+    parts: list[str] = []
+    for text in texts:
+        said = _action({"action": text})
+        if parts and said.startswith("played ") and parts[-1].startswith("played "):
+            parts[-1] += ", " + said.removeprefix("played ")
+        else:
+            parts.append(said)
+    more = params.get("more")
+    earlier = f"(after {more} earlier choices) " if isinstance(more, int) and more else ""
+    listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else \
+        "".join(parts)
+    return f"While you were away: the computer {earlier}{listed}."
 
 
 def _seat(params: Params) -> str:
