@@ -277,3 +277,13 @@ def test_the_record_says_who_played_and_the_ratings_rank_a_leaver_last() -> None
     result = result_of(record)
     assert result is not None and result.left == (False, False, True)
     assert result.places[2] == 3, "the leaver is ranked last"
+
+
+def test_a_kick_is_written_in_the_record() -> None:
+    run = three_people()
+    play_to(run, 0, Phase.BID)
+    run.send(Detach("bob", kicked=True))
+    change = run.core.seat_changes[-1]
+    assert (change.seat, change.computer, change.why) == (1, True, "kicked")
+    run.until(run.now + 200)
+    assert [c.why for c in run.core.seat_changes] == ["kicked"], "then left: no change"

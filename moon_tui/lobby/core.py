@@ -189,7 +189,7 @@ class TableState:
         elif isinstance(message, Attach):
             self._attach(message.name)
         elif isinstance(message, Detach):
-            self._detach(message.name)
+            self._detach(message.name, kicked=message.kicked)
         elif isinstance(message, GraceOver):
             self._grace_over(message.name, message.away_since)
         elif isinstance(message, CloseNow):
@@ -485,7 +485,7 @@ class TableState:
         self._tell_chosen(name, seat)
         self._back_in_seat(seat)
 
-    def _detach(self, name: str) -> None:
+    def _detach(self, name: str, *, kicked: bool = False) -> None:
         if not self.publisher.disconnect(name):
             return
         seating = self.seating
@@ -497,6 +497,9 @@ class TableState:
             return
         self._away(name, self.config.grace_seconds)
         seating.went_away(seat, self._now, self._now + self.config.reconnect_wait_seconds)
+        if kicked:
+            self._note_change(seat, bot_name(self.stand_in_level), computer=True,
+                              why="kicked")
         self._publish()
         if self._to_move() == seat:
             self._advance()
