@@ -259,7 +259,8 @@ class MoonApp(App[None]):
             self._follow_table(event)
         elif isinstance(event, TableLeft) and event.table_id == self.current_table:
             self._leave_table(event)
-        elif isinstance(event, Notice):
+        elif isinstance(event, Notice) and event.code is not Tell.SEAT_WAITS:
+            # (a seat waiting is said on the lobby's board as long as it waits)
             severity = {"info": "information", "warning": "warning", "error": "error"}
             self.notify(notice_words(event), title=notice_title(event),
                         severity=severity[event.level],  # type: ignore[arg-type]

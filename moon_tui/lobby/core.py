@@ -524,7 +524,7 @@ class TableState:
         self._handover_votes.pop(seat, None)
         self._note_change(seat, bot_name(self.stand_in_level), computer=True, why="left")
         self.publisher.tell_all(
-            Notice(Tell.LEFT_FOR_COMPUTER, {"name": name, "seat": seat}))
+            Notice(Tell.LEFT_FOR_COMPUTER, {"name": name, "seat": seat, "held": True}))
         self._after_someone_left(name)
         if self.closing is None and self._to_move() == seat:
             self._advance()

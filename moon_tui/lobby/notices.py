@@ -37,7 +37,8 @@ class Tell(enum.StrEnum):
     INVITATIONS = "invitations"
     """on: the recipient's invitations are on (True) or off now."""
     LEFT_FOR_COMPUTER = "left_for_computer"
-    """name, seat: a player left mid-game; a computer plays the seat."""
+    """name, seat, held (optional): a player left mid-game, or (held) stayed away past
+    the grace; a computer plays the seat (held: until they take it back)."""
     NOW_OWNER = "now_owner"
     """table: the owner left; the recipient owns the table now."""
     TIMED_OUT_PLAYED = "timed_out_played"

@@ -84,8 +84,11 @@ TELL: dict[Tell, Callable[[Params], str]] = {
                                 if p.get("on") else
                                 "Invitations are off: nobody can invite you (x turns them "
                                 "on again).",
-    Tell.LEFT_FOR_COMPUTER: lambda p: f"{p.get('name')} left the table: a computer plays "
-                                      f"seat {_seat(p)} from now on.",
+    Tell.LEFT_FOR_COMPUTER: lambda p: (f"{p.get('name')} is away: a computer plays seat "
+                                       f"{_seat(p)} until they take it back.")
+                                      if p.get("held") else
+                                      (f"{p.get('name')} left the table: a computer plays "
+                                       f"seat {_seat(p)} from now on."),
     Tell.NOW_OWNER: lambda p: f"You now own {p.get('table')}: you start the next game.",
     Tell.TIMED_OUT_PLAYED: lambda p: f"Your time ran out: the computer {_action(p)} for you.",
     Tell.TIMED_OUT_PASSED: lambda p: "Your time ran out: you passed.",
