@@ -287,3 +287,19 @@ def test_a_kick_is_written_in_the_record() -> None:
     assert (change.seat, change.computer, change.why) == (1, True, "kicked")
     run.until(run.now + 200)
     assert [c.why for c in run.core.seat_changes] == ["kicked"], "then left: no change"
+
+
+def test_a_held_seat_and_the_seat_changes_come_back_after_a_restart() -> None:
+    run = three_people()
+    play_to(run, 1, Phase.BID)
+    run.send(Detach("bob"))
+    run.until(run.now + 121)
+    assert run.core.seating.held(1).held_for == "bob" and run.core.seat_changes
+    game = run.core.game
+    assert game is not None
+    saved = SavedTable("t1", run.core.row(), tuple(record_of(game, run.core.game_names)["hands"]))
+    core = TableState("t1", "ann", CreateTable("t", RULES, None), invite_code="ABCDEF",
+                      config=ABSENT, seed=2)
+    core.restore(read_saved(saved), 1000.0)
+    assert core.seating.held(1).held_for == "bob"
+    assert core.seat_changes == run.core.seat_changes
