@@ -303,3 +303,21 @@ def test_a_held_seat_and_the_seat_changes_come_back_after_a_restart() -> None:
     core.restore(read_saved(saved), 1000.0)
     assert core.seating.held(1).held_for == "bob"
     assert core.seat_changes == run.core.seat_changes
+
+
+def test_every_new_notice_crosses_the_wire() -> None:
+    from moon_tui.lobby.codec import decode, encode
+
+    run = three_people()
+    play_to(run, 1, Phase.BID)
+    run.say("ann", OpenSeats("t1"))
+    run.send(Detach("bob"))
+    run.until(run.now + 121)
+    run.send(Attach("bob"))
+    run.say("bob", JoinSeat("t1"))
+    notices = [e for events in run.told.values() for e in events if isinstance(e, Notice)]
+    assert {n.code for n in notices} >= {Tell.SEATS_OPENED, Tell.LEFT_FOR_COMPUTER,
+                                         Tell.SEAT_WAITS, Tell.WHILE_AWAY,
+                                         Tell.TOOK_SEAT_BACK}
+    for notice in notices:
+        assert decode(encode(notice)) == notice

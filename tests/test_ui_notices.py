@@ -35,7 +35,7 @@ def test_every_code_has_words() -> None:
     (Notice(Tell.LEFT_FOR_COMPUTER, {"name": "bob", "seat": 1}),
      "bob left the table: a computer plays seat 2 from now on."),
     (Notice(Tell.TIMED_OUT_BID, {"bid": 4}), "Your time ran out: you bid 4, the least you could."),
-    (Notice(Tell.LEFT_FOR_COMPUTER, {"name": "bob", "seat": 1, "held": True}),
+    (Notice(Tell.LEFT_FOR_COMPUTER, {"name": "bob", "seat": 1, "held": 1}),
      "bob is away: a computer plays seat 2 until they take it back."),
     (Notice(Tell.SEAT_WAITS, {"table": "ann's table", "table_id": "t1", "seat": 1}),
      "Your game at ann's table goes on: Enter takes your seat back."),

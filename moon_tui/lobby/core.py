@@ -292,7 +292,7 @@ class TableState:
             self._owner_only(name, "let newcomers take a computer's seat")
             if self.open_seats != command.open:
                 self.open_seats = command.open
-                self.publisher.tell_all(Notice(Tell.SEATS_OPENED, {"open": command.open}))
+                self.publisher.tell_all(Notice(Tell.SEATS_OPENED, {"open": int(command.open)}))
             self._publish()
         else:
             raise Refused(Refusal.NOT_A_TABLE_COMMAND, command=type(command).__name__)
@@ -524,7 +524,7 @@ class TableState:
         self._handover_votes.pop(seat, None)
         self._note_change(seat, bot_name(self.stand_in_level), computer=True, why="left")
         self.publisher.tell_all(
-            Notice(Tell.LEFT_FOR_COMPUTER, {"name": name, "seat": seat, "held": True}))
+            Notice(Tell.LEFT_FOR_COMPUTER, {"name": name, "seat": seat, "held": 1}))
         self._after_someone_left(name)
         if self.closing is None and self._to_move() == seat:
             self._advance()

@@ -37,7 +37,7 @@ class Tell(enum.StrEnum):
     INVITATIONS = "invitations"
     """on: the recipient's invitations are on (True) or off now."""
     LEFT_FOR_COMPUTER = "left_for_computer"
-    """name, seat, held (optional): a player left mid-game, or (held) stayed away past
+    """name, seat, held (optional, 1): a player left mid-game, or (held) stayed away past
     the grace; a computer plays the seat (held: until they take it back)."""
     NOW_OWNER = "now_owner"
     """table: the owner left; the recipient owns the table now."""
@@ -58,7 +58,7 @@ class Tell(enum.StrEnum):
     JOINED_SEAT = "joined_seat"
     """name, seat: a person took a computer's seat in the game."""
     SEATS_OPENED = "seats_opened"
-    """open: the owner lets newcomers take a computer's seat (True), or no longer."""
+    """open: the owner lets newcomers take a computer's seat (1), or no longer (0)."""
     HANDOVER_ASKED = "handover_asked"
     """name, seat, votes, needed: a player asks that a computer play for the absent player
     of `seat` at once."""
