@@ -102,6 +102,10 @@ class SessionOver(MoonModal):
         self.app.exit(message=Text(printable(self.reason)))  # a str would be read as markup
 
 
+NOTICE_SECONDS = {Tell.INVITED: 10, Tell.WHILE_AWAY: 15, Tell.SEAT_WAITS: 10}
+"""Notices that stay longer than the others: they take reading, or a key to act on."""
+
+
 class MoonApp(App[None]):
     """The whole interface of one player. See the module docstring for the contract."""
 
@@ -258,7 +262,8 @@ class MoonApp(App[None]):
             self._follow_table(event)
         elif isinstance(event, TableLeft) and event.table_id == self.current_table:
             self._leave_table(event)
-        elif isinstance(event, Notice):
+        elif isinstance(event, Notice) and event.code is not Tell.SEAT_WAITS:
+            # (a seat waiting is said on the lobby's board as long as it waits)
             severity = {"info": "information", "warning": "warning", "error": "error"}
             if event.code is Tell.SAVING_AGAIN:
                 self.clear_notifications()  # the table's "cannot save" is over

@@ -122,9 +122,11 @@ class Attach:
 
 @dataclass(frozen=True, slots=True)
 class Detach:
-    """The handle of `name` ended: keep their seat for the grace period."""
+    """The handle of `name` ended: keep their seat for the grace period (`kicked`: an
+    operator ended it; the record says so)."""
 
     name: str
+    kicked: bool = False
 
 
 @dataclass(frozen=True, slots=True)

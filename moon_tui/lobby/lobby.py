@@ -487,14 +487,14 @@ class Lobby:
         self._presence_dirty = True
         message.reply.set_result(handle)
 
-    def _handle_gone(self, handle: PlayerHandle) -> None:
+    def _handle_gone(self, handle: PlayerHandle, *, kicked: bool = False) -> None:
         if self._players.get(handle.name) is not handle:
             return
         del self._players[handle.name]
         self._chat.forget_idle()
         self._wrong_codes.forget_idle()
         self._tables_opened.forget_idle(self.clock.now())
-        self._router.detach(handle.name, self._listing.tables_of(handle.name))
+        self._router.detach(handle.name, self._listing.tables_of(handle.name), kicked=kicked)
         self._presence_dirty = True
 
     def _kick(self, name: str, ending: Ending, by: str, reason: str,
@@ -507,7 +507,7 @@ class Lobby:
             handle.end(ending, by=by, reason=reason, minutes=math.ceil(minutes))
         else:
             handle.end(ending, by=by, reason=reason)
-        self._handle_gone(handle)
+        self._handle_gone(handle, kicked=ending is Ending.KICKED)
         return True
 
     def _broadcast(self, text: str, by: str, minutes: float = 0.0) -> None:

@@ -39,12 +39,14 @@ class SeatInfo:
     """Who sits in a seat: nobody (`name is None`), a player, or a computer player.
 
     `bot_level` is set for a computer-held seat; `away` when its player has disconnected
-    and a computer plays for them during the grace period.
+    and a computer plays for them during the grace period; `held_for` names the person
+    dealt into a computer's seat who was away past the grace: they may take it back.
     """
 
     name: str | None = None
     bot_level: BotLevel | None = None
     away: bool = False
+    held_for: str | None = None
 
     @property
     def is_free(self) -> bool:
@@ -74,6 +76,8 @@ class TableInfo:
     rematch_votes: tuple[str, ...] = ()
     rated: bool = False
     """Its finished games count for the ratings (`moon_tui/ratings/`)."""
+    open_seats: bool = False
+    """The owner lets newcomers take a computer's seat during the game (`OpenSeats`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +156,24 @@ class Act:
 
     table_id: str
     action: Action
+
+
+@dataclass(frozen=True, slots=True)
+class HandOver:
+    """Let a computer play for the absent player of `seat` at once, instead of their
+    turns waiting for them: the owner's word does it, else every seated player present
+    must ask."""
+
+    table_id: str
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class OpenSeats:
+    """The owner lets newcomers take a computer's seat during the game (`open`), or not."""
+
+    table_id: str
+    open: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,10 +295,10 @@ class CancelRestart:
 
 
 TableCommand = (JoinSeat | Spectate | LeaveTable | AddBot | RemoveBot | StartGame | Act
-                | Rematch | Resync | HandSeen | Claim)
+                | Rematch | Resync | HandSeen | Claim | HandOver | OpenSeats)
 """Commands a handle sends straight to the table they name (the lobby does not relay them)."""
 TABLE_COMMANDS = (JoinSeat, Spectate, LeaveTable, AddBot, RemoveBot, StartGame, Act, Rematch,
-                  Resync, HandSeen, Claim)
+                  Resync, HandSeen, Claim, HandOver, OpenSeats)
 
 OperatorCommand = (Broadcast | ClearBoard | SetMotd | Kick | Ban | Unban | CloseTable | Restart
                    | CancelRestart)

@@ -14,10 +14,12 @@ written or stored is logged and the table carries on.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from ..rules import GameState
 from ..rules.record import record_of
+from ..rules.seat_changes import SeatChange
 from .store import RecordStore
 
 log = logging.getLogger(__name__)
@@ -45,16 +47,18 @@ class Recorder:
         self.saved = False
         self.person_decided = False
 
-    def take(self, state: GameState, names: tuple[str, ...]) -> dict[str, Any] | None:
+    def take(self, state: GameState, names: tuple[str, ...],
+             changes: Sequence[SeatChange] = ()) -> dict[str, Any] | None:
         """The current game's record, once (None if already taken, if no person decided
-        anything in it, or if it fails)."""
+        anything in it, or if it fails); `changes`: who played a seat when it was not the
+        person dealt in (RECORD.md `seat_changes`)."""
         if self.saved:
             return None
         self.saved = True
         if not self.person_decided:
             return None
         try:
-            record = record_of(state, names)
+            record = record_of(state, names, changes)
         except Exception:
             log.exception("table %s: could not write the game record", self._table_id)
             return None
@@ -63,7 +67,8 @@ class Recorder:
         return record
 
     def restored(self, state: GameState | None, names: tuple[str, ...], status: str,
-                 person_decided: bool) -> dict[str, Any] | None:
+                 person_decided: bool, changes: Sequence[SeatChange] = ()
+                 ) -> dict[str, Any] | None:
         """The table was rebuilt from its journal: a game on is saved when it ends; a
         finished one is due again (the crash may have come before its record was stored,
         and the store keeps a record once): its record."""
@@ -71,7 +76,7 @@ class Recorder:
         self.person_decided = person_decided
         if status == "finished" and state is not None:
             self.saved = False
-            return self.take(state, names)
+            return self.take(state, names, changes)
         return None
 
 

@@ -72,6 +72,8 @@ class Refusal(enum.StrEnum):
     REMATCH_NOT_OVER = "rematch_not_over"
     REMATCH_SEATED_ONLY = "rematch_seated_only"
     REMATCH_SEATS_EMPTY = "rematch_seats_empty"
+    SEAT_NOT_AWAY = "seat_not_away"
+    SEATED_ONLY = "seated_only"
 
 
 ENGLISH: dict[Refusal, str] = {
@@ -132,6 +134,8 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.REMATCH_NOT_OVER: "a rematch is only possible once a game is over",
     Refusal.REMATCH_SEATED_ONLY: "only seated players vote for a rematch",
     Refusal.REMATCH_SEATS_EMPTY: "every seat must be filled for a rematch",
+    Refusal.SEAT_NOT_AWAY: "nobody is away at seat {seat}",
+    Refusal.SEATED_ONLY: "only the owner and the seated players may {what}",
 }
 """The lobby's English for each refusal, filled from its parameters."""
 

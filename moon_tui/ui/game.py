@@ -19,8 +19,10 @@ from ..lobby.messages import (
     Claim,
     Event,
     GameFinished,
+    HandOver,
     HandSeen,
     LeaveTable,
+    OpenSeats,
     Rejected,
     Rematch,
     SendChat,
@@ -100,6 +102,8 @@ class GameScreen(MoonScreen):
         Binding("l", "last_trick", "last trick"),
         Binding("t", "played", "played"),
         Binding("s", "scores", "scores"),
+        Binding("h", "hand_over", "a computer plays for an absent player now", show=False),
+        Binding("o", "open_seats", "owner: newcomers may take computers' seats", show=False),
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
         Binding("question_mark", "help", "help"),
@@ -441,7 +445,7 @@ class GameScreen(MoonScreen):
             who = seat_name(self._table(), view.to_move)
             back = self._left(self._reconnect_deadline)
             if back is not None:
-                return f"Waiting for {who} to reconnect… {back} s"
+                return f"Waiting for {who} to reconnect… {back} s (h: a computer plays now)"
             return f"Waiting for {who}…"
         if view.phase is Phase.BID:
             return "Your bid: ←→ Enter below, or p pass, a digit bids, m moon."
@@ -496,7 +500,35 @@ class GameScreen(MoonScreen):
             return view is not None and view.phase is Phase.PLAY
         if action == "chat":
             return not self.moon.solo
+        if action == "hand_over":
+            return self._away_to_move() is not None
+        if action == "open_seats":
+            return (not self.moon.solo and self._update is not None
+                    and self._table().owner == self.moon.player_name
+                    and self._table().status == "playing")
         return True
+
+    def _away_to_move(self) -> int | None:
+        """The seat to move when its player is away (the table waits for them)."""
+        view = self._view
+        if self.moon.solo or view is None or view.seat is None or view.to_move is None \
+                or self._update is None:
+            return None
+        seats = self._table().seats
+        return view.to_move if 0 <= view.to_move < len(seats) and seats[view.to_move].away \
+            else None
+
+    def action_hand_over(self) -> None:
+        """Ask that a computer play for the absent player now (the owner's word does it;
+        else everyone here must ask)."""
+        seat = self._away_to_move()
+        if seat is not None:
+            self.moon.send(HandOver(self.table_id, seat))
+
+    def action_open_seats(self) -> None:
+        """The owner lets newcomers take a computer's seat, or no longer."""
+        if self._update is not None:
+            self.moon.send(OpenSeats(self.table_id, not self._table().open_seats))
 
     def out_of_turn(self, event: events.Key) -> None:
         """A digit pressed out of turn gets a word, not silence (the keys are off then).

@@ -140,7 +140,7 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
     else:
         hidden.add("games")
     if solo:
-        hidden |= {"chat", "unfocus_chat"}
+        hidden |= {"chat", "unfocus_chat", "hand_over", "open_seats"}
         screens = screens[2:]
     text = Text()
     for title, screen in screens:

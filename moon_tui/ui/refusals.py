@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..lobby.messages import AddBot, Command, Rejected, RemoveBot, Spectate, StartGame
+from ..lobby.messages import (
+    AddBot,
+    Command,
+    OpenSeats,
+    Rejected,
+    RemoveBot,
+    Spectate,
+    StartGame,
+)
 from ..lobby.refusals import Refusal
 from ..rules import SUIT_TRUMP, TRUMP_DOUBLES, TRUMP_NONE, RuleBroken
 from ..rules.illegal import Param
@@ -56,7 +64,8 @@ def _trump_barred(params: Params) -> str:
 
 def _owner_only(params: Params, command: Command) -> str:
     what = {StartGame: "start the game", AddBot: "add computer players",
-            RemoveBot: "remove computer players"}.get(type(command), "do that")
+            RemoveBot: "remove computer players",
+            OpenSeats: "let newcomers take a computer's seat"}.get(type(command), "do that")
     return f"only the table's owner ({params.get('owner')}) may {what}"
 
 
@@ -174,6 +183,9 @@ LOBBY: dict[Refusal, _Words] = {
     Refusal.REMATCH_NOT_OVER: lambda p: "a rematch is only possible once a game is over",
     Refusal.REMATCH_SEATED_ONLY: lambda p: "only seated players vote for a rematch",
     Refusal.REMATCH_SEATS_EMPTY: lambda p: "every seat must be filled for a rematch",
+    Refusal.SEAT_NOT_AWAY: lambda p: f"nobody is away at seat {_seat(p)}",
+    Refusal.SEATED_ONLY: lambda p: "only the owner and the seated players may hand a seat "
+                                   "to a computer",
 }
 """The lobby's and the tables' own refusals (those that need the command are below)."""
 
