@@ -40,6 +40,8 @@ class Refusal(enum.StrEnum):
     CHAT_TOO_LONG = "chat_too_long"
     CHAT_TOO_FAST = "chat_too_fast"
     TOO_MANY_TABLES = "too_many_tables"
+    PRACTICE_NOT_RATED = "practice_not_rated"
+    BAD_PLAY_ON = "bad_play_on"
     # a table
     TABLE_FAILED = "table_failed"
     TABLE_CLOSING = "table_closing"
@@ -67,6 +69,7 @@ class Refusal(enum.StrEnum):
     REMATCH_NOT_OVER = "rematch_not_over"
     REMATCH_SEATED_ONLY = "rematch_seated_only"
     REMATCH_SEATS_EMPTY = "rematch_seats_empty"
+    PRACTICE_ALONE = "practice_alone"
 
 
 ENGLISH: dict[Refusal, str] = {
@@ -94,6 +97,8 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.CHAT_TOO_LONG: "a chat line is at most {limit} characters, not {length}",
     Refusal.CHAT_TOO_FAST: "at most {lines} chat lines every {seconds} seconds: wait a moment",
     Refusal.TOO_MANY_TABLES: "at most {tables} new tables an hour: the next in {minutes} min",
+    Refusal.PRACTICE_NOT_RATED: "a practice table is never rated",
+    Refusal.BAD_PLAY_ON: "cannot play on from there: {problem}",
     Refusal.TABLE_FAILED: "the table could not do that command",
     Refusal.TABLE_CLOSING: "table {table_id} is closing",
     Refusal.TABLE_CLOSED: "table {table_id} has closed",
@@ -121,6 +126,7 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.REMATCH_NOT_OVER: "a rematch is only possible once a game is over",
     Refusal.REMATCH_SEATED_ONLY: "only seated players vote for a rematch",
     Refusal.REMATCH_SEATS_EMPTY: "every seat must be filled for a rematch",
+    Refusal.PRACTICE_ALONE: "table {table_id} is a practice table: one player only",
 }
 """The lobby's English for each refusal, filled from its parameters."""
 

@@ -135,6 +135,9 @@ LOBBY: dict[Refusal, _Words] = {
                                        "the hour: "
                                        f"you may open another in {_minutes(p)}; join one "
                                        "meanwhile",
+    Refusal.PRACTICE_NOT_RATED: lambda p: "a practice table is never rated: untick one of "
+                                          "the two",
+    Refusal.BAD_PLAY_ON: lambda p: f"cannot play on from there: {p.get('problem')}",
     Refusal.TABLE_FAILED: lambda p: "the table could not do that command",
     Refusal.TABLE_CLOSING: lambda p: f"table {p.get('table_id')} is closing",
     Refusal.TABLE_CLOSED: lambda p: f"table {p.get('table_id')} has closed",
@@ -165,6 +168,8 @@ LOBBY: dict[Refusal, _Words] = {
     Refusal.REMATCH_NOT_OVER: lambda p: "a rematch is only possible once a game is over",
     Refusal.REMATCH_SEATED_ONLY: lambda p: "only seated players vote for a rematch",
     Refusal.REMATCH_SEATS_EMPTY: lambda p: "every seat must be filled for a rematch",
+    Refusal.PRACTICE_ALONE: lambda p: f"table {p.get('table_id')} is a practice table, "
+                                      "for one player with computer players",
 }
 """The lobby's and the tables' own refusals (those that need the command are below)."""
 
