@@ -27,7 +27,8 @@ from ..rules import Action, Phase, SeatView
 from ..rules.tiles import mask_of
 from ..rules.timeline import Timeline
 from . import heuristic
-from .hint import hint
+from .expert import Choice
+from .hint import HintTask, hint
 from .pool import BotPool
 from .solver import Solver, bits
 
@@ -304,6 +305,12 @@ class Analyst:
         finally:
             del self._running[key]
             self._listeners.pop(key, None)
+
+    async def hint(self, view: SeatView) -> list[Choice]:
+        """The expert's ranking of `view`'s legal actions (a practice table's `h`), in a
+        bot worker behind the tables' computer players."""
+        ranked: list[Choice] = await self.pool.run_spare(HintTask(view), TASK_TIMEOUT)
+        return ranked
 
     def _tell(self, key: tuple[str, int, frozenset[int] | None], done: int, total: int) -> None:
         for listener in list(self._listeners.get(key, [])):

@@ -98,6 +98,7 @@ class GameScreen(MoonScreen):
         Binding("l", "last_trick", "last trick"),
         Binding("t", "played", "played"),
         Binding("s", "scores", "scores"),
+        Binding("h", "hint", "hint"),
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
         Binding("question_mark", "help", "help"),
@@ -141,8 +142,9 @@ class GameScreen(MoonScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        if self.moon.solo:
-            # Nobody else can read a chat at a table played alone.
+        if self.moon.solo or self.moon.lesson is not None:
+            # Nobody else can read a chat at a table played alone (the lesson's words
+            # take its place).
             self.query_one(ChatPanel).display = False
         self.query_one("#lesson").display = self.moon.lesson is not None
         self.set_class(self.moon.lesson is not None, "-lesson")
@@ -482,6 +484,10 @@ class GameScreen(MoonScreen):
             return view is not None and view.phase is Phase.PLAY
         if action == "chat":
             return not self.moon.solo
+        if action == "hint":
+            # Practice tables only: one person, never rated (the lobby sees to it).
+            return (view is not None and view.my_turn and self._update is not None
+                    and self._update.table.practice and self.moon.analyst is not None)
         return True
 
     def out_of_turn(self, event: events.Key) -> None:
@@ -600,6 +606,11 @@ class GameScreen(MoonScreen):
         from .dialogs import PlayedScreen
 
         self.app.push_screen(PlayedScreen(self.table_id))
+
+    def action_hint(self) -> None:
+        from .hints import HintScreen
+
+        self.app.push_screen(HintScreen(self.table_id))
 
     def action_scores(self) -> None:
         from .dialogs import ScoreSheetScreen
