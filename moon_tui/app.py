@@ -294,6 +294,9 @@ class MoonApp(App[None]):
             self.notify(restart_words(event), title="Restart", severity="warning",
                         timeout=RESTART_NOTICE_SECONDS)
         elif isinstance(event, Rejected) and not self._screen_explains(event):
+            if isinstance(event.command, CreateTable) and self._lesson_table \
+                    and self.current_table is None:
+                self.lesson, self._lesson_table = None, False  # no lesson table after all
             self.notify(refusal_words(event), severity="warning", timeout=6)
         elif isinstance(event, Disconnected):
             self.end_session(ending_words(event))

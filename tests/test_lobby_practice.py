@@ -12,7 +12,10 @@ from moon_tui.lobby import CreateTable, MemoryRecordStore, Refusal, Rejected, Ta
 from moon_tui.lobby.core import TableState
 from moon_tui.lobby.effects import StoreRecord
 from moon_tui.lobby.internal import BotMoved, FromMember, ToMember
+from moon_tui.lobby.journal import MemoryJournal
 from moon_tui.lobby.messages import Act, JoinSeat, PlayOn
+from moon_tui.lobby.restoring import read_saved
+from moon_tui.lobby.writing import TableWriter
 from moon_tui.rules import GameState, Phase, Rules
 from moon_tui.rules.record import as_record, dumps_record, record_of
 from moon_tui.rules.timeline import Timeline
@@ -111,3 +114,20 @@ async def test_the_lobby_refuses_a_rated_practice_table_and_a_position_past_the_
         ann.handle.send(CreateTable("p", play_on=PlayOn("{not a record", 0)))
         refused = await ann.wait_type(Rejected, start=mark)
         assert refused.code is Refusal.BAD_PLAY_ON
+
+
+async def test_a_play_on_table_comes_back_after_a_restart_still_a_practice_table() -> None:
+    game = played(seed=5, decisions=9)
+    core = play_on_table(cut(game), seat=1)
+    core.begin(0.0)
+    journal = MemoryJournal()
+    await TableWriter("t1", journal).write(core)
+    (saved,) = await journal.load()
+    restored = read_saved(saved)
+    assert restored.create.practice and not restored.create.rated
+    assert restored.state is not None and restored.state.current_trick == game.current_trick
+    again = TableState("t1", restored.owner, restored.create, invite_code="ABCDEF",
+                       config=FAST, seed=2)
+    again.restore(restored, 1.0)
+    assert again.practice and again.infos()[0].practice
+    assert not again.recorder.kept, "its game is still not saved"
