@@ -161,11 +161,11 @@ class TableState:
         self._now = now
         if self.play_on is not None and not self._restored:
             try:
-                self._start_game()
+                self._start_game()  # (which tells everyone)
             except Exception:
                 log.exception("table %s could not play on", self.table_id)
                 self._close(Leave.TABLE_FAILED)
-                return self._take()
+            return self._take()
         self._publish()
         if self._restored:
             self._advance()
