@@ -73,6 +73,9 @@ def table_of(event: Event) -> str | None:
 
 RESTART_NOTICE_SECONDS = 12.0
 """How long a restart notice stays up (it is repeated at 60, 30, 10 and 5 s)."""
+NOTICE_SECONDS = {Tell.INVITED: 10.0, Tell.CANNOT_SAVE: 3600.0}
+"""How long a notice stays up (6 s unless said here): "the server cannot save" stays until
+the table goes on ("saves again" takes it down)."""
 ENDED_SECONDS = 4.0
 """How long the reason a session ended stays on screen before the app exits."""
 RELIES_ON = (
@@ -285,9 +288,11 @@ class MoonApp(App[None]):
             self._leave_table(event)
         elif isinstance(event, Notice):
             severity = {"info": "information", "warning": "warning", "error": "error"}
+            if event.code is Tell.SAVING_AGAIN:
+                self.clear_notifications()  # the table's "cannot save" is over
             self.notify(notice_words(event), title=notice_title(event),
                         severity=severity[event.level],  # type: ignore[arg-type]
-                        timeout=10 if event.code is Tell.INVITED else 6)
+                        timeout=NOTICE_SECONDS.get(event.code, 6))
             if event.code is Tell.INVITED:
                 self.screen.refresh_bindings()  # the lobby's `y` joins it now
         elif isinstance(event, RestartNotice):

@@ -256,6 +256,14 @@ class Database:
         lists of saved games, `archive.py`): use it only on the loop's thread."""
         return self._read()
 
+    def try_write(self) -> None:
+        """On the writer thread: a small real write (when the disk was last found
+        writable), raising `StoreFailure` if the disk refuses it (`journal.py`)."""
+        db = self.connection()
+        with db:
+            db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                       ("written_at", str(self.clock())))
+
     # --- alarms for the operators ---------------------------------------------------
 
     def alarm(self, topic: str, text: str) -> None:

@@ -171,6 +171,17 @@ class TableState:
             self._advance()
         return self._take()
 
+    def resume(self, now: float) -> list[Effect]:
+        """The table waited for its journal (a full disk: `table.py`), and its players
+        saw nothing meanwhile: the turn to play starts now, everyone is told again, and
+        what the game waits on is set afresh (timers that went off meanwhile are stale)."""
+        self._now = now
+        if self._turn_started is not None:
+            self._turn_started = now
+        self._publish()
+        self._advance()
+        return self._take()
+
     def _seat_play_on(self, owner: str, seat: int, level: BotLevel) -> None:
         """A play-on's seats: its creator where they chose, computers in the others."""
         if seat != 0:

@@ -87,12 +87,18 @@ class TableJournal(Protocol):
     async def write(self, entries: Sequence[JournalEntry],
                     then: Callable[[], object] | None = None) -> None:
         """Make `entries` durable, in order, and return once they are. Raises if they
-        cannot be written (the table carries on in memory and says so in the log).
+        cannot be written: nothing of them is kept, the table holds what it would tell
+        and writes them again (`table.py`: it waits for its journal).
 
-        `then` runs once they are durable or have failed, before this returns or raises,
+        `then` runs once they are durable (never when they failed), before this returns,
         in the same pass of the event loop as the journal learns it: a table tells its
         players from there, a pass sooner than its task would wake to do it (a pass is
         20-40 ms on a busy server)."""
+        ...
+
+    def writable(self) -> bool:
+        """False while the journal's last write failed (a full disk): the lobby opens no
+        new table until a write works again."""
         ...
 
     async def load(self) -> list[SavedTable]:
@@ -119,6 +125,9 @@ class MemoryJournal:
             apply_entry(self, entry)
         if then is not None:
             then()
+
+    def writable(self) -> bool:
+        return True
 
     async def load(self) -> list[SavedTable]:
         return [SavedTable(table_id, data,

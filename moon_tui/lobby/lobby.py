@@ -660,6 +660,9 @@ class Lobby:
         if self._closing:
             reject(Refused(Refusal.SHUTTING_DOWN))
             return
+        if not self.journal.writable():  # a new table would only wait at its first write
+            reject(Refused(Refusal.CANNOT_SAVE))
+            return
         rules, private, watchable = command.rules, command.private, command.spectators_allowed
         practice = bool(command.practice) or command.play_on is not None
         if practice and command.rated:

@@ -46,6 +46,11 @@ class Tell(enum.StrEnum):
     """The turn timer ran out in the auction: the recipient passed."""
     TIMED_OUT_BID = "timed_out_bid"
     """bid: the turn timer ran out in the auction and the recipient had to bid."""
+    CANNOT_SAVE = "cannot_save"
+    """The server cannot write the table's last decision (a full disk): the table waits,
+    showing nothing new, until it can."""
+    SAVING_AGAIN = "saving_again"
+    """The table's decisions are written again: the game goes on."""
 
 
 class Leave(enum.StrEnum):

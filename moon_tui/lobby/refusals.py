@@ -42,6 +42,7 @@ class Refusal(enum.StrEnum):
     TOO_MANY_TABLES = "too_many_tables"
     PRACTICE_NOT_RATED = "practice_not_rated"
     BAD_PLAY_ON = "bad_play_on"
+    CANNOT_SAVE = "cannot_save"
     # a table
     TABLE_FAILED = "table_failed"
     TABLE_CLOSING = "table_closing"
@@ -99,6 +100,7 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.TOO_MANY_TABLES: "at most {tables} new tables an hour: the next in {minutes} min",
     Refusal.PRACTICE_NOT_RATED: "a practice table is never rated",
     Refusal.BAD_PLAY_ON: "cannot play on from there: {problem}",
+    Refusal.CANNOT_SAVE: "the server cannot save right now: new games wait until it can",
     Refusal.TABLE_FAILED: "the table could not do that command",
     Refusal.TABLE_CLOSING: "table {table_id} is closing",
     Refusal.TABLE_CLOSED: "table {table_id} has closed",

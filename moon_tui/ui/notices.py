@@ -91,6 +91,9 @@ TELL: dict[Tell, Callable[[Params], str]] = {
     Tell.TIMED_OUT_PASSED: lambda p: "Your time ran out: you passed.",
     Tell.TIMED_OUT_BID: lambda p: f"Your time ran out: you bid {p.get('bid')}, the least "
                                   "you could.",
+    Tell.CANNOT_SAVE: lambda p: "The server cannot save right now: the game waits (and "
+                                "goes on by itself once it can; the operators are told).",
+    Tell.SAVING_AGAIN: lambda p: "The server saves again: the game goes on.",
 }
 
 LEAVE: dict[Leave, Callable[[Params], str]] = {

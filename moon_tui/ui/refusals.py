@@ -138,6 +138,8 @@ LOBBY: dict[Refusal, _Words] = {
     Refusal.PRACTICE_NOT_RATED: lambda p: "a practice table is never rated: untick one of "
                                           "the two",
     Refusal.BAD_PLAY_ON: lambda p: f"cannot play on from there: {p.get('problem')}",
+    Refusal.CANNOT_SAVE: lambda p: "the server cannot save right now, so it starts no new "
+                                   "game: try again in a while (the operators are told)",
     Refusal.TABLE_FAILED: lambda p: "the table could not do that command",
     Refusal.TABLE_CLOSING: lambda p: f"table {p.get('table_id')} is closing",
     Refusal.TABLE_CLOSED: lambda p: f"table {p.get('table_id')} has closed",
