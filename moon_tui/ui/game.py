@@ -483,7 +483,7 @@ class GameScreen(MoonScreen):
         if action == "played":
             return view is not None and view.phase is Phase.PLAY
         if action == "chat":
-            return not self.moon.solo
+            return not self.moon.solo and self.moon.lesson is None  # (its words there)
         if action == "hint":
             # Practice tables only: one person, never rated (the lobby sees to it).
             return (view is not None and view.my_turn and self._update is not None
