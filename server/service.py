@@ -43,6 +43,7 @@ from moon_tui.lobby.journal import TableJournal
 from moon_tui.lobby.refusals import Refused
 
 from . import patches, teardown
+from .analyses import DatabaseAnalyses
 from .archive import ClubGames
 from .auth import AuthContext
 from .bans import Bans
@@ -282,7 +283,7 @@ class MoonServer:
                       on_restart=self._restart_asked, restart_news=self._restart_news,
                       keeper=self.club, kept=await self.club.load())
         self._lobby = await lobby.__aenter__()
-        self.analyst = Analyst(lobby.bots)
+        self.analyst = Analyst(lobby.bots, store=DatabaseAnalyses(self.db))
         self.door.motd = lambda: lobby.motd
         bans = self.bans
         context = AuthContext(

@@ -377,3 +377,23 @@ async def test_the_owner_is_offered_the_computer_levels_of_players() -> None:
             await open_waiting_room(pilot, app)
             levels = [value for _, value in app.screen.query_one("#level", Choice).options]
             assert levels == ["easy", "normal", "expert"]
+
+
+async def test_a_practice_table_is_never_rated_and_its_room_says_h_shows_hints() -> None:
+    from moon_tui.bots.analysis import Analyst
+    from moon_tui.ui.fields import Flag
+
+    async with Lobby(FAST, seed=3) as lobby:
+        app = MoonApp(lobby, "ann", analyst=Analyst(lobby.bots))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await open_the_form(pilot, app)
+            form = app.screen
+            assert isinstance(form, CreateTableScreen) and form.command().rated
+            form.query_one("#practice", Flag).action_flip()
+            await pilot.pause()
+            assert form.command().practice and not form.command().rated
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen)
+                           and "h shows hints" in screen_text(app), "the practice room")
+            (table,) = lobby.tables()
+            assert table.practice and not table.rated

@@ -270,6 +270,8 @@ class BotPool:
         """Decisions asked of the workers."""
         self._deciding = 0
         """Decisions waiting for a worker: spare work (`run_spare`) waits behind them."""
+        self.spare_runs = 0
+        """Spare tasks run (`run_spare`)."""
         self._spare_lock: asyncio.Lock | None = None
         self._freed: asyncio.Event | None = None
         self.longest_wait = 0.0
@@ -379,6 +381,7 @@ class BotPool:
                 self._freed.clear()
                 await self._freed.wait()
             worker = await self._acquire()  # at once: one is idle, or may start
+            self.spare_runs += 1
             return await self._run_on(worker, task, timeout)
 
     async def run_task(self, task: Task[T], timeout: float) -> T:

@@ -91,6 +91,7 @@ from .messages import (
     TableStatus,
 )
 from .notices import Leave, Tell
+from .practice import start_of
 from .publishing import Publisher
 from .records import Recorder
 from .refusals import Refusal, Refused
@@ -120,7 +121,14 @@ class TableState:
         self.seating = Seating(self.rules.players, owner)
         self.publisher = Publisher(self._effects)
         self.publisher.connect(owner)
-        self.recorder = Recorder(table_id, rated=create.rated)
+        self.play_on = create.play_on
+        """Start the first game from a saved game's position (`practice.py`)."""
+        self.practice = create.practice or create.play_on is not None
+        """One person with computer players, hints at hand: never rated nor saved."""
+        self.recorder = Recorder(table_id, rated=create.rated and not self.practice,
+                                 kept=not self.practice)
+        if create.play_on is not None:
+            self._seat_play_on(owner, create.play_on.seat, create.play_on.level)
         self.status: TableStatus = "waiting"
         self.game: GameState | None = None
         self.game_names: tuple[str, ...] = ()
@@ -165,8 +173,15 @@ class TableState:
 
     def begin(self, now: float) -> list[Effect]:
         """The table starts running: everyone is told; a restored table's computers
-        play on at once (players' turns wait for them)."""
+        play on at once (players' turns wait for them); a play-on's game starts."""
         self._now = now
+        if self.play_on is not None and not self._restored:
+            try:
+                self._start_game()  # (which tells everyone)
+            except Exception:
+                log.exception("table %s could not play on", self.table_id)
+                self._close(Leave.TABLE_FAILED)
+            return self._take()
         self._publish()
         if self._restored:
             self._advance()
@@ -182,6 +197,14 @@ class TableState:
         self._publish()
         self._advance()
         return self._take()
+
+    def _seat_play_on(self, owner: str, seat: int, level: BotLevel) -> None:
+        """A play-on's seats: its creator where they chose, computers in the others."""
+        if seat != 0:
+            self.seating.sit(owner, seat)
+        for other in range(self.rules.players):
+            if other != seat:
+                self.seating.add_bot(other, level)
 
     def _take(self) -> list[Effect]:
         effects = list(self._effects)
@@ -240,7 +263,8 @@ class TableState:
                 private=self.private, spectators_allowed=self.spectators_allowed,
                 spectators=tuple(seating.spectators), turn_seconds=self.turn_seconds,
                 invite_code=None, rematch_votes=tuple(seating.rematch_votes),
-                rated=self.recorder.rated, open_seats=self.open_seats)
+                rated=self.recorder.rated, open_seats=self.open_seats,
+                practice=self.practice)
             self._infos = (public, replace(public, invite_code=self.invite_code))
             self._info_key = key
         assert self._infos is not None
@@ -363,6 +387,8 @@ class TableState:
                     self._spectate(name, by_code)
                     return
                 raise Refused(Refusal.NO_FREE_SEAT, table_id=self.table_id)
+        if self.practice and name != seating.owner:
+            raise Refused(Refusal.PRACTICE_ALONE, table_id=self.table_id)
         seating.sit(name, wanted)
         self.publisher.connect(name)
         self._publish()
@@ -555,7 +581,10 @@ class TableState:
         self._not_playing("start another game")
         if not self.seating.full:
             raise Refused(Refusal.SEATS_EMPTY)
-        self.game = GameState.new_game(self.rules, self._rng)
+        if self.play_on is not None:
+            self.game, self.play_on = start_of(self.play_on), None
+        else:
+            self.game = GameState.new_game(self.rules, self._rng)
         self.game_names = self.seating.names()
         levels = self.seating.computer_levels()
         self.stand_in_level = levels[0] if levels else self.config.stand_in_level
@@ -881,6 +910,7 @@ class TableState:
             "private": self.private,
             "spectators_allowed": self.spectators_allowed,
             "rated": self.recorder.rated,
+            "practice": self.practice,
             "invite_code": self.invite_code,
             "owner": seating.owner,
             "seats": [{"name": s.name, "bot_level": s.bot_level}

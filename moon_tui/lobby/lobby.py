@@ -85,6 +85,7 @@ from .messages import (
     Unban,
 )
 from .notices import Ending, Leave, Tell
+from .practice import start_of
 from .refusals import Refusal, Refused
 from .restoring import SavedTableError, new_table_id, saved_chat
 from .router import Router
@@ -671,14 +672,29 @@ class Lobby:
         if not self.journal.writable():  # a new table would only wait at its first write
             reject(Refused(Refusal.CANNOT_SAVE))
             return
-        if not isinstance(command.rules, Rules):
+        rules, private, watchable = command.rules, command.private, command.spectators_allowed
+        practice = bool(command.practice) or command.play_on is not None
+        if practice and command.rated:
+            reject(Refused(Refusal.PRACTICE_NOT_RATED))
+            return
+        if command.play_on is not None:
+            # The saved game's own rules (options refused for a new table are still
+            # read from records); a table of one's own, nobody watching its hands.
+            try:
+                rules = start_of(command.play_on).rules
+            except Refused as refused:
+                reject(refused)
+                return
+            private, watchable = True, False
+        elif not isinstance(rules, Rules):
             reject(Refused(Refusal.NOT_RULES))
             return
-        try:
-            command.rules.check_new()
-        except ValueError as exc:
-            reject(Refused(Refusal.BAD_RULES, problem=str(exc)))
-            return
+        else:
+            try:
+                rules.check_new()
+            except ValueError as exc:
+                reject(Refused(Refusal.BAD_RULES, problem=str(exc)))
+                return
         seconds = command.turn_seconds
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)
                                     or not 1 <= seconds <= 3600):
@@ -696,12 +712,13 @@ class Lobby:
         self._codes[code] = table_id
         self._opened_at[table_id] = time.time()
         self.host.open(table_id, handle.name,
-                       CreateTable(name, command.rules, seconds, bool(command.private),
-                                   bool(command.spectators_allowed), bool(command.rated)),
+                       CreateTable(name, rules, seconds, bool(private), bool(watchable),
+                                   bool(command.rated), practice, command.play_on),
                        code,
                        self._router.link(table_id))
-        log.info("table %s created by %s: %r, %s%s", table_id, handle.name, name,
-                 command.rules.summary(), ", private" if command.private else "")
+        log.info("table %s created by %s: %r, %s%s%s", table_id, handle.name, name,
+                 rules.summary(), ", private" if private else "",
+                 ", practice" if practice else "")
 
     def _new_table_id(self) -> str:
         """A table id that is not a count (tables may run on several hosts: no host

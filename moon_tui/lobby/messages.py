@@ -78,6 +78,8 @@ class TableInfo:
     """Its finished games count for the ratings (`moon_tui/ratings/`)."""
     open_seats: bool = False
     """The owner lets newcomers take a computer's seat during the game (`OpenSeats`)."""
+    practice: bool = False
+    """A practice table: one person, never rated nor saved; `h` shows hints there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +110,23 @@ class CreateTable:
     spectators_allowed: bool = True
     rated: bool = False
     """Finished games count for the ratings when at least two people played them."""
+    practice: bool = False
+    """Practice (hints): one person with computer players; never rated, not saved."""
+    play_on: PlayOn | None = None
+    """Start at once from a saved game's position (a practice table)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayOn:
+    """A practice game that starts where `record` stops: its decisions are replayed
+    through the rules and the game goes on from the next one, the table's creator in
+    `seat`, computer players of `level` in the others. Whoever sends it may see that
+    seat (the replay viewer checks: RULES.md, what each seat may know)."""
+
+    record: str
+    """The saved game's `moon/1` record up to the position (`dumps_record`)."""
+    seat: int
+    level: BotLevel = "expert"
 
 
 @dataclass(frozen=True, slots=True)

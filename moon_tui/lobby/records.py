@@ -1,7 +1,8 @@
 """A table's game records: each game saved once, as a `moon/1` record.
 
-Only a game in which a person decided at least once is saved: one where computers made
-every decision (its player left before their first) is nobody's game to look back on,
+A practice table's games are not saved (a play-on's earlier hands were played by
+others). Only a game in which a person decided at least once is saved: one where computers
+made every decision (its player left before their first) is nobody's game to look back on,
 and a guest opening and leaving tables saved 1,403 of them in ten minutes (issue 36).
 
 A finished game is saved when its end is in the table's journal: saved earlier, a crash
@@ -29,8 +30,10 @@ class Recorder:
     """Whether the current game is saved and whether a person decided in it: what the
     table's core needs to hand each game's record out once (`StoreRecord`)."""
 
-    def __init__(self, table_id: str, *, rated: bool = False) -> None:
+    def __init__(self, table_id: str, *, rated: bool = False, kept: bool = True) -> None:
         self._table_id = table_id
+        self.kept = kept
+        """The table's games are saved (not a practice table's)."""
         self.rated = rated
         """The table's games count for the ratings: their records say `"rated": true`."""
         self.saved = True
@@ -55,7 +58,7 @@ class Recorder:
         if self.saved:
             return None
         self.saved = True
-        if not self.person_decided:
+        if not self.person_decided or not self.kept:
             return None
         try:
             record = record_of(state, names, changes)

@@ -40,6 +40,8 @@ class Refusal(enum.StrEnum):
     CHAT_TOO_LONG = "chat_too_long"
     CHAT_TOO_FAST = "chat_too_fast"
     TOO_MANY_TABLES = "too_many_tables"
+    PRACTICE_NOT_RATED = "practice_not_rated"
+    BAD_PLAY_ON = "bad_play_on"
     CANNOT_SAVE = "cannot_save"
     # a table
     TABLE_FAILED = "table_failed"
@@ -74,6 +76,7 @@ class Refusal(enum.StrEnum):
     REMATCH_SEATS_EMPTY = "rematch_seats_empty"
     SEAT_NOT_AWAY = "seat_not_away"
     SEATED_ONLY = "seated_only"
+    PRACTICE_ALONE = "practice_alone"
 
 
 ENGLISH: dict[Refusal, str] = {
@@ -101,6 +104,8 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.CHAT_TOO_LONG: "a chat line is at most {limit} characters, not {length}",
     Refusal.CHAT_TOO_FAST: "at most {lines} chat lines every {seconds} seconds: wait a moment",
     Refusal.TOO_MANY_TABLES: "at most {tables} new tables an hour: the next in {minutes} min",
+    Refusal.PRACTICE_NOT_RATED: "a practice table is never rated",
+    Refusal.BAD_PLAY_ON: "cannot play on from there: {problem}",
     Refusal.CANNOT_SAVE: "the server cannot save right now: new games wait until it can",
     Refusal.TABLE_FAILED: "the table could not do that command",
     Refusal.TABLE_CLOSING: "table {table_id} is closing",
@@ -136,6 +141,7 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.REMATCH_SEATS_EMPTY: "every seat must be filled for a rematch",
     Refusal.SEAT_NOT_AWAY: "nobody is away at seat {seat}",
     Refusal.SEATED_ONLY: "only the owner and the seated players may {what}",
+    Refusal.PRACTICE_ALONE: "table {table_id} is a practice table: one player only",
 }
 """The lobby's English for each refusal, filled from its parameters."""
 

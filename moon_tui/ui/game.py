@@ -104,6 +104,7 @@ class GameScreen(MoonScreen):
         Binding("s", "scores", "scores"),
         Binding("h", "hand_over", "a computer plays for an absent player now", show=False),
         Binding("o", "open_seats", "owner: newcomers may take computers' seats", show=False),
+        Binding("h", "hint", "hint"),
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
         Binding("question_mark", "help", "help"),
@@ -147,8 +148,9 @@ class GameScreen(MoonScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        if self.moon.solo:
-            # Nobody else can read a chat at a table played alone.
+        if self.moon.solo or self.moon.lesson is not None:
+            # Nobody else can read a chat at a table played alone (the lesson's words
+            # take its place).
             self.query_one(ChatPanel).display = False
         self.query_one("#lesson").display = self.moon.lesson is not None
         self.set_class(self.moon.lesson is not None, "-lesson")
@@ -499,13 +501,17 @@ class GameScreen(MoonScreen):
         if action == "played":
             return view is not None and view.phase is Phase.PLAY
         if action == "chat":
-            return not self.moon.solo
+            return not self.moon.solo and self.moon.lesson is None  # (its words there)
         if action == "hand_over":
             return self._away_to_move() is not None
         if action == "open_seats":
             return (not self.moon.solo and self._update is not None
                     and self._table().owner == self.moon.player_name
                     and self._table().status == "playing")
+        if action == "hint":
+            # Practice tables only: one person, never rated (the lobby sees to it).
+            return (view is not None and view.my_turn and self._update is not None
+                    and self._update.table.practice and self.moon.analyst is not None)
         return True
 
     def _away_to_move(self) -> int | None:
@@ -653,6 +659,11 @@ class GameScreen(MoonScreen):
         from .dialogs import PlayedScreen
 
         self.app.push_screen(PlayedScreen(self.table_id))
+
+    def action_hint(self) -> None:
+        from .hints import HintScreen
+
+        self.app.push_screen(HintScreen(self.table_id))
 
     def action_scores(self) -> None:
         from .dialogs import ScoreSheetScreen

@@ -93,9 +93,9 @@ def rules_text(rules: Rules) -> str:
     return "\n\n".join(parts)
 
 
-LEARN = ("A guided first hand at a table of your own, with computer players: press l on "
-         "the welcome screen when you log in (or run `moon --lesson` in your own "
-         "terminal). It explains the tiles, bidding, the widow, trump, following suit, "
+LEARN = ("A guided first hand at a table of your own, with computer players: press l here "
+         "(in the lobby) or on the welcome screen when you log in (or run `moon --lesson` "
+         "in your own terminal). It explains the tiles, bidding, the widow, trump, following suit, "
          "who takes a trick and the score as you play.")
 
 
@@ -173,10 +173,21 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
 
 class HelpScreen(MoonModal):
     AUTO_FOCUS = "#help-scroll"
-    BINDINGS = [Binding("escape,q,question_mark", "close", "close")]
+    BINDINGS = [Binding("escape,q,question_mark", "close", "close"),
+                Binding("l", "lesson", "learn to play")]
 
     def __init__(self) -> None:
         super().__init__(classes="dialog")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "lesson":
+            return self.moon.may_start_lesson
+        return True
+
+    def action_lesson(self) -> None:
+        """The first lesson, at a table of the player's own (`MoonApp.start_lesson`)."""
+        self.dismiss(None)
+        self.moon.start_lesson()
 
     def _rules(self) -> tuple[Rules, str]:
         """The rules of the table this player is at, else the defaults."""
@@ -197,5 +208,7 @@ class HelpScreen(MoonModal):
                     operator=self.moon.operator, keys=self.moon.keys is not None,
                     solo=self.moon.solo, games=self.moon.games is not None,
                     ratings=self.moon.ratings is not None))
-            yield Static("↑↓ scroll · Esc closes", classes="hint")
+            yield Static("↑↓ scroll · l learn to play · Esc closes"
+                         if self.moon.may_start_lesson else "↑↓ scroll · Esc closes",
+                         classes="hint")
 

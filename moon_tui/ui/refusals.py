@@ -144,6 +144,9 @@ LOBBY: dict[Refusal, _Words] = {
                                        "the hour: "
                                        f"you may open another in {_minutes(p)}; join one "
                                        "meanwhile",
+    Refusal.PRACTICE_NOT_RATED: lambda p: "a practice table is never rated: untick one of "
+                                          "the two",
+    Refusal.BAD_PLAY_ON: lambda p: f"cannot play on from there: {p.get('problem')}",
     Refusal.CANNOT_SAVE: lambda p: "the server cannot save right now, so it starts no new "
                                    "game: try again in a while (the operators are told)",
     Refusal.TABLE_FAILED: lambda p: "the table could not do that command",
@@ -186,6 +189,8 @@ LOBBY: dict[Refusal, _Words] = {
     Refusal.SEAT_NOT_AWAY: lambda p: f"nobody is away at seat {_seat(p)}",
     Refusal.SEATED_ONLY: lambda p: "only the owner and the seated players may hand a seat "
                                    "to a computer",
+    Refusal.PRACTICE_ALONE: lambda p: f"table {p.get('table_id')} is a practice table, "
+                                      "for one player with computer players",
 }
 """The lobby's and the tables' own refusals (those that need the command are below)."""
 
