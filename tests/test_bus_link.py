@@ -117,7 +117,8 @@ async def test_what_the_bus_carries_is_checked_and_bad_entries_are_dropped(
         w0.owner_link("t1", lambda _: None).open(inbox.append)
         forged = codec.encode(BotMoved(1, 0, Action.parse("pass"), False))
         for fields in ({"m": b"\xff not json", "from": "w1"},
-                       {"m": b'{"v": 2, "t": "Attach", "name": "x"}', "from": "w1"},
+                       {"m": json.dumps({"v": codec.VERSION + 1, "t": "Attach", "name": "x"}),
+                        "from": "w1"},
                        {"m": forged, "from": "w1"},  # the table's own computers only
                        {"m": codec.encode(FromMember("ann", JoinSeat("t1"))), "from": "w1\n"},
                        {"m": codec.encode(FromMember("ann", JoinSeat("t1")))}):
