@@ -62,6 +62,8 @@ not make the bus grow without end."""
 READ_BLOCK_MS = 1_000
 READ_COUNT = 256
 WAKE = b"wake"
+LAST_SEQUENCE = 2**64 - 1
+"""The highest sequence number of a stream entry id within one millisecond."""
 """An entry a worker writes to its own stream to stop waiting and read its tables anew."""
 WORKER_NAME = re.compile(r"w\d{1,3}")
 INTO_A_TABLE = (FromMember, Attach, Detach, CloseNow)
@@ -189,7 +191,10 @@ class WorkerBus:
         """A table runs here from now on: its stream is read from this moment (what was
         written to it before, for an earlier owner, is not this table's to act on)."""
         self.owned[link.table_id] = link
-        self._positions[table_inbox(link.table_id)] = f"{int(time.time() * 1000)}-0"
+        # XREAD gives the entries after an id: the last one of the millisecond before
+        # this one, so an entry written in this very millisecond (id `<now>-0`) is read.
+        self._positions[table_inbox(link.table_id)] = \
+            f"{int(time.time() * 1000) - 1}-{LAST_SEQUENCE}"
         self._outbox.put_nowait((worker_inbox(self.worker), WAKE, None))
 
     def let_go(self, table_id: str) -> None:
