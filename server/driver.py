@@ -216,7 +216,9 @@ class SSHDriver(Driver):
         self.write("\x1b[?2004h")  # bracketed paste
         self.write("\x1b[?7l")  # no line wrap
         self.write("\x1b[?2026$p")  # ask for synchronized output support
-        self.flush()
+        # Not flushed: they go out with the first frame, whose flush gives the start slot
+        # back (`on_first_frame`). Flushed here, they gave it back before the app had
+        # even composed, and every app of a burst started at once (server/door.py).
         width, height = self._size or (80, 24)
         self._app.post_message(events.Resize.from_dimensions((width, height), None))
         self._input_open = True
