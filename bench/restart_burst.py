@@ -1,7 +1,7 @@
 """Players coming back after a restart, all at once: how long each waits for its table.
 
     .venv/bin/python bench/restart_burst.py --tables 50
-    .venv/bin/python bench/restart_burst.py --tables 50 --present 20
+    .venv/bin/python bench/restart_burst.py --saved /tmp/moon-restart-XXXX   # same tables
 
 A data folder is made with `--tables` tables of three people each, every game started
 (the first bid is a person's, so nothing moves while they are away): the names are
@@ -18,8 +18,9 @@ Printed: time from the start of each returning player's connection to the first 
 of their table (p50, p90, max), the server's longest event-loop stall meanwhile and how
 many stalls went over 100 ms, the present players' keys (p50 / max) and the server CPU
 used by the burst. The players run in this process with its garbage collector off (see
-`ssh_load.py`): their connections' own CPU (~4 ms each for the key exchange) counts in
-the figures.
+`ssh_load.py`); on a machine of two cores their own CPU (SSH logins, terminals) is taken
+from the server's. A run starts from a copy of the tables built (printed: `--saved`
+starts the next run from them again, so runs of two versions compare on the same tables).
 """
 
 from __future__ import annotations
