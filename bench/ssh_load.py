@@ -385,9 +385,11 @@ class ServerProcess:
         self.port = 0
 
     @classmethod
-    async def start(cls) -> ServerProcess:
+    async def start(cls, data: Path | None = None) -> ServerProcess:
+        """On the data folder `data` (`bench/restart_burst.py`), else a new one."""
         process = await asyncio.create_subprocess_exec(
-            sys.executable, __file__, "--serve", tempfile.mkdtemp(prefix="moon-bench-"),
+            sys.executable, __file__, "--serve",
+            str(data) if data is not None else tempfile.mkdtemp(prefix="moon-bench-"),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             limit=64 * 1024 * 1024,  # a line of every key answered (`answered`) is long
         )

@@ -82,6 +82,10 @@ class Limits:
     operator gives a time (`say 2h tea at 8`) or a new one replaces it."""
     idle_minutes: float = 30.0
     """No key pressed for this long ends the session."""
+    starts_at_once: int = 4
+    """Players' apps starting at the same time (each ~0.1 s of CPU, in small steps); the
+    others wait their turn. After a restart everyone comes back at once: a few at a time
+    keep the CPU busy without a gap and the players already in answered (server/door.py)."""
     keepalive_seconds: float = 30.0
     chat_lines_per_10s: int = _LOBBY.chat_lines_per_10s
     chat_max_chars: int = _LOBBY.chat_max_chars
@@ -266,7 +270,11 @@ def _limits_from(table: Mapping[str, Any]) -> Limits:
         default = getattr(Limits(), key)
         kind: type | tuple[type, ...] = int if isinstance(default, int) else (int, float)
         values[key] = _check_type(f"limits.{key}", value, kind)
-    return replace(Limits(), **values)
+    limits = replace(Limits(), **values)
+    if limits.starts_at_once < 1:  # no app would ever start
+        raise ConfigError(f"limits.starts_at_once must be at least 1, not "
+                          f"{limits.starts_at_once}")
+    return limits
 
 
 def _operators_from(value: Any) -> dict[str, tuple[str, ...]]:

@@ -6,8 +6,13 @@ let a new key type its code (`linking.py`), show the welcome banner (`banner.py`
 start the player's app when a start slot is free and run the game session until it ends.
 
 The banner is drawn without an app (cheap: everyone arriving at once sees it at once);
-starting an app costs ~0.1 s of CPU in small steps, so apps start `STARTS_AT_ONCE` at a
-time, in order of arrival, and each reaches its first screen as early as the CPU allows.
+starting an app costs ~0.1 s of CPU in small steps, so apps start `starts_at_once` at a
+time (a setting, 4 by default), in order of arrival. One at a time left the CPU idle
+while each start waited on its round trips (the lobby, the database, the client), and
+after a restart, when every seated player comes back at once with no banner, the last
+of 150 waited for 149 starts in a row; a few at a time keep the CPU busy, and the
+event loop's pass budget (`patches.py`, patch 9) interleaves their steps with the
+players already in, whose keys go first.
 """
 
 from __future__ import annotations
@@ -41,8 +46,6 @@ GOODBYE_WAIT = 2.0
 """Seconds a client has to close its channel after the goodbye before its connection is
 closed anyway (`_close_after_goodbye`)."""
 
-STARTS_AT_ONCE = 1
-"""Apps starting at the same time; the others wait their turn (see the module docstring)."""
 ENDS_AT_ONCE = 2
 """Apps shutting down at the same time because their clients went away (server/driver.py)."""
 IDENTIFY_TIMEOUT = 30.0
@@ -113,7 +116,8 @@ class Door:
         self.at_banner: set[asyncssh.SSHServerProcess[bytes]] = set()
         """Players at the welcome banner or the code prompt of a new key (no app yet): told
         when the server stops."""
-        self.start_slots = asyncio.Semaphore(STARTS_AT_ONCE)
+        self.start_slots = asyncio.Semaphore(config.limits.starts_at_once)
+        """Apps starting now: each slot is given back at its app's first frame."""
         self.end_slots = asyncio.Semaphore(ENDS_AT_ONCE)
 
     def close(self, farewell: str) -> None:

@@ -95,7 +95,9 @@ class SSHTerminal:
     last_active: float = field(default_factory=time.monotonic)
     """When the player last did something the app acts on (the idle rule: `acts_on`)."""
     on_first_frame: Callable[[], None] | None = None
-    """Called (once) when the app's first frame has gone out."""
+    """Called (once) when the app has drawn its first frame: its start is done (the door
+    gives its start slot back), whether the frame went out or was dropped because the
+    client does not read (a client holding its output back must not hold a slot)."""
     end_slots: asyncio.Semaphore | None = None
     """Apps ending at once because their clients went away (see `take_end_slot`)."""
     limits: Limits = Limits()
@@ -175,6 +177,10 @@ class SSHDriver(Driver):
         channel = self._channel
         if channel.is_closing():
             return
+        first_frame = self._terminal.on_first_frame
+        if first_frame is not None:  # drawn: sent now, or dropped below for a stalled client
+            self._terminal.on_first_frame = None
+            self._loop.call_soon(first_frame)
         if channel.get_write_buffer_size() > OUTPUT_LIMIT:
             # The client stopped reading: drop this frame and repaint in full once it
             # catches up, so a stalled client costs a bounded amount of memory.
@@ -185,10 +191,6 @@ class SSHDriver(Driver):
         self._terminal.bytes_out += len(encoded)
         self._terminal.frames += 1
         channel.write(encoded)
-        first_frame = self._terminal.on_first_frame
-        if first_frame is not None:
-            self._terminal.on_first_frame = None
-            self._loop.call_soon(first_frame)
 
     def _mark_stale(self) -> None:
         self._stale = True
@@ -216,7 +218,9 @@ class SSHDriver(Driver):
         self.write("\x1b[?2004h")  # bracketed paste
         self.write("\x1b[?7l")  # no line wrap
         self.write("\x1b[?2026$p")  # ask for synchronized output support
-        self.flush()
+        # Not flushed: they go out with the first frame, whose flush gives the start slot
+        # back (`on_first_frame`). Flushed here, they gave it back before the app had
+        # even composed, and every app of a burst started at once (server/door.py).
         width, height = self._size or (80, 24)
         self._app.post_message(events.Resize.from_dimensions((width, height), None))
         self._input_open = True

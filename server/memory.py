@@ -99,9 +99,16 @@ class FreezePolicy:
     """A reclaim also comes once the frozen objects have grown this much since the last
     one (counted every `RECOUNT` seconds). Not every piece of garbage is counted as it
     ends: the screens and tables a player leaves in a session that goes on are not (a
-    guest cycling tables left 65 MB frozen with no session ending). Growth that is alive
-    (more players) raises the mark at each reclaim, so reclaims that find little come
-    once per quarter of growth: memory follows what is alive whatever the traffic."""
+    guest cycling tables left 65 MB frozen with no session ending). Growth that more
+    live sessions explain is not counted (`SESSION_OBJECTS`), and what is alive raises
+    the mark at each reclaim, so reclaims that find little come rarely: memory follows
+    what is alive whatever the traffic."""
+    SESSION_OBJECTS = 7_000
+    """Frozen objects a live session holds, about (~7,150 per player back at a table
+    after a restart, bench/restart_burst.py). Growth of that many per live session more
+    than at the mark is what the new players hold, not garbage: 150 players coming back
+    at once grew the frozen objects ninefold, and each count in the burst brought a
+    reclaim that walked them all for nothing (1.2 and 3.3 s, everyone frozen meanwhile)."""
     RECOUNT = 30.0
     """Seconds between counts of the frozen objects (a count walks them all: 17 ms for
     two million)."""
@@ -139,7 +146,9 @@ class FreezePolicy:
         self._counted_at = 0.0
         self._mark = 0
         """The frozen objects after the last reclaim (or at start): `GROWTH` measures from
-        here."""
+        here, with `SESSION_OBJECTS` for each live session more than `_mark_live`."""
+        self._mark_live = 0
+        """Live sessions at the mark."""
         self._thresholds = gc.get_threshold()
 
     def start(self) -> None:
@@ -205,7 +214,7 @@ class FreezePolicy:
         self.longest_tick = max(self.longest_tick, took)
         if took > self.SLOW_TICK:
             log.info("memory tick took %.0f ms (%d live sessions)", took * 1000, live)
-        if self._reclaim_due(live == 0 and connections == 0, started):
+        if self._reclaim_due(live, live == 0 and connections == 0, started):
             self.reclaim(live)
 
     def _freeze(self, now: float) -> None:
@@ -230,12 +239,13 @@ class FreezePolicy:
         """Frozen garbage objects, as counted from what ended since the last reclaim."""
         return self.dead * self.SESSION_GARBAGE + self.dead_connections * self.CONNECTION_GARBAGE
 
-    def _reclaim_due(self, quiet: bool, now: float) -> bool:
+    def _reclaim_due(self, live: int, quiet: bool, now: float) -> bool:
         """`quiet`: nobody connected (apps may outlive their connections)."""
         if now - self._counted_at >= self.RECOUNT:  # it may have grown since: count again
             self._counted_at = now
             self._frozen_count = gc.get_freeze_count()
-            if self._mark and self._frozen_count >= self.GROWTH * self._mark:
+            alive = self._mark + max(0, live - self._mark_live) * self.SESSION_OBJECTS
+            if self._mark and self._frozen_count >= self.GROWTH * alive:
                 return True
         ended = self.dead + self.dead_connections
         if not ended:
@@ -251,6 +261,7 @@ class FreezePolicy:
         found = gc.collect()
         self._freeze(started)  # young connections open now are frozen too: stamped so
         self._frozen_count = self._mark = frozen - found
+        self._mark_live = live
         pause = time.perf_counter() - started
         self.reclaims += 1
         self.longest_reclaim = max(self.longest_reclaim, pause)
