@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,6 +22,37 @@ from server.config import (
 from server.identity import name_problem
 from server.keyboard import InputDecoder, TokenBucket
 from server.terminal import TerminalProfile
+
+
+class MemoryClock:
+    """`server.memory`'s clock, moved by hand; its CPU time is `cpu()` (0 by default: no
+    tick costs anything)."""
+
+    def __init__(self, cpu: Callable[[], float] = lambda: 0.0) -> None:
+        self.now = 1000.0
+        self._cpu = cpu
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def thread_time(self) -> float:
+        return self._cpu()
+
+    @classmethod
+    def installed(cls, monkeypatch: pytest.MonkeyPatch,
+                  cpu: Callable[[], float] = lambda: 0.0) -> MemoryClock:
+        from server import memory
+
+        clock = cls(cpu)
+        monkeypatch.setattr(memory, "time", clock)
+        return clock
+
+
+class Ring:
+    """An object only the cycle collector frees (it refers to itself)."""
+
+    def __init__(self) -> None:
+        self.me = self
 
 
 def test_defaults_need_no_configuration() -> None:
@@ -272,24 +304,9 @@ def test_frozen_garbage_nobody_counted_is_reclaimed_once_the_frozen_objects_grow
     cycled tables). A quarter more frozen objects than after the last reclaim brings one."""
     import gc
 
-    from server import memory
     from server.memory import FreezePolicy
 
-    class Clock:
-        now = 1000.0
-
-        def perf_counter(self) -> float:
-            return self.now
-
-        def thread_time(self) -> float:
-            return 0.0
-
-    class Ring:
-        def __init__(self) -> None:
-            self.me = self
-
-    clock = Clock()
-    monkeypatch.setattr(memory, "time", clock)
+    clock = MemoryClock.installed(monkeypatch)
     policy = FreezePolicy()
     try:
         policy.start()
@@ -321,24 +338,9 @@ def test_frozen_objects_that_new_players_hold_bring_no_reclaim(
     still brings one."""
     import gc
 
-    from server import memory
     from server.memory import FreezePolicy
 
-    class Clock:
-        now = 1000.0
-
-        def perf_counter(self) -> float:
-            return self.now
-
-        def thread_time(self) -> float:
-            return 0.0
-
-    class Ring:
-        def __init__(self) -> None:
-            self.me = self
-
-    clock = Clock()
-    monkeypatch.setattr(memory, "time", clock)
+    clock = MemoryClock.installed(monkeypatch)
     policy = FreezePolicy()
     try:
         policy.start()
@@ -365,20 +367,9 @@ def test_the_freeze_waits_for_young_connections_at_most_max_defer(
     """A connection that ends before the next freeze leaves nothing frozen; under a flood
     of them, the freeze waits `MAX_DEFER` at most."""
 
-    from server import memory
     from server.memory import FreezePolicy
 
-    class Clock:
-        now = 1000.0
-
-        def perf_counter(self) -> float:
-            return self.now
-
-        def thread_time(self) -> float:
-            return 0.0  # no tick costs FREEZE_COST
-
-    clock = Clock()
-    monkeypatch.setattr(memory, "time", clock)
+    clock = MemoryClock.installed(monkeypatch)
     policy = FreezePolicy()
     try:
         policy.tick(live=1, connections=1)
@@ -409,20 +400,9 @@ def test_memory_ticks_are_full_while_sessions_come_and_go_and_young_in_a_steady_
     after any change, young ones after that."""
     import time as real_time
 
-    from server import memory
     from server.memory import FreezePolicy
 
-    class Clock:
-        now = 1000.0
-
-        def perf_counter(self) -> float:
-            return self.now
-
-        def thread_time(self) -> float:
-            return real_time.thread_time()
-
-    clock = Clock()
-    monkeypatch.setattr(memory, "time", clock)
+    clock = MemoryClock.installed(monkeypatch, cpu=real_time.thread_time)
     policy = FreezePolicy()
     try:
         policy.tick(live=3, connections=3)
