@@ -410,26 +410,25 @@ class TableState:
         if current is not None:
             raise Refused(Refusal.ALREADY_SEATED, seat=current)
         self.seating.take_computer_seat(name, seat)
-        if name in self.seating.spectators:
-            self.seating.spectators.remove(name)
-        self._note_change(seat, name, computer=False, why="joined")
-        self.publisher.connect(name)
-        self.publisher.tell_all(Notice(Tell.JOINED_SEAT, {"name": name, "seat": seat}),
-                                but=name)
+        self._person_sat(name, seat, why="joined", news=Tell.JOINED_SEAT)
         self._back_in_seat(seat)
 
     def _take_back(self, name: str) -> None:
         """`name`, dealt into the game, takes their seat back from the computer."""
         seat = self.seating.take_back(name)
         assert seat is not None
-        if name in self.seating.spectators:
-            self.seating.spectators.remove(name)
-        self._note_change(seat, name, computer=False, why="back")
-        self.publisher.connect(name)
-        self.publisher.tell_all(Notice(Tell.TOOK_SEAT_BACK, {"name": name, "seat": seat}),
-                                but=name)
+        self._person_sat(name, seat, why="back", news=Tell.TOOK_SEAT_BACK)
         self._tell_chosen(name, seat)
         self._back_in_seat(seat)
+
+    def _person_sat(self, name: str, seat: int, *, why: Why, news: Tell) -> None:
+        """`name` plays `seat` from now on, in a computer's place: noted for the record
+        (`seat_changes`), and told to the others."""
+        if name in self.seating.spectators:
+            self.seating.spectators.remove(name)
+        self._note_change(seat, name, computer=False, why=why)
+        self.publisher.connect(name)
+        self.publisher.tell_all(Notice(news, {"name": name, "seat": seat}), but=name)
 
     def _back_in_seat(self, seat: int) -> None:
         """A person plays `seat` again: from its next decision (a computer thinking on
