@@ -377,3 +377,14 @@ async def test_the_owner_is_offered_the_computer_levels_of_players() -> None:
             await open_waiting_room(pilot, app)
             levels = [value for _, value in app.screen.query_one("#level", Choice).options]
             assert levels == ["easy", "normal", "expert"]
+
+
+async def test_a_place_gone_before_the_player_came_in_shows_the_lobby() -> None:
+    """The door saw a place at a table (`to_table`) that went before the app connected:
+    the lobby says the player sits nowhere, and the lobby is shown, not a blank screen."""
+    async with Lobby(FAST, seed=7) as lobby:
+        app = MoonApp(lobby, "ann")
+        app.to_table = True
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            assert "ann (you) idle" in screen_text(app)
