@@ -229,6 +229,9 @@ async def _serve(data: Path, operator_key: str | None = None) -> None:
                                              if on == screen])
                             for screen in ("table", "lobby")},
                 "journal_waits": _spread(journal_waits),
+                # How many answers the figures above counted: the "answered" list asked
+                # for later is cut there (answers kept coming meanwhile).
+                "answer_count": len(answers),
             }
             if command == "garbage":
                 # What the memory ticks left frozen that is garbage: the reclaim's count,
@@ -975,7 +978,7 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
     garbage = await _garbage_probes(server, typing_seconds)
     steady = await server.ask("status")
     wall = time.perf_counter() - wall
-    answered = (await server.ask("answered"))["answered"]
+    answered = (await server.ask("answered"))["answered"][:steady["answer_count"]]
     load = os.getloadavg()
     cpu_at_stop, tally = await clients.finish()
     client_cpu += cpu_at_stop

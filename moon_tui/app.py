@@ -27,9 +27,11 @@ from .lobby import Lobby, PlayerHandle
 from .lobby.messages import (
     ChatPosted,
     Command,
+    CreateTable,
     Disconnected,
     Event,
     GameFinished,
+    LeaveTable,
     LobbyUpdate,
     Notice,
     Rejected,
@@ -48,6 +50,7 @@ from .ui.model import Model
 from .ui.notices import ending_words, left_words, notice_title, notice_words
 from .ui.plain import plain, printable
 from .ui.refusals import refusal_words
+from .ui.replay import ReplayScreen
 from .ui.timers import TimedNotification, timer_delay
 from .ui.waiting import WaitingScreen
 from .ui.words import restart_words
@@ -70,6 +73,9 @@ def table_of(event: Event) -> str | None:
 
 RESTART_NOTICE_SECONDS = 12.0
 """How long a restart notice stays up (it is repeated at 60, 30, 10 and 5 s)."""
+NOTICE_SECONDS = {Tell.INVITED: 10.0, Tell.CANNOT_SAVE: 3600.0}
+"""How long a notice stays up (6 s unless said here): "the server cannot save" stays until
+the table goes on ("saves again" takes it down)."""
 ENDED_SECONDS = 4.0
 """How long the reason a session ended stays on screen before the app exits."""
 RELIES_ON = (
@@ -97,6 +103,10 @@ class SessionOver(MoonModal):
 
     def action_close(self) -> None:
         self.app.exit(message=Text(printable(self.reason)))  # a str would be read as markup
+
+
+NOTICE_SECONDS = {Tell.INVITED: 10, Tell.WHILE_AWAY: 15, Tell.SEAT_WAITS: 10}
+"""Notices that stay longer than the others: they take reading, or a key to act on."""
 
 
 class MoonApp(App[None]):
@@ -128,6 +138,8 @@ class MoonApp(App[None]):
         """A game played alone (`moon`, set by LocalMoonApp): no lobby, no chat."""
         self.lesson: str | None = None
         """The first lesson is on (`moon_tui/lesson.py`): what its last step offers."""
+        self._lesson_table = False
+        """The lesson is played at a practice table of the club (`start_lesson`)."""
         self.keys = keys
         self.health = health
         self.games = games
@@ -218,6 +230,29 @@ class MoonApp(App[None]):
     def on_session_start(self) -> None:
         """Hook for a local game: the handle is ready."""
 
+    @property
+    def may_start_lesson(self) -> bool:
+        """The help may start the first lesson: at a club, at no table, not in one."""
+        return (self.lesson is None and not self.solo and self.current_table is None
+                and self.handle is not None)
+
+    def start_lesson(self) -> None:
+        """The first lesson's hand at a practice table of the club's lobby (from the
+        help): the same deal and words as the banner's lesson, then back to the lobby."""
+        from .lesson_deal import lesson_play_on
+        from .ui.lesson_text import FINISH
+
+        if not self.may_start_lesson:
+            return
+        self.lesson, self._lesson_table = FINISH, True
+        self.send(CreateTable("first lesson", play_on=lesson_play_on()))
+
+    @on(GameScreen.LessonOver)
+    def _club_lesson_over(self) -> None:
+        """The learner read the lesson's last step: leave its table for the lobby."""
+        if self._lesson_table and self.current_table is not None:
+            self.send(LeaveTable(self.current_table))
+
     def on_key(self, event: events.Key) -> None:
         # Before the app's bindings, as the table screen's own handler would have been.
         screen = self.screen
@@ -267,17 +302,23 @@ class MoonApp(App[None]):
             self._lobby_on_need()  # the place the door saw went before they came in
         elif isinstance(event, TableLeft) and event.table_id == self.current_table:
             self._leave_table(event)
-        elif isinstance(event, Notice):
+        elif isinstance(event, Notice) and event.code is not Tell.SEAT_WAITS:
+            # (a seat waiting is said on the lobby's board as long as it waits)
             severity = {"info": "information", "warning": "warning", "error": "error"}
+            if event.code is Tell.SAVING_AGAIN:
+                self.clear_notifications()  # the table's "cannot save" is over
             self.notify(notice_words(event), title=notice_title(event),
                         severity=severity[event.level],  # type: ignore[arg-type]
-                        timeout=10 if event.code is Tell.INVITED else 6)
+                        timeout=NOTICE_SECONDS.get(event.code, 6))
             if event.code is Tell.INVITED:
                 self.screen.refresh_bindings()  # the lobby's `y` joins it now
         elif isinstance(event, RestartNotice):
             self.notify(restart_words(event), title="Restart", severity="warning",
                         timeout=RESTART_NOTICE_SECONDS)
         elif isinstance(event, Rejected) and not self._screen_explains(event):
+            if isinstance(event.command, CreateTable) and self._lesson_table \
+                    and self.current_table is None:
+                self.lesson, self._lesson_table = None, False  # no lesson table after all
             self.notify(refusal_words(event), severity="warning", timeout=6)
         elif isinstance(event, Disconnected):
             self.end_session(ending_words(event))
@@ -320,10 +361,12 @@ class MoonApp(App[None]):
                 return
         while isinstance(self.screen, MoonModal):
             self.pop_screen()
-        if not isinstance(self.screen, FirstScreen | LobbyScreen | WaitingScreen | GameScreen):
+        # A play-on from the replay viewer opens over it (leaving goes back there).
+        if not isinstance(self.screen, FirstScreen | LobbyScreen | WaitingScreen | GameScreen
+                          | ReplayScreen):
             self.switch_screen(LobbyScreen())
         # Straight from the lobby into a game under way: the player came back to it.
-        returning = not isinstance(self.screen, WaitingScreen | GameScreen)
+        returning = not isinstance(self.screen, WaitingScreen | GameScreen | ReplayScreen)
         new = (GameScreen(table_id, returning=returning) if kind == "game"
                else WaitingScreen(table_id))
         if isinstance(self.screen, WaitingScreen | GameScreen):
@@ -388,6 +431,8 @@ class MoonApp(App[None]):
 
     def _leave_table(self, event: TableLeft) -> None:
         self.current_table = None
+        if self._lesson_table:
+            self.lesson, self._lesson_table = None, False
         self._set_window_title("Moon")
         while isinstance(self.screen, MoonModal):
             self.pop_screen()

@@ -3,9 +3,11 @@
 A lesson is a game played alone (`LocalMoonApp`: its own in-process lobby, computer
 players), so no one at a club sees its table; the deal is fixed by `LESSON_SEED`, chosen
 so the learner bids first and holds a hand worth bidding. The table screen shows the
-lesson's words beside the table (`ui/lesson_text.py`). At the end of the hand the learner
-goes on: at a club (`club` given) the same session leaves the lesson's lobby for the
-club's, elsewhere (`moon --lesson`) a new game against the computers starts.
+lesson's words beside the table (`ui/lesson_text.py`); a session already at the club
+starts the same hand from the help, at a practice table (`MoonApp.start_lesson`). At the
+end of the hand the learner goes on: at a club (`club` given) the same session leaves
+the lesson's lobby for the club's, elsewhere (`moon --lesson`) a new game against the
+computers starts.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from typing import Any
 
 from textual import on
 
+from .lesson_deal import LESSON_RULES, LESSON_SEED
 from .lobby import Lobby, LobbyConfig, PlayerHandle
 from .lobby.messages import Event
 from .local import LocalMoonApp
-from .rules import Rules
 from .ui.base import FirstScreen
 from .ui.game import GameScreen
 from .ui.lesson_text import FINISH
@@ -28,12 +30,6 @@ from .ui.model import Model
 
 log = logging.getLogger(__name__)
 
-LESSON_SEED = 31705
-"""The lesson lobby's seed: the learner (the first seat) bids first with four 5s and the
-5-5, the computers pass a bid of 4, and played as the lesson says the learner follows a
-suit once, has none of another, and makes the bid with 5 tricks of 7 (found by trying
-seeds with the rules engine and the bots: tests/test_ui_lesson.py plays it)."""
-LESSON_RULES = Rules.make(players=3)
 LESSON_CONFIG = LobbyConfig(bot_delay=0.8, trick_pause=2.0, hand_pause=1.0,
                             hand_result_seconds=3600.0, bot_workers=1)
 """Slow enough to follow; the hand's result stays until the learner has read it. The

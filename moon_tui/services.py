@@ -43,6 +43,9 @@ class KeyFacts:
     """Unix time of its last login (None: not since it was added)."""
     current: bool = False
     """The key this session logged in with."""
+    configured: bool = False
+    """Named in the server's configuration (an operator's): `added` is unknown, and it is
+    removed there, not in the dialog."""
 
 
 class KeyManager(Protocol):

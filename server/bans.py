@@ -23,7 +23,7 @@ from .game_session import write_farewell
 from .identity import GUEST_PREFIX, Player, name_problem
 from .logtext import shown
 from .registry import SessionRegistry
-from .store import BanKind, Database
+from .store import BanKind, Database, StoreFailure
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,30 @@ class Bans:
         """Guest name -> how it logged in: the auth context's, set when the server starts."""
 
     async def ban(self, name: str, reason: str) -> None:
-        """The lobby reports an operator's ban: make it last, and refuse new logins.
+        """The lobby reports an operator's ban: make it last (`_ban`); a disk that refuses
+        it leaves the player out now, and the operators are told it will not last."""
+        try:
+            await self._ban(name, reason)
+        except StoreFailure as error:
+            self._not_kept("ban", name, error)
+            raise
+
+    async def kick(self, name: str, reason: str, minutes: float, by: str) -> None:
+        """As `_kick`; a disk that refuses it is told to the operators."""
+        try:
+            await self._kick(name, reason, minutes, by)
+        except StoreFailure as error:
+            self._not_kept("kick", name, error)
+            raise
+
+    def _not_kept(self, what: str, name: str, error: StoreFailure) -> None:
+        self._db.alarm(f"{what} {name}",
+                       f"the {what} of {shown(name)} could not be saved ({error}): they are "
+                       f"out now, but may log in again; {what} them again once the disk "
+                       "takes writes.")
+
+    async def _ban(self, name: str, reason: str) -> None:
+        """Make an operator's ban last, and refuse new logins.
 
         The name and its keys are banned for good. The addresses it last used are banned
         for `address_ban_days` from letting in guests and new names (so the player does
@@ -85,7 +108,7 @@ class Bans:
         for session in live:
             session.end(f"You were banned from this server: {reason}")
 
-    async def kick(self, name: str, reason: str, minutes: float, by: str) -> None:
+    async def _kick(self, name: str, reason: str, minutes: float, by: str) -> None:
         """The lobby reports an operator's kick (the session was ended): keep the name
         out for `minutes`, and guests and new names from the addresses its sessions
         use (a guest would come straight back under a new number). A longer ban already

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from moon_tui.commandline import whole_number
 from moon_tui.files import MEGABYTE, read_limited
@@ -183,6 +184,15 @@ class ServerConfig:
     SIGINT, always stops at once. The service manager's stop timeout must be longer
     (TimeoutStopSec in moon-server.service)."""
 
+    workers: int = 1
+    """Worker processes accepting SSH on the one port (SO_REUSEPORT), started and watched
+    by a small supervisor (`supervisor.py`); above 1 they share the club through a bus.
+    1: today's one-process server."""
+    redis: str = ""
+    """The bus: a Valkey or Redis server's URL (`unix:///path`, `rediss://...`, or
+    `redis://:password@host:port`). Empty with `workers` above 1: the server starts its
+    own valkey-server on a unix socket in the data folder (`bus_server.py`)."""
+
     def lobby_config(self) -> LobbyConfig:
         """The lobby's settings, with the ones this file also sets taken from here."""
         return replace(
@@ -201,6 +211,42 @@ class ServerConfig:
     @property
     def database_path(self) -> Path:
         return self.data / "moon.sqlite3"
+
+
+WORKERS_MAX = 64
+BUS_SCHEMES = ("unix", "redis", "rediss", "valkey", "valkeys")
+
+
+def check_workers(key: str, value: int) -> int:
+    if not 1 <= value <= WORKERS_MAX:
+        raise ConfigError(f"{key} must be 1 to {WORKERS_MAX} processes, not {brief(value)}")
+    return value
+
+
+def check_bus_url(key: str, url: str) -> str:
+    """A bus URL the workers may use: a unix socket, TLS, or TCP with a password (anyone
+    who reaches an open Valkey port could read every hand and write any move)."""
+    if not url:
+        return url
+    try:
+        parsed = urlsplit(url)
+        parsed.port  # noqa: B018 - checked now, not when a worker connects
+    except ValueError as error:
+        raise ConfigError(f"{key} is not a URL the bus can use: {error}") from None
+    if parsed.scheme not in BUS_SCHEMES:
+        # The URL itself is not quoted: it may hold a password.
+        raise ConfigError(f"{key} must be a unix://, rediss:// or redis:// URL, not "
+                          f"{brief(parsed.scheme, 20)}://...")
+    if parsed.scheme == "unix":
+        if not parsed.path:
+            raise ConfigError(f"{key}: a unix:// URL names the socket's path (unix:///path)")
+    elif not parsed.hostname:
+        raise ConfigError(f"{key}: the URL names no host")
+    elif parsed.scheme in ("redis", "valkey") and not parsed.password:
+        raise ConfigError(
+            f"{key}: a bus over TCP needs a password (redis://:PASSWORD@host:port) or TLS "
+            "(rediss://): anyone who reaches an open port could read every hand")
+    return url
 
 
 def _check_type(key: str, value: Any, kind: type | tuple[type, ...]) -> Any:
@@ -286,6 +332,10 @@ def load_toml(path: Path, base: ServerConfig) -> ServerConfig:
             if not 0 <= seconds <= 3600:
                 raise ConfigError(f"{key} must be 0 to 3600 seconds, not {value!r}")
             config = replace(config, restart_countdown_seconds=seconds)
+        elif key == "workers":
+            config = replace(config, workers=check_workers(key, _check_type(key, value, int)))
+        elif key == "redis":
+            config = replace(config, redis=check_bus_url(key, _check_type(key, value, str)))
         elif key == "operators":
             config = replace(config, operators=_operators_from(value))
         elif key == "limits":
@@ -296,7 +346,8 @@ def load_toml(path: Path, base: ServerConfig) -> ServerConfig:
 
 
 def load_environment(env: Mapping[str, str], base: ServerConfig) -> ServerConfig:
-    """MOON_HOST, MOON_PORT, MOON_DATA, MOON_MOTD, MOON_GUESTS (on/off)."""
+    """MOON_HOST, MOON_PORT, MOON_DATA, MOON_MOTD, MOON_GUESTS (on/off), MOON_WORKERS,
+    MOON_REDIS."""
     config = base
     if "MOON_HOST" in env:
         config = replace(config, host=env["MOON_HOST"])
@@ -314,6 +365,13 @@ def load_environment(env: Mapping[str, str], base: ServerConfig) -> ServerConfig
         if flag not in ("on", "off", "1", "0", "yes", "no", "true", "false"):
             raise ConfigError(f"MOON_GUESTS must be on or off, not {brief(flag)}")
         config = replace(config, guests=flag in ("on", "1", "yes", "true"))
+    if "MOON_WORKERS" in env:
+        workers = whole_number(env["MOON_WORKERS"])
+        if workers is None:
+            raise ConfigError(f"MOON_WORKERS must be a number, not {brief(env['MOON_WORKERS'])}")
+        config = replace(config, workers=check_workers("MOON_WORKERS", workers))
+    if "MOON_REDIS" in env:
+        config = replace(config, redis=check_bus_url("MOON_REDIS", env["MOON_REDIS"]))
     return config
 
 
@@ -324,6 +382,8 @@ def build_config(
     host: str | None = None,
     port: int | None = None,
     data: Path | None = None,
+    workers: int | None = None,
+    redis: str | None = None,
 ) -> ServerConfig:
     """Defaults < config file (--config or $MOON_CONFIG) < environment < flags."""
     env = os.environ if env is None else env
@@ -339,6 +399,10 @@ def build_config(
         config = replace(config, port=port)
     if data is not None:
         config = replace(config, data=data)
+    if workers is not None:
+        config = replace(config, workers=check_workers("--workers", workers))
+    if redis is not None:
+        config = replace(config, redis=check_bus_url("--redis", redis))
     if not 0 <= config.port <= 65535:
         raise ConfigError(f"port {config.port} is out of range")
     return config

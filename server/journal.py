@@ -6,9 +6,22 @@ own, so the loop never waits on the disk. While a commit is on its way, the writ
 every table gather and go together in the next (a group commit), as soon as it is done:
 a busy evening costs one commit per round trip to the thread, not one per move.
 
-A batch the disk refuses (full, read-only) is kept and written first next time: its rows
-replace or delete whole rows, so writing it late still leaves each table as its last
-change left it. The operators are told by an alarm until the disk takes it again.
+A batch the disk refuses (full, read-only) is not kept: its tables told nobody of it,
+wait, and write it again themselves (`moon_tui.lobby.table`), each with all it changed
+since its last write that worked, so nothing is written twice (chat lines were). Only a
+table's closing is kept, to be written first next time (a closed table has nobody left to
+write it). The operators are told by an alarm until the disk takes writes again, and new
+tables are refused meanwhile (`writable`); a server that starts on a disk that refuses
+writes says so, and tries a small write every few seconds until one works (`check`).
+
+With several workers (`moon-server --workers N`), one worker owns each table: it holds
+the table's lease on the bus (`lease.py`) and has claimed the table here, which numbers
+its ownership (`claim`: the table's epoch, one more than the last owner's). Each of its
+writes carries that epoch and is checked in the same transaction: a worker that lost its
+lease (paused, cut off) and still writes is refused (`StaleOwner`), its rows untouched,
+so it can never write over the new owner. The epoch lives here, with the rows it guards,
+not on the bus: a bus that restarts empty cannot make an old owner current again. A
+process alone (the default) claims nothing, and its writes are not checked.
 
 Reading the rows back at start, the file is not trusted (it may have been edited or
 damaged): a row that is too long, not JSON, or nested deeper than the server writes
@@ -20,14 +33,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 import logging
+import sqlite3
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from moon_tui.lobby.chat import CHAT_KEPT
 from moon_tui.lobby.journal import (
+    LOBBY_ROOM,
     ChatRow,
     HandRow,
     JournalEntry,
@@ -39,6 +55,8 @@ from moon_tui.lobby.journal import (
 from moon_tui.lobby.restoring import shown
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from .store import Database
 
 log = logging.getLogger(__name__)
@@ -60,6 +78,10 @@ CREATE TABLE IF NOT EXISTS saved_chat (
     data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS saved_chat_table ON saved_chat(table_id, id);
+CREATE TABLE IF NOT EXISTS table_epochs (
+    table_id TEXT PRIMARY KEY,
+    epoch INTEGER NOT NULL
+);
 """
 
 ROW_CHARS_MAX = 1_000_000
@@ -69,14 +91,27 @@ JSON_DEPTH_MAX = 16
 """How deep a saved row may nest (the server's nest 4 deep at most): deeper ones, up to
 JSON's own limit where reading raised RecursionError and the server did not start, lose
 their table."""
-UNWRITTEN_KEPT = 100_000
-"""Entries kept in memory while the disk refuses them; past this the oldest are dropped
-(a crash then loses more, the game in memory goes on)."""
 ALARM = "tables"
+CHECK_FIRST_SECONDS = 0.5
+CHECK_MAX_SECONDS = 5.0
+"""While the disk refuses writes, a small write is tried after `CHECK_FIRST_SECONDS`, then
+twice as long each time up to this (waiting tables also try, every 2 s at most)."""
 
 T = TypeVar("T")
-_Writer = tuple["asyncio.Future[None]", "Callable[[], object] | None"]
-"""A write's future, and what runs once its entries are committed (`TableJournal.write`)."""
+_Writer = tuple["asyncio.Future[None]", "Callable[[], object] | None", frozenset[str]]
+"""A write's future, what runs once its entries are committed (`TableJournal.write`), and
+the tables its entries are about."""
+_Fenced = tuple[JournalEntry, "int | None"]
+"""An entry and the epoch it was written under (None: not checked)."""
+
+
+class StaleOwner(Exception):
+    """A table's entries were refused: another worker took the table over since."""
+
+    def __init__(self, tables: frozenset[str]) -> None:
+        super().__init__(f"table {', '.join(sorted(tables))}: another worker owns it now "
+                         "(a newer epoch); nothing was written")
+        self.tables = tables
 
 
 def _json(data: Any) -> str:
@@ -88,23 +123,55 @@ class SqliteJournal:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self._gathering: list[JournalEntry] = []
+        self._gathering: list[_Fenced] = []
         self._waiting: list[_Writer] = []
         """One future per write gathering now, resolved once its entries are committed
         (a writer that is cancelled cancels only its own), with what runs then."""
         self._committing = False
-        self._unwritten: list[JournalEntry] = []
-        """Entries of batches the disk refused, oldest first, written before the next."""
+        self._unwritten: list[_Fenced] = []
+        """Closings of tables in batches the disk refused, written before the next batch."""
+        self._refused: set[str] = set()
+        """Tables whose last write the disk refused: they wait (the alarm counts them)."""
+        self._failing: str | None = None
+        """Why the last write (a table's or `check`'s) failed; None once one works."""
+        self._checking: asyncio.Task[None] | None = None
         self.commits = 0
         """Transactions committed so far (a benchmark divides moves by it)."""
+        self.epochs: dict[str, int] = {}
+        """The epoch of each table this worker claimed (`claim`): its writes carry it."""
+
+    async def claim(self, table_id: str, *, after: int | None = None) -> int | None:
+        """This worker owns `table_id` from now on (it holds its lease): its epoch, one
+        more than the last owner's, which that owner's writes no longer match. With
+        `after`, only if the table's epoch is still `after` (a worker taking back its own
+        table after its lease lapsed: None if another claimed it meanwhile)."""
+
+        def claim() -> int | None:
+            with self._db.connection() as db:
+                if after is None:
+                    row = db.execute(
+                        "INSERT INTO table_epochs (table_id, epoch) VALUES (?, 1) ON CONFLICT"
+                        "(table_id) DO UPDATE SET epoch = epoch + 1 RETURNING epoch",
+                        (table_id,)).fetchone()
+                else:
+                    row = db.execute(
+                        "UPDATE table_epochs SET epoch = epoch + 1 WHERE table_id = ? AND "
+                        "epoch = ? RETURNING epoch", (table_id, after)).fetchone()
+            return None if row is None else int(row[0])
+
+        epoch = await self._db.run(claim)
+        if epoch is not None:
+            self.epochs[table_id] = epoch
+        return epoch
 
     async def write(self, entries: Sequence[JournalEntry],
                     then: Callable[[], object] | None = None) -> None:
         if not entries:
             return
         done = asyncio.get_running_loop().create_future()
-        self._gathering.extend(entries)
-        self._waiting.append((done, then))
+        epochs = self.epochs
+        self._gathering.extend((entry, epochs.get(entry.table_id)) for entry in entries)
+        self._waiting.append((done, then, frozenset(entry.table_id for entry in entries)))
         if not self._committing:
             self._commit_gathered()
         await done
@@ -122,71 +189,135 @@ class SqliteJournal:
 
         def commit() -> None:
             error: Exception | None = None
+            stale: frozenset[str] = frozenset()
             try:
-                self._write_rows(batch)
+                stale = self._write_rows(batch)
             except Exception as failure:  # noqa: BLE001 - told to the writers
                 error = failure
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                loop.call_soon_threadsafe(self._committed, batch, waiting, error)
+                loop.call_soon_threadsafe(self._committed, batch, waiting, error, stale)
 
         try:
             self._db.executor.submit(commit)
         except RuntimeError as error:  # the writer thread has stopped
             self._committed(batch, waiting, error)
 
-    def _committed(self, batch: list[JournalEntry], waiting: list[_Writer],
-                   error: Exception | None) -> None:
+    def _committed(self, batch: list[_Fenced], waiting: list[_Writer],
+                   error: Exception | None, stale: frozenset[str] = frozenset()) -> None:
         self._committing = False
+        tables = {entry.table_id for entry, _ in batch}
         if error is None:
             self.commits += 1
-            if self._unwritten:
-                log.warning("the tables' journal is written again (%d entries waited)",
-                            len(self._unwritten))
-                self._unwritten = []
-                self._db.clear_alarm(ALARM)
+            self._unwritten = []
+            self._refused -= tables
+            self._wrote()
         else:
-            self._keep_unwritten(batch, error)
-        for done, then in waiting:
+            self._unwritten = [fenced for fenced in batch if isinstance(fenced[0], TableGone)]
+            self._refused |= tables - {entry.table_id for entry, _ in self._unwritten}
+            self._failed(error)
+        if stale:
+            log.error("tables %s were taken over by another worker: this one's writes are "
+                      "refused", ", ".join(sorted(stale)))
+            for table_id in stale:
+                self.epochs.pop(table_id, None)
+        for done, then, about in waiting:
             if done.done():
                 continue  # its writer was cancelled
+            if error is not None:
+                done.set_exception(error)
+                done.exception()  # retrieved here: a table may have stopped waiting
+                continue
+            if about & stale:  # nothing of it is told: it was not written
+                done.set_exception(StaleOwner(about & stale))
+                done.exception()
+                continue
             if then is not None:
                 try:
                     then()
                 except Exception as failure:  # noqa: BLE001 - its writer is told
                     done.set_exception(failure)
                     continue
-            if error is None:
-                done.set_result(None)
-            else:
-                done.set_exception(error)
-                done.exception()  # retrieved here: a table may have stopped waiting
+            done.set_result(None)
         if self._waiting:
             self._commit_gathered()
 
-    def _keep_unwritten(self, batch: list[JournalEntry], error: BaseException) -> None:
-        first = not self._unwritten
-        self._unwritten = batch[-UNWRITTEN_KEPT:]
-        if first:
-            log.error("cannot write the tables' journal (%s): the games go on in memory, "
-                      "and a crash now would lose their moves", error)
+    def writable(self) -> bool:
+        return self._failing is None
+
+    def _failed(self, error: BaseException) -> None:
+        """A write failed: the log says so once, the operators' alarm until one works."""
+        if self._failing is None:
+            log.error("cannot write the database (%s): tables wait, showing nothing new, and "
+                      "new games are refused until it can", error)
+        self._failing = str(error)
+        waiting = len(self._refused)
+        tables = f"{waiting} table{'s' if waiting != 1 else ''} wait" if waiting \
+            else "no table waits yet"
         self._db.alarm(
             ALARM,
-            f"the games' moves cannot be written ({error}): free disk space or make the data "
-            "folder writable; a crash now would lose them.")
+            f"the database cannot be written ({error}): {tables} and new games are refused "
+            "until it can. Free disk space or make the data folder writable: the games go "
+            "on by themselves.")
+        if self._checking is None or self._checking.done():
+            # An empty context: made from a table's task, it must not keep anything alive.
+            self._checking = asyncio.get_running_loop().create_task(
+                self._check_until_written(), name="moon-journal-check",
+                context=contextvars.Context())
 
-    def _write_rows(self, batch: list[JournalEntry]) -> None:
+    def _wrote(self) -> None:
+        if self._failing is not None and not self._refused:
+            log.warning("the database is written again: the tables go on")
+            self._failing = None
+            self._db.clear_alarm(ALARM)
+
+    async def check(self) -> bool:
+        """Try a small write (at start): False, said in the log and the operators' alarm,
+        when the disk refuses it; it is then tried again until it works."""
+        try:
+            await self._db.run(self._db.try_write)
+        except sqlite3.Error as error:
+            self._failed(error)
+            return False
+        except RuntimeError:  # the database closed meanwhile (the server stops)
+            return False
+        self._wrote()
+        return True
+
+    async def _check_until_written(self) -> None:
+        delay = CHECK_FIRST_SECONDS
+        while self._failing is not None:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, CHECK_MAX_SECONDS)
+            if self._refused:
+                continue  # the waiting tables' own writes tell
+            await self.check()
+
+    async def close(self) -> None:
+        """Stop trying (the server stops)."""
+        if self._checking is not None:
+            self._checking.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._checking
+            self._checking = None
+
+    def _write_rows(self, batch: list[_Fenced]) -> frozenset[str]:
         """On the writer thread: the whole batch in one transaction, or nothing; what it
-        leaves in each table (`_Rows`), in a few statements of many rows each.
+        leaves in each table (`_Rows`), in a few statements of many rows each. Entries
+        whose epoch is not their table's any more are left out: their tables returned.
 
         The thread gives up the interpreter's lock at each statement, and on a busy
         server waits up to its switch interval (5 ms) to get it back from the event
         loop: a batch of 40 rows, a statement each, took up to 143 ms beside a busy
         loop, the same rows in one statement up to 17 ms (measured)."""
-        rows = _Rows()
-        for entry in batch:
-            rows.add(entry)
         db = self._db.connection()
         with db:
+            stale = _stale(db, batch)
+            rows = _Rows()
+            for entry, _ in batch:
+                if entry.table_id not in stale:
+                    rows.add(entry)
+            for ids in _chunks(sorted(rows.gone)):
+                db.execute(f"DELETE FROM table_epochs WHERE table_id IN {_marks(ids, 1)}", ids)
             for ids in _chunks(sorted(rows.gone)):
                 for table in ("saved_tables", "saved_hands", "saved_chat"):
                     db.execute(f"DELETE FROM {table} WHERE table_id IN {_marks(ids, 1)}", ids)
@@ -209,9 +340,32 @@ class SqliteJournal:
                     "(SELECT kept.id FROM saved_chat AS kept "
                     "WHERE kept.table_id = saved_chat.table_id "
                     "ORDER BY kept.id DESC LIMIT 1 OFFSET ?)", [*ids, CHAT_KEPT])
+        return stale
 
     async def load(self) -> list[SavedTable]:
         return await self._db.run(self._read_tables)
+
+    async def lobby_chat(self) -> list[Any]:
+        return await self._db.run(self._read_lobby_chat)
+
+    def _read_lobby_chat(self) -> list[Any]:
+        """The lobby's lines as written (a line that is not JSON as the server writes it
+        is dropped, logged; the lobby checks the rest, `restoring.saved_chat`)."""
+        rows = self._db.connection().execute(
+            "SELECT data FROM saved_chat WHERE table_id = ? AND length(data) <= ? "
+            "ORDER BY id DESC LIMIT ?", (LOBBY_ROOM, ROW_CHARS_MAX, CHAT_KEPT)).fetchall()
+        lines = []
+        for (text,) in reversed(rows):
+            try:
+                data = json.loads(text)
+            except (ValueError, TypeError):
+                data = None
+            if isinstance(data, dict) and _shallow(data):
+                lines.append(data)
+            else:
+                log.error("a saved line of the lobby chat is not JSON as the server writes "
+                          "it: dropped")
+        return lines
 
     def _read_tables(self) -> list[SavedTable]:
         db = self._db.connection()
@@ -254,6 +408,24 @@ class SqliteJournal:
             saved.append(SavedTable(table_id, data, tuple(hands.get(table_id, ())),
                                     tuple(lines)))
         return saved
+
+
+def _stale(db: sqlite3.Connection, batch: list[_Fenced]) -> frozenset[str]:
+    """The tables of `batch` written under an epoch that is not theirs any more (another
+    worker claimed them since, or they are gone), read in the writing transaction."""
+    written: dict[str, set[int]] = {}
+    for entry, epoch in batch:
+        if epoch is not None:
+            written.setdefault(entry.table_id, set()).add(epoch)
+    if not written:
+        return frozenset()
+    current: dict[str, int] = {}
+    for ids in _chunks(sorted(written)):
+        current.update(db.execute(
+            f"SELECT table_id, epoch FROM table_epochs WHERE table_id IN {_marks(ids, 1)}",
+            ids).fetchall())
+    return frozenset(table_id for table_id, epochs in written.items()
+                     if epochs != {current.get(table_id)})
 
 
 def _shallow(data: Any) -> bool:

@@ -9,6 +9,7 @@ an operator lists every member, takes a key from one, or renames one (the dashbo
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 
 from moon_tui.services import KeyFacts, LinkCode, MemberFacts
 
@@ -138,21 +139,35 @@ class Members:
 class AccountKeys:
     """`moon_tui.services.KeyManager` over the accounts database, for one player."""
 
-    def __init__(self, db: Database, player: Player, codes: LinkCodes, port: int) -> None:
+    def __init__(self, db: Database, player: Player, codes: LinkCodes, port: int, *,
+                 configured: Mapping[str, str] | None = None) -> None:
         self._db = db
         self._members = Members(db)
         self._player = player
         self._codes = codes
         self._port = port
+        self._configured = dict(configured or {})
+        """An operator's keys named in the server's configuration: fingerprint -> type."""
 
     async def list_keys(self) -> list[KeyFacts]:
+        """The keys in the database, then the configured ones it does not hold (an
+        operator's key from the config is not always in the database: it was never
+        shown before, and the dialog said "No key yet")."""
         if self._player.guest:
             return []
-        return await self._members.keys_of(self._player.name, self._player.fingerprint)
+        current = self._player.fingerprint
+        stored = await self._members.keys_of(self._player.name, current)
+        held = {key.fingerprint for key in stored}
+        return stored + [
+            KeyFacts(print_, kind, "", 0.0, None, current=print_ == current, configured=True)
+            for print_, kind in self._configured.items() if print_ not in held]
 
     async def remove_key(self, fingerprint: str) -> None:
         if self._player.guest:
             raise ValueError("guests have no keys")
+        if fingerprint in self._configured:
+            raise ValueError("That key is named in the server's configuration: it is "
+                             "removed there, not here.")
         await self._members.remove_key(self._player.name, fingerprint, keep_one=True)
 
     async def new_link_code(self) -> LinkCode:

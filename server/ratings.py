@@ -271,8 +271,9 @@ def read_card(db: sqlite3.Connection, name: str) -> PlayerCard | None:
     for record_id, pool, place, won, shown in games:
         at, seats = db.execute("SELECT at, seats FROM rated_games WHERE record_id = ?",
                                (record_id,)).fetchone()
+        coded = db.execute("SELECT code FROM records WHERE id = ?", (record_id,)).fetchone()
         lines.append(GameLine(record_id, at, pool, tuple(json.loads(seats)), place,
-                              bool(won), shown))
+                              bool(won), shown, None if coded is None else coded[0]))
     return PlayerCard(name, is_bot(name), tuple(pools), tuple(lines))
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import time
-from pathlib import Path
 
 from rich.progress import (
     BarColumn,
@@ -26,8 +25,8 @@ from rich.progress import (
 from moon_tui.bots.progress import terminal_console
 from moon_tui.commandline import OneLineParser, say
 
-from .config import ConfigError, build_config
 from .ratings import SCHEMA, rebuild
+from .subcommand import DATA_FOLDER_EPILOG, add_data_arguments, config_of
 
 PROG = "moon-server ratings"
 
@@ -37,24 +36,20 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         prog=PROG,
         description="Compute every rating again from the finished game records, in the "
         "order they were kept (after an upgrade of the rating model, or a restore).",
-        epilog="The data folder is found as the server finds it: --data, then MOON_DATA, "
-        "then 'data' in --config or MOON_CONFIG. Stop the server first on a large club: "
+        epilog=f"{DATA_FOLDER_EPILOG} Stop the server first on a large club: "
         "it waits while the ratings are written. Exit status: 0 done, 1 no database or "
         "it cannot be written, 2 a wrong command line or configuration.",
     )
     parser.add_argument("--rebuild", action="store_true", required=True,
                         help="forget the ratings and count every finished game again")
-    parser.add_argument("--data", type=Path, help="the server's data folder")
-    parser.add_argument("--config", type=Path, help="the server's TOML configuration file")
+    add_data_arguments(parser)
     return parser.parse_args(argv)
 
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    try:
-        config = build_config(config_file=args.config, data=args.data)
-    except ConfigError as error:
-        say(PROG, str(error))
+    config = config_of(PROG, args)
+    if config is None:
         return 2
     path = config.database_path
     if not path.is_file():

@@ -25,7 +25,7 @@ import logging
 import os
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncssh
 from textual.app import App
@@ -39,9 +39,11 @@ from moon_tui.lobby import (
     Restart,
     RestartNotice,
 )
+from moon_tui.lobby.journal import TableJournal
 from moon_tui.lobby.refusals import Refused
 
 from . import patches, teardown
+from .analyses import DatabaseAnalyses
 from .archive import ClubGames
 from .auth import AuthContext
 from .bans import Bans
@@ -66,6 +68,12 @@ from .registry import SessionRegistry
 from .restart import RestartCountdown
 from .store import Database, SQLiteRecordStore
 from .watchdog import LoopWatchdog
+
+if TYPE_CHECKING:
+    from valkey.asyncio import Valkey
+
+    from .bus import WorkerPlace
+    from .ownership import OwnedJournal
 
 log = logging.getLogger(__name__)
 
@@ -94,16 +102,18 @@ def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
     return key
 
 
-def _operator_fingerprints(config: ServerConfig) -> dict[str, frozenset[str]]:
-    result: dict[str, frozenset[str]] = {}
+def _operator_keys(config: ServerConfig) -> dict[str, dict[str, str]]:
+    """Operator name -> {fingerprint: key type} of the keys the config names."""
+    result: dict[str, dict[str, str]] = {}
     for name, lines in config.operators.items():
-        prints = []
+        keys: dict[str, str] = {}
         for line in lines:
             try:
-                prints.append(fingerprint(asyncssh.import_public_key(line)))
+                key = asyncssh.import_public_key(line)
             except (asyncssh.KeyImportError, ValueError) as error:
                 raise ValueError(f"operator {name}: not an SSH public key: {line!r}") from error
-        result[name] = frozenset(prints)
+            keys[fingerprint(key)] = key.get_algorithm()
+        result[name] = keys
     return result
 
 
@@ -117,14 +127,22 @@ class MoonServer:
         app_factory: AppFactory | None = None,
         lobby_config: LobbyConfig | None = None,
         freeze_memory: bool = False,
+        place: WorkerPlace | None = None,
     ) -> None:
         """`app_factory` replaces the Moon app, and the banner with it (tests run small
         apps); `lobby_config` replaces `config.lobby_config()` (tests make bots instant).
 
         `freeze_memory` turns on the garbage-collector policy of `memory.py` (the CLI and
         the benchmark do; it is process-wide, so embedding code chooses).
+
+        `place` makes it one worker of a club on a bus (`bus.py`, `supervisor.py`).
         """
         self.config = config
+        self.place = place
+        self.bus: Valkey | None = None
+        """The bus's client, while a worker on one runs."""
+        self.owned: OwnedJournal | None = None
+        """A worker's tables: their leases on the bus and their epochs."""
         self._lobby_config = lobby_config or config.lobby_config()
         self._app_factory = app_factory
         self.db = Database(config.database_path)
@@ -133,7 +151,11 @@ class MoonServer:
             keep=config.limits.records_kept_in_memory,
             retry_seconds=config.limits.record_retry_seconds,
         )
+        self.journal = SqliteJournal(self.db)
+        """Where the tables write themselves down (it says when the disk refuses)."""
         self._data_lock = DataFolderLock(config.data)
+        self._locks_data = place is None or not place.supervised
+        """A supervised worker's data folder is locked by its supervisor."""
         self.gate = Gate(config.limits)
         self.link_codes = LinkCodes(config.limits)
         """Codes from keys dialogs (in memory: a restart forgets them). Tests set its clock."""
@@ -214,13 +236,16 @@ class MoonServer:
             raise
         self._patched = True
         try:
-            self._data_lock.acquire()
+            if self._locks_data:
+                self._data_lock.acquire()
         except BaseException:
             self._unpatch()
             raise
         try:
             await self._start()
         except BaseException:
+            await self.journal.close()
+            await self._close_bus()
             await self.db.close()
             self._data_lock.release()
             self._unpatch()
@@ -236,15 +261,29 @@ class MoonServer:
         for module in UI_MODULES:  # now, not while the first player opens each dialog
             importlib.import_module(module)
         host_key = load_or_create_host_key(self.config.host_key_path)
-        operators = _operator_fingerprints(self.config)
+        self._operator_keys = _operator_keys(self.config)
+        operators = {name: frozenset(keys) for name, keys in self._operator_keys.items()}
         await self.db.open()
+        await self.journal.check()  # a full disk: said, and new games wait until it frees
+        journal: TableJournal = self.journal
+        if self.place is not None:
+            from .bus import connect
+            from .ownership import OwnedJournal, TableLeases
+
+            self.bus = await connect(self.place.bus)
+            # Its own tables only, each written under its epoch (`ownership.py`).
+            # The lease names this process, not only the worker's place: a worker started
+            # again after a crash is not its dead predecessor (whose leases lapse).
+            holder = f"{self.place.name}.{os.getpid()}"
+            journal = self.owned = OwnedJournal(self.journal, TableLeases(self.bus, holder))
+            self._tasks.append(asyncio.create_task(self.owned.keep(), name="moon-leases"))
         limits = self.config.limits
-        lobby = Lobby(self._lobby_config, self.records, journal=SqliteJournal(self.db),
+        lobby = Lobby(self._lobby_config, self.records, journal=journal,
                       on_ban=self.bans.ban,
                       on_restart=self._restart_asked, restart_news=self._restart_news,
                       keeper=self.club, kept=await self.club.load())
         self._lobby = await lobby.__aenter__()
-        self.analyst = Analyst(lobby.bots)
+        self.analyst = Analyst(lobby.bots, store=DatabaseAnalyses(self.db))
         self.door.motd = lambda: lobby.motd
         bans = self.bans
         context = AuthContext(
@@ -268,6 +307,8 @@ class MoonServer:
             keepalive_interval=limits.keepalive_seconds,
             keepalive_count_max=3,
             server_version="moon",
+            # The workers of one club share its port: the kernel spreads connections.
+            reuse_port=self.place is not None and self.place.supervised,
         )
         sockets = self._listener.sockets
         if sockets:
@@ -280,9 +321,10 @@ class MoonServer:
             self.memory.start()
             self._tasks.append(asyncio.create_task(self._tick_memory(), name="moon-gc"))
         log.info(
-            "moon-server listening on %s port %d (data in %s, guests %s)",
+            "moon-server listening on %s port %d (data in %s, guests %s%s)",
             self.config.host, self.port, self.config.data,
             "on" if self.config.guests else "off",
+            "" if self.place is None else f", worker {self.place.index} on the bus",
         )
 
     async def stop(self, reason: str = SHUTDOWN_MESSAGE) -> None:
@@ -331,10 +373,22 @@ class MoonServer:
         if self.memory is not None:
             self.memory.stop()
         await self.records.close()  # records the disk refused until now: a last try
+        await self.journal.close()
+        await self._close_bus()
         await self.db.close()
         self._data_lock.release()
         self._unpatch()
         log.info("stopped")
+
+    async def _close_bus(self) -> None:
+        bus, self.bus = self.bus, None
+        if self.owned is not None:  # the tables were saved: another worker may take them
+            for table_id in sorted(self.owned.leases.held):
+                with contextlib.suppress(Exception):
+                    await self.owned.leases.give_up(table_id)
+        if bus is not None:
+            with contextlib.suppress(Exception):
+                await bus.aclose()
 
     def restart_on_signal(self, seconds: float) -> None:
         """The system asked the server to stop (SIGTERM) with a countdown of `seconds`: a
@@ -369,7 +423,8 @@ class MoonServer:
             operator=player.operator,
             guest=player.guest,
             keys=None if player.guest else AccountKeys(
-                self.db, player, self.link_codes, self.port
+                self.db, player, self.link_codes, self.port,
+                configured=self._operator_keys.get(player.name, {}) if player.operator else {},
             ),
             health=self.dashboard if player.operator else None,
             ratings=DatabaseRatings(self.db),

@@ -32,6 +32,7 @@ from typing import Any, Literal, TypeVar
 from moon_tui.services import BanFacts
 
 from . import game_index
+from .analyses import SCHEMA as ANALYSES_SCHEMA
 from .datafolder import CannotStart
 from .journal import SCHEMA as JOURNAL_SCHEMA
 from .logtext import shown
@@ -194,6 +195,7 @@ class Database:
             conn.executescript(_SCHEMA)
             conn.executescript(JOURNAL_SCHEMA)
             conn.executescript(RATINGS_SCHEMA)
+            conn.executescript(ANALYSES_SCHEMA)
             _add_columns(conn, "bans", {  # a database from before bans could expire...
                 "expires": "REAL", "name": "TEXT", "kick": "INTEGER NOT NULL DEFAULT 0",
                 "by": "TEXT NOT NULL DEFAULT ''"})
@@ -253,6 +255,14 @@ class Database:
         """The read-only connection, for a few indexed rows read at once on the loop (the
         lists of saved games, `archive.py`): use it only on the loop's thread."""
         return self._read()
+
+    def try_write(self) -> None:
+        """On the writer thread: a small real write (when the disk was last found
+        writable), raising `StoreFailure` if the disk refuses it (`journal.py`)."""
+        db = self.connection()
+        with db:
+            db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                       ("written_at", str(self.clock())))
 
     # --- alarms for the operators ---------------------------------------------------
 

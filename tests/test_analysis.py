@@ -19,6 +19,8 @@ from moon_tui.rules.record import as_record
 from moon_tui.rules.tiles import mask_of
 from moon_tui.rules.timeline import Timeline
 from moon_tui.ui.dominoes import small_tile
+from server.analyses import DatabaseAnalyses
+from server.store import Database
 from tests.support.settings import FAST
 from tools.probe import ScreenClient, enter_lobby, new_key, running_server
 
@@ -141,3 +143,26 @@ async def test_spare_work_waits_behind_every_decision_waiting_for_a_worker() -> 
 async def eventually_busy(pool: BotPool) -> None:
     while not pool.busy_pids():
         await asyncio.sleep(0.01)
+
+
+async def test_a_weighed_hand_is_kept_in_the_database_and_read_back_without_the_workers(
+        tmp_path: Path) -> None:
+    line = timeline()
+    db = Database(tmp_path / "moon.db")
+    await db.open()
+    try:
+        async with BotPool(1) as pool:
+            first = await Analyst(pool, samples=2, store=DatabaseAnalyses(db)).hand(
+                "TEST01", line, 0)
+            runs = pool.spare_runs
+            assert runs > 0, "weighed in the workers"
+            # A new analyst remembers nothing (as after a restart): the database does.
+            again = await Analyst(pool, samples=2, store=DatabaseAnalyses(db)).hand(
+                "TEST01", line, 0)
+            assert again == first and pool.spare_runs == runs
+            # Another seat's view of the game, or other settings, is weighed anew.
+            mine = Timeline(line.record, frozenset({1}))
+            await Analyst(pool, samples=2, store=DatabaseAnalyses(db)).hand("TEST01", mine, 0)
+            assert pool.spare_runs > runs
+    finally:
+        await db.close()

@@ -980,8 +980,9 @@ async def test_table_changes_reach_the_lobbies_a_slice_at_a_time_and_none_is_lef
         assert max(heard.values()) - min(heard.values()) >= 0.25, heard
 
 
-async def test_a_seat_held_in_the_grace_holds_its_name_until_the_grace_ends() -> None:
-    # The server never gives a held name to a newcomer (who would land in the seat).
+async def test_a_seat_held_in_the_grace_or_for_its_person_holds_its_name() -> None:
+    # The server never gives a held name to a newcomer (who would land in the seat, or
+    # take it back from the computer).
     config = dataclasses.replace(FAST, grace_seconds=1.0, bot_delay=0.01)
 
     async def until(condition: Any) -> None:
@@ -999,7 +1000,8 @@ async def test_a_seat_held_in_the_grace_holds_its_name_until_the_grace_ends() ->
         await until(lambda: "bob" not in lobby.online())
         assert "bob" in lobby.held_names()
         await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot, timeout=10)
-        await until(lambda: "bob" not in lobby.held_names())
+        await until(lambda: any(t.seats[1].held_for == "bob" for t in lobby.tables()))
+        assert "bob" in lobby.held_names(), "the computer holds the seat for him"
 
 
 async def test_chat_rooms_keep_their_recent_lines_for_who_arrives_or_comes_back() -> None:

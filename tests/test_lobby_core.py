@@ -90,3 +90,18 @@ def test_a_finished_hand_is_counted_as_a_message() -> None:
         counted += [o for o in sent(core.handle(message, 11.0 + step)[1])
                     if isinstance(o, Counted)]
     assert game.hand_number == 0 and counted == [Counted(hands=1)]
+
+
+def test_a_table_that_waited_for_its_journal_gives_the_turn_its_whole_time_again() -> None:
+    """The players saw nothing while the table waited (`table.py`): a turn timer that ran
+    out meanwhile is stale, and the turn starts again when the table goes on."""
+    core = started()
+    core.handle(FromMember("ann", StartGame("t1")), 10.0)  # ann's turn, 30 * scale s
+    effects = core.resume(500.0)
+    (update,) = [o.event for o in sent(effects) if isinstance(o, ToMember)]
+    assert isinstance(update, TableUpdate) and update.view is not None
+    assert update.view.my_turn
+    assert update.turn_left == pytest.approx(30 * FAST.timer_scale), "all of it, from now"
+    assert effects[-1] == Wait(pytest.approx(30 * FAST.timer_scale), TimerRanOut(2, 0))
+    _, late = core.handle(TimerRanOut(1, 0), 500.1)
+    assert late == [], "the timer set before the wait went off meanwhile: stale"

@@ -34,7 +34,10 @@ from moon_tui.lobby import (
     Lobby,
     LobbyConfig,
     MemoryRecordStore,
+    Notice,
     PlayerHandle,
+    Refusal,
+    Rejected,
     Rematch,
     Resync,
     SendChat,
@@ -46,7 +49,7 @@ from moon_tui.lobby import (
 )
 from moon_tui.lobby.core import TableState
 from moon_tui.lobby.journal import JournalEntry, MemoryJournal, SavedTable
-from moon_tui.lobby.notices import Leave
+from moon_tui.lobby.notices import Leave, Tell
 from moon_tui.lobby.restoring import read_saved
 from moon_tui.lobby.writing import TableWriter
 from moon_tui.rules import CHANCE, GameState, Phase, Rules, SeatView
@@ -642,34 +645,79 @@ async def test_the_journal_at_any_moment_replays_to_the_game_so_far() -> None:
             assert seen.played_tiles()[:len(view.played_tiles())] == view.played_tiles()
 
 
-async def test_a_journal_that_fails_does_not_stop_the_game(
+class FullDisk(MemoryJournal):
+    """A journal whose writes fail while `full` (a full disk), as the server's do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.full = False
+        self.refused = 0
+
+    async def write(self, entries: Sequence[JournalEntry],
+                    then: Callable[[], object] | None = None) -> None:
+        if self.full:
+            self.refused += 1
+            raise OSError("database or disk is full")
+        await super().write(entries, then)
+
+    def writable(self) -> bool:
+        return not self.full
+
+
+async def test_a_table_whose_journal_fails_waits_showing_nothing_and_goes_on_after(
         caplog: pytest.LogCaptureFixture) -> None:
-    class Failing(MemoryJournal):
-        broken = True
-
-        async def write(self, entries: Sequence[JournalEntry],
-                        then: Callable[[], object] | None = None) -> None:
-            if self.broken:
-                raise OSError("disk full")
-            await super().write(entries, then)
-
-    journal, store = Failing(), MemoryRecordStore()
+    """Nothing a player is shown is missing from the journal, even on a full disk: the
+    table waits (and says so) until its journal writes again, and then goes on by itself;
+    a crash meanwhile comes back as the players last saw it. No new table opens meanwhile.
+    """
+    journal, store = FullDisk(), MemoryRecordStore()
     with caplog.at_level(logging.WARNING, logger="moon_tui.lobby.writing"):
         async with running(journal=journal, store=store) as (lobby, tg):
-            ann = await join(lobby, tg, "ann", playing_like("easy", 1))
-            await table_with_bots(ann, SHORT)
-            await ann.wait_type(TableUpdate, lambda u: u.view is not None
-                                and u.view.hand_number >= 1, timeout=30)
-            journal.broken = False
+            ann = Checking(Client(await lobby.connect("ann")), journal)
+            tg.create_task(ann.run())
+            table_id = await table_with_bots(ann, SHORT)
+            mine = await ann.wait_type(TableUpdate, lambda u: u.view is not None
+                                       and u.view.my_turn, timeout=30)
+            shown = await settled(ann, table_id)
+            assert shown.view is not None
+            journal.full = True
+            mark = ann.mark()
+            ann.handle.send(Act(table_id, shown.view.legal[0]))
+            told = await ann.wait_type(Notice, start=mark)
+            assert told.code is Tell.CANNOT_SAVE
+            async with asyncio.timeout(10):
+                while journal.refused < 3:  # it tries again, and again
+                    await asyncio.sleep(0.01)
+            disk = crashed(journal)  # a kill -9 now
+            ann.handle.send(CreateTable("another", SHORT))
+            refused = await ann.wait_type(Rejected, start=mark)
+            assert refused.code is Refusal.CANNOT_SAVE
+            assert not any(isinstance(e, TableUpdate) for e in ann.events[mark:]), \
+                "the move is not shown"
+            journal.full = False
+            again = await ann.wait_type(Notice, lambda n: n.code is Tell.SAVING_AGAIN,
+                                        start=mark)
+            moved = await ann.wait_type(TableUpdate, start=mark)
+            assert again.level == "info"
+            assert moved.view is not None and not moved.view.my_turn
+            ann.policy = playing_like("easy", 1)
+            ann.handle.send(Resync(table_id))
             await ann.wait_type(GameFinished, timeout=60)
             tables = await journal.load()
+    assert ann.checked > 10, "every update was checked against the journal"
     failed = [r for r in caplog.records if "the journal failed" in r.getMessage()]
-    assert len(failed) == 1, "said once, not on every move"
+    assert len(failed) == 1, "said once, not on every try"
     assert any("works again" in r.getMessage() for r in caplog.records)
     (kept,) = tables
-    assert kept.data["status"] == "finished", "the next write caught up"
+    assert kept.data["status"] == "finished", "the move waited, then the game went on"
     record = store.records[0]
-    assert [dict(h) for h in kept.hands] == record["hands"]
+    assert [dict(h) for h in kept.hands] == record["hands"], "nothing lost or doubled"
+    assert mine.view is not None
+
+    async with running(journal=disk) as (lobby, tg):
+        back = await join(lobby, tg, "ann")
+        update = await back.wait_type(TableUpdate)
+        assert update.view == shown.view, "after the crash: what ann last saw"
 
 
 async def test_a_saved_table_that_cannot_be_rebuilt_is_dropped_and_the_rest_come_back(

@@ -106,6 +106,9 @@ def test_the_config_file_can_come_from_the_environment(tmp_path: Path) -> None:
         ("restart_countdown_seconds = '60'", "restart_countdown_seconds"),
         ("bot_workers = 0", "bot_workers must be 1 to 256"),
         ("bot_workers = 1.5", "bot_workers"),
+        ("workers = 0", "workers must be 1 to 64"),
+        ("redis = 'redis://bus.example.org:6379'", "needs a password .* or TLS"),
+        ("redis = 'http://x'", "must be a unix://"),
         ("[limits]\nstarts_at_once = 0", "starts_at_once must be at least 1"),
     ],
 )
@@ -121,6 +124,26 @@ def test_bad_environment_is_explained() -> None:
         build_config(env={"MOON_PORT": "twenty"})
     with pytest.raises(ConfigError, match="MOON_GUESTS"):
         build_config(env={"MOON_GUESTS": "maybe"})
+
+
+def test_workers_and_the_bus_come_from_file_environment_and_flags(tmp_path: Path) -> None:
+    assert (ServerConfig().workers, ServerConfig().redis) == (1, "")
+    file = tmp_path / "club.toml"
+    file.write_text("workers = 2\nredis = 'rediss://bus.example.org:6380'\n")
+    config = build_config(config_file=file, env={})
+    assert (config.workers, config.redis) == (2, "rediss://bus.example.org:6380")
+    env = {"MOON_WORKERS": "3", "MOON_REDIS": "redis://:s3cret@10.0.0.5:6379/0"}
+    config = build_config(config_file=file, env=env)
+    assert (config.workers, config.redis) == (3, "redis://:s3cret@10.0.0.5:6379/0")
+    config = build_config(config_file=file, env=env, workers=4, redis="unix:///run/v.sock")
+    assert (config.workers, config.redis) == (4, "unix:///run/v.sock")
+    with pytest.raises(ConfigError, match="MOON_REDIS: a bus over TCP needs a password"):
+        build_config(env={"MOON_REDIS": "redis://10.0.0.5:6379"})
+    with pytest.raises(ConfigError, match="MOON_WORKERS must be a number"):
+        build_config(env={"MOON_WORKERS": "many"})
+    with pytest.raises(ConfigError) as refused:
+        build_config(env={"MOON_REDIS": "ftp://u:hunter2@x"})
+    assert "hunter2" not in str(refused.value)  # a password is never quoted back
 
 
 def test_the_example_config_of_the_deploy_folder_loads() -> None:

@@ -196,46 +196,85 @@ async def test_rows_nested_deep_or_overlong_lose_their_table_not_the_start(
 
 
 async def _fill(db: Database) -> None:
-    """A real full disk: the file may not grow by a page (`PRAGMA max_page_count`)."""
+    """A real full disk: the file may not grow by a page (`PRAGMA max_page_count`), and
+    its tables' pages have no room left."""
 
     def fill() -> None:
         conn = db.connection()
         (pages,) = conn.execute("PRAGMA page_count").fetchone()
         conn.execute(f"PRAGMA max_page_count = {pages}")
-        for size in (2000, 200, 20, 0):
-            while True:
-                try:
-                    with conn:
-                        conn.execute("INSERT INTO saved_chat (table_id, data) VALUES "
-                                     "('~filler', ?)", ("x" * size,))
-                except sqlite3.OperationalError as error:
-                    assert "full" in str(error)
-                    break
+        for table in ("saved_chat", "settings"):
+            for size in (2000, 200, 20, 0):
+                while True:
+                    try:
+                        with conn:
+                            if table == "saved_chat":
+                                conn.execute("INSERT INTO saved_chat (table_id, data) VALUES "
+                                             "('~filler', ?)", ("x" * size,))
+                            else:
+                                conn.execute("INSERT INTO settings (key, value) VALUES "
+                                             "(hex(randomblob(8)), ?)", ("x" * size,))
+                    except sqlite3.OperationalError as error:
+                        assert "full" in str(error)
+                        break
 
     await db.run(fill)
 
 
-async def test_a_full_disk_keeps_the_moves_and_writes_them_when_it_has_room(
+async def _free(db: Database) -> None:
+    def free() -> None:
+        db.connection().execute("PRAGMA max_page_count = 1073741823")
+
+    await db.run(free)
+
+
+async def test_a_full_disk_tells_nobody_and_the_tables_write_it_again_once(
         db: Database, caplog: pytest.LogCaptureFixture) -> None:
     journal = SqliteJournal(db)
-    await journal.write([TableRow("1", {"n": 0})])
+    await journal.write([TableRow("1", {"n": 0}), TableRow("2", {"n": 0}),
+                         ChatRow("1", {"text": "hi"})])
     await _fill(db)
     with caplog.at_level(logging.ERROR):
         told = []
         for n in range(3):
             with pytest.raises(sqlite3.OperationalError, match="full"):
-                await journal.write([HandRow("1", n, {"n": n, "pad": "x" * 10_000})],
+                await journal.write([HandRow("1", n, {"n": n, "pad": "x" * 10_000}),
+                                     ChatRow("1", {"text": f"line {n}"})],
                                     then=lambda n=n: told.append(n))
-        assert told == [0, 1, 2]  # the games go on: their tables tell all the same
-    assert caplog.text.count("cannot write the tables' journal") == 1  # said once
-    assert any("cannot be written" in alarm for alarm in db.alarms())
+        with pytest.raises(sqlite3.OperationalError, match="full"):
+            await journal.write([TableGone("2"), HandRow("1", 3, {"n": 3, "pad": "x" * 10_000})])
+        assert told == [], "nobody is told of what is not written"
+    assert caplog.text.count("cannot write the database") == 1  # said once
+    (alarm,) = db.alarms()
+    assert "1 table wait" in alarm and "new games are refused" in alarm
+    assert not journal.writable()
 
-    def free() -> None:
-        db.connection().execute("PRAGMA max_page_count = 1073741823")
+    await _free(db)
+    # The waiting table writes all it held since its last write, once.
+    await journal.write([HandRow("1", n, {"n": n}) for n in range(4)]
+                        + [ChatRow("1", {"text": f"line {n}"}) for n in range(3)],
+                        then=lambda: told.append(3))
+    assert told == [3]
+    (saved,) = await journal.load()  # table 2's closing was kept, and written first
+    assert saved.table_id == "1"
+    assert [hand["n"] for hand in saved.hands] == [0, 1, 2, 3]
+    assert [line["text"] for line in saved.chat] == ["hi", "line 0", "line 1", "line 2"]
+    assert journal.writable() and db.alarms() == ()
+    await journal.close()
 
-    await db.run(free)
-    await journal.write([TableRow("1", {"n": 3})])
-    (saved,) = await journal.load()
-    assert saved.data == {"n": 3}
-    assert [hand["n"] for hand in saved.hands] == [0, 1, 2]
+
+async def test_a_disk_that_refuses_writes_at_start_is_said_and_tried_until_it_takes_one(
+        db: Database, caplog: pytest.LogCaptureFixture) -> None:
+    journal = SqliteJournal(db)
+    await _fill(db)
+    with caplog.at_level(logging.ERROR):
+        assert not await journal.check()
+    assert "cannot write the database" in caplog.text
+    (alarm,) = db.alarms()
+    assert "new games are refused" in alarm
+    await _free(db)
+    async with asyncio.timeout(20):  # tried again by itself, with no table writing
+        while not journal.writable():
+            await asyncio.sleep(0.05)
     assert db.alarms() == ()
+    await journal.close()

@@ -225,6 +225,18 @@ async def test_an_operator_key_already_on_another_name_still_logs_in(tmp_path: P
             await olga.wait_for("Welcome, olga")
             await enter_lobby(olga)
             assert server.sessions.all()[0].player.operator
+            if _restart == 1:
+                # Her keys dialog shows the key she logged in with, from the config, and
+                # will not remove it (it said "No key yet").
+                await olga.press("k")
+                screen = await olga.wait_for(fingerprint(op_key)[:20])
+                row = next(line for line in screen.splitlines()
+                           if fingerprint(op_key)[:20] in line)
+                assert "config" in row and "this login" in row
+                assert "No key yet" not in screen
+                await olga.press("d", "d")
+                await olga.wait_for(lambda s: "configuration: it is removed" in s)
+                await olga.press("escape")
             await olga.close()
             assert await server.db.account("olga") is not None
 

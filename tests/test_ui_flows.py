@@ -379,6 +379,26 @@ async def test_the_owner_is_offered_the_computer_levels_of_players() -> None:
             assert levels == ["easy", "normal", "expert"]
 
 
+async def test_a_practice_table_is_never_rated_and_its_room_says_h_shows_hints() -> None:
+    from moon_tui.bots.analysis import Analyst
+    from moon_tui.ui.fields import Flag
+
+    async with Lobby(FAST, seed=3) as lobby:
+        app = MoonApp(lobby, "ann", analyst=Analyst(lobby.bots))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await open_the_form(pilot, app)
+            form = app.screen
+            assert isinstance(form, CreateTableScreen) and form.command().rated
+            form.query_one("#practice", Flag).action_flip()
+            await pilot.pause()
+            assert form.command().practice and not form.command().rated
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, WaitingScreen)
+                           and "h shows hints" in screen_text(app), "the practice room")
+            (table,) = lobby.tables()
+            assert table.practice and not table.rated
+
+
 async def test_a_place_gone_before_the_player_came_in_shows_the_lobby() -> None:
     """The door saw a place at a table (`to_table`) that went before the app connected:
     the lobby says the player sits nowhere, and the lobby is shown, not a blank screen."""

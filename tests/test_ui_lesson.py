@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 import moon_tui.app as app_module
 from moon_tui.bots.pool import Request, decide
 from moon_tui.lesson import LESSON_RULES, LESSON_SEED, LessonApp
+from moon_tui.lesson_deal import lesson_game
 from moon_tui.lobby import Lobby
 from moon_tui.local import parse_args
 from moon_tui.rules import Action, GameState, Phase, SeatView, Tile
@@ -172,3 +173,27 @@ async def test_alone_the_lesson_ends_in_a_game_against_the_computers() -> None:
                        and current_view(app) is not None, "a new game")
         assert app.lesson is None and app.solo
         assert not app.screen.query_one("#lesson").display
+
+
+async def test_the_help_starts_the_lesson_at_a_practice_table_of_the_club() -> None:
+    club = Lobby(LESSON_FAST)
+    async with club:
+        app = app_module.MoonApp(club, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                           and app.handle is not None, "the club's lobby")
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: "learn to play" in screen_text(app), "the help")
+            await pilot.press("l")
+            await wait_for(pilot, lambda: (v := current_view(app)) is not None and v.my_turn,
+                           "the lesson's table")
+            view = current_view(app)
+            assert view is not None and view.hand == lesson_game().hand_of(0)
+            (table,) = club.tables()
+            assert table.practice and table.private and not table.rated
+            await play_the_lesson(pilot, app)  # type: ignore[arg-type]
+            assert "Enter: finish the lesson and go to the lobby" in screen_text(app)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                           and app.current_table is None, "back in the club's lobby")
+            assert app.lesson is None and club.tables() == ()

@@ -35,6 +35,17 @@ def test_every_code_has_words() -> None:
     (Notice(Tell.LEFT_FOR_COMPUTER, {"name": "bob", "seat": 1}),
      "bob left the table: a computer plays seat 2 from now on."),
     (Notice(Tell.TIMED_OUT_BID, {"bid": 4}), "Your time ran out: you bid 4, the least you could."),
+    (Notice(Tell.LEFT_FOR_COMPUTER, {"name": "bob", "seat": 1, "held": 1}),
+     "bob is away: a computer plays seat 2 until they take it back."),
+    (Notice(Tell.SEAT_WAITS, {"table": "ann's table", "table_id": "t1", "seat": 1}),
+     "Your game at ann's table goes on: Enter takes your seat back."),
+    (Notice(Tell.WHILE_AWAY, {"actions": "discard 4-2;trump 3", "more": 0}),
+     "While you were away: the computer discarded [4|2] and named 3s trump."),
+    (Notice(Tell.WHILE_AWAY, {"actions": "pass;play 5-1;play 6-6", "more": 2}),
+     "While you were away: the computer (after 2 earlier choices) passed and played [5|1], "
+     "[6|6]."),
+    (Notice(Tell.HANDED_OVER, {"name": "bob", "seat": 1, "by": "ann"}),
+     "A computer plays for bob now (ann asked)."),
 ])
 def test_notices_in_words(notice: Notice, words: str) -> None:
     # Seen: "the computer chose play 5-1 for you", "you now own table t1" (an id no

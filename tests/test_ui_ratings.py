@@ -126,3 +126,28 @@ async def test_a_seat_of_the_waiting_room_opens_its_players_card(db: Database) -
             await pilot.press("down", "p")
             await wait_for(pilot, lambda: "expert bot (computer)" in screen_text(app),
                            "the expert's card")
+
+
+async def test_a_game_on_a_card_opens_in_the_replay_viewer(db: Database) -> None:
+    from moon_tui.ui.replay import ReplayScreen
+    from server.archive import ClubGames
+    from server.identity import Player
+
+    async with Lobby(FAST, seed=1) as lobby:
+        app = MoonApp(lobby, "ann", ratings=DatabaseRatings(db),
+                      games=ClubGames(db, Player("ann")))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "lobby" in screen_text(app), "the lobby")
+            await pilot.press("p")
+            await wait_for(pilot, lambda: isinstance(app.screen, AskPlayerScreen), "asked")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: "Enter watches it" in screen_text(app), "ann's card")
+            (code,) = db.reader().execute(
+                "SELECT code FROM records WHERE record LIKE '%\"ann\"%'").fetchone()
+            assert code in screen_text(app)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen)
+                           and "All hands open" in screen_text(app), "the game's replay")
+            assert app.screen.opened.entry.code == code
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, PlayerCardScreen), "the card")

@@ -11,25 +11,32 @@ A bid gets only the fair figure, and in points (the expert's expected gain for t
 bidder's side): the tricks a bid leads to depend on a discard and a trump not yet chosen.
 
 `DecisionTask` weighs one decision in a bot worker (`BotPool.run_spare`, behind the tables'
-computer players); `Analyst` runs a hand's tasks and keeps the results per game.
+computer players); `Analyst` runs a hand's tasks and keeps the results per game: the last
+`CACHE_HANDS` in memory, and every one in its `AnalysisStore` (the server's database,
+`server/analyses.py`), so a hand is weighed once, whoever opens it, restarts included.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final, Protocol
 
 from ..rules import Action, Phase, SeatView
 from ..rules.tiles import mask_of
 from ..rules.timeline import Timeline
 from . import heuristic
-from .hint import hint
+from .expert import Choice
+from .hint import HintTask, hint
 from .pool import BotPool
 from .solver import Solver, bits
+
+log = logging.getLogger(__name__)
 
 HAND_TRICKS: Final = 7
 #: Sampled deals behind each fair figure (the hint's own default is 24: the analysis weighs
@@ -95,6 +102,30 @@ class HandAnalysis:
 
     def at(self, index: int) -> Decision | None:
         return next((d for d in self.decisions if d.index == index), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-safe, as the store keeps it (`from_json` reads it back)."""
+        return {"hand": self.hand, "decisions": [
+            {"index": d.index, "seat": d.seat, "chosen": str(d.chosen),
+             "options": [[str(o.action), o.dd, o.fair] for o in d.options]}
+            for d in self.decisions]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> HandAnalysis:
+        """What `to_json` wrote; ValueError (or TypeError, KeyError) for anything else."""
+        def figure(value: object) -> float | None:
+            if value is None:
+                return None
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"not a figure: {value!r}")
+            return float(value)
+
+        decisions = tuple(
+            Decision(int(d["index"]), int(d["seat"]), Action.parse(d["chosen"]),
+                     tuple(Option(Action.parse(a), figure(dd), figure(f))
+                           for a, dd, f in d["options"]))
+            for d in data["decisions"])
+        return cls(int(data["hand"]), decisions)
 
     def swings(self, top: int = TOP_SWINGS) -> list[Decision]:
         """The costliest decisions, the biggest first (none that cost nothing)."""
@@ -241,6 +272,24 @@ def tasks_of(timeline: Timeline, hand: int, seats: frozenset[int] | None,
 
 Progress = Callable[[int, int], None]
 """Told (decisions weighed, decisions in all) as a hand's analysis goes."""
+Key = tuple[str, int, frozenset[int] | None]
+"""A hand's analysis: the game's code, the hand, the seats shown (None: all hands open)."""
+
+
+class AnalysisStore(Protocol):
+    """Where weighed hands are kept (the server's database): the text of
+    `HandAnalysis.to_json`, by game code, hand, seats shown and samples."""
+
+    async def load(self, code: str, hand: int, seats: str, samples: int) -> str | None:
+        ...
+
+    async def save(self, code: str, hand: int, seats: str, samples: int, text: str) -> None:
+        ...
+
+
+def seats_key(seats: frozenset[int] | None) -> str:
+    """`all`, or the seats shown: `0`, `1,2`."""
+    return "all" if seats is None else ",".join(map(str, sorted(seats)))
 
 
 class Analyst:
@@ -249,12 +298,12 @@ class Analyst:
     shown) for whoever opens the game next."""
 
     def __init__(self, pool: BotPool, *, samples: int = ANALYSIS_SAMPLES,
-                 keep: int = CACHE_HANDS) -> None:
+                 keep: int = CACHE_HANDS, store: AnalysisStore | None = None) -> None:
         self.pool = pool
+        self.store = store
         self.samples = samples
         self.keep = keep
-        self._done: OrderedDict[tuple[str, int, frozenset[int] | None], HandAnalysis] = \
-            OrderedDict()
+        self._done: OrderedDict[Key, HandAnalysis] = OrderedDict()
         self._running: dict[tuple[str, int, frozenset[int] | None],
                             asyncio.Task[HandAnalysis]] = {}
         self._listeners: dict[tuple[str, int, frozenset[int] | None], list[Progress]] = {}
@@ -286,6 +335,10 @@ class Analyst:
     async def _run(self, key: tuple[str, int, frozenset[int] | None],
                    tasks: list[DecisionTask]) -> HandAnalysis:
         try:
+            kept = await self._load(key)
+            if kept is not None:
+                self._keep(key, kept)
+                return kept
             decisions: list[Decision] = []
             for task in tasks:
                 self._tell(key, len(decisions), len(tasks))
@@ -297,18 +350,51 @@ class Analyst:
                 decisions.append(await self.pool.run_spare(task, TASK_TIMEOUT))
             self._tell(key, len(tasks), len(tasks))
             result = HandAnalysis(key[1], tuple(decisions))
-            self._done[key] = result
-            while len(self._done) > self.keep:
-                self._done.popitem(last=False)
+            self._keep(key, result)
+            await self._save(key, result)
             return result
         finally:
             del self._running[key]
             self._listeners.pop(key, None)
+
+    def _keep(self, key: Key, result: HandAnalysis) -> None:
+        self._done[key] = result
+        while len(self._done) > self.keep:
+            self._done.popitem(last=False)
+
+    async def _load(self, key: Key) -> HandAnalysis | None:
+        """The hand as the store kept it (None: not there, or the store failed: it is
+        weighed again)."""
+        if self.store is None:
+            return None
+        code, hand, seats = key
+        try:
+            text = await self.store.load(code, hand, seats_key(seats), self.samples)
+            return None if text is None else HandAnalysis.from_json(json.loads(text))
+        except Exception:
+            log.exception("the analysis of game %s hand %d could not be read", code, hand)
+            return None
+
+    async def _save(self, key: Key, result: HandAnalysis) -> None:
+        if self.store is None:
+            return
+        code, hand, seats = key
+        try:
+            await self.store.save(code, hand, seats_key(seats), self.samples,
+                                  json.dumps(result.to_json(), allow_nan=False))
+        except Exception:  # shown anyway; weighed again next time
+            log.exception("the analysis of game %s hand %d could not be kept", code, hand)
+
+    async def hint(self, view: SeatView) -> list[Choice]:
+        """The expert's ranking of `view`'s legal actions (a practice table's `h`), in a
+        bot worker behind the tables' computer players."""
+        ranked: list[Choice] = await self.pool.run_spare(HintTask(view), TASK_TIMEOUT)
+        return ranked
 
     def _tell(self, key: tuple[str, int, frozenset[int] | None], done: int, total: int) -> None:
         for listener in list(self._listeners.get(key, [])):
             listener(done, total)
 
 
-__all__ = ["Analyst", "Decision", "DecisionTask", "HandAnalysis", "Option", "double_dummy",
-           "fair", "tasks_of"]
+__all__ = ["AnalysisStore", "Analyst", "Decision", "DecisionTask", "HandAnalysis", "Option",
+           "double_dummy", "fair", "seats_key", "tasks_of"]

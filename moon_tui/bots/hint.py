@@ -1,13 +1,15 @@
 """A hint: the expert's ranking of a seat's legal actions, with what each is worth.
 
-For replays and practice (a later issue shows it to players). It runs the expert's own
-evaluation with a fixed number of samples and a fixed seed, so the same view always gets the
-same hint.
+For the replay's analysis and practice tables (`h`). It runs the expert's own evaluation
+with a fixed number of samples and a fixed seed, so the same view always gets the same
+hint. `HintTask` is the same as a job for a bot worker (`BotPool.run_spare`): a few
+seconds of thinking that must not hold up the server's event loop.
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from ..rules import SeatView
 from .expert import Choice, ExpertBot
@@ -33,4 +35,16 @@ def hint(view: SeatView, *, samples: int = HINT_SAMPLES, seed: int = 0) -> list[
     return ranked + rest
 
 
-__all__ = ["Choice", "hint"]
+@dataclass(frozen=True, slots=True)
+class HintTask:
+    """`hint(view)` as a picklable job for a bot worker."""
+
+    view: SeatView
+    samples: int = HINT_SAMPLES
+    seed: int = 0
+
+    def __call__(self) -> list[Choice]:
+        return hint(self.view, samples=self.samples, seed=self.seed)
+
+
+__all__ = ["Choice", "HintTask", "hint"]

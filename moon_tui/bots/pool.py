@@ -270,6 +270,8 @@ class BotPool:
         """Decisions asked of the workers."""
         self._deciding = 0
         """Decisions waiting for a worker: spare work (`run_spare`) waits behind them."""
+        self.spare_runs = 0
+        """Spare tasks run (`run_spare`)."""
         self._spare_lock: asyncio.Lock | None = None
         self._freed: asyncio.Event | None = None
         self.longest_wait = 0.0
@@ -379,19 +381,36 @@ class BotPool:
                 self._freed.clear()
                 await self._freed.wait()
             worker = await self._acquire()  # at once: one is idle, or may start
-            if self._threads is None:
-                self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="moon-bot-wait")
-            self._busy.add(worker)
-            loop = asyncio.get_running_loop()
-            try:
-                result = await loop.run_in_executor(self._threads, worker.run, task, timeout)
-            except BaseException:
-                self._busy.discard(worker)
-                worker = await self._replace(worker)
-                raise
-            finally:
-                self._release(worker)
-            return result  # type: ignore[return-value]  # what `task` returns
+            self.spare_runs += 1
+            return await self._run_on(worker, task, timeout)
+
+    async def run_task(self, task: Task[T], timeout: float) -> T:
+        """`task()` in a worker, in turn with the decisions (a player waits on it: a
+        claim's proof). Raises `WorkerLost` when the worker died, failed or overran
+        `timeout` seconds, `OSError` when no worker could start."""
+        if self._closed:
+            raise RuntimeError("the bot pool is closed")
+        self._deciding += 1
+        try:
+            worker = await self._acquire()
+        finally:
+            self._deciding -= 1
+        return await self._run_on(worker, task, timeout)
+
+    async def _run_on(self, worker: _Worker, task: Task[T], timeout: float) -> T:
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="moon-bot-wait")
+        self._busy.add(worker)
+        loop = asyncio.get_running_loop()
+        try:
+            result = await loop.run_in_executor(self._threads, worker.run, task, timeout)
+        except BaseException:
+            self._busy.discard(worker)
+            worker = await self._replace(worker)
+            raise
+        finally:
+            self._release(worker)
+        return result  # type: ignore[return-value]  # what `task` returns
 
     def _fall_back(self, view: SeatView, level: str, seed: int | None, why: str) -> Action:
         self.fallbacks += 1

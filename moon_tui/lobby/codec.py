@@ -35,8 +35,9 @@ from typing import Any, Literal, Union
 from ..rules import Action, HandResult, Outcome, Rules, SeatView, Tile, Trick
 from . import internal, messages
 
-VERSION = 1
-"""The version of the wire format: bump it whenever a message's shape changes."""
+VERSION = 2
+"""The version of the wire format: bump it whenever a message's shape changes (2: tables
+say whether they are practice tables, `CreateTable` may play on from a record)."""
 MAX_MESSAGE_BYTES = 4 << 20
 """The largest message read (a whole game's results fit in a few tens of kilobytes)."""
 

@@ -15,10 +15,11 @@ import random
 from collections.abc import Callable
 
 from ..bots import Bot, RandomBot, make_bot
-from ..bots.pool import INSTANT_LEVELS, BotPool
+from ..bots.claim import PROOF_SECONDS, ClaimProof
+from ..bots.pool import GRACE, INSTANT_LEVELS, BotPool, WorkerLost
 from ..bots.registry import ALIASES
 from ..rules import SeatView
-from .internal import BotMoved, TableMessage, nowhere
+from .internal import BotMoved, ClaimChecked, TableMessage, nowhere
 
 log = logging.getLogger(__name__)
 
@@ -67,3 +68,16 @@ class Computers:
                           self._table_id, level, seat)
             action = RandomBot().choose(view, rng)
         self._post(BotMoved(generation, seat, action, stand_in))
+
+    async def prove(self, generation: int, proof: ClaimProof) -> None:
+        """Prove a claim in a worker process (the search can take a while, see
+        `bench/claim.py`) and post the answer; a proof that fails or runs out of time
+        proves nothing, and the game goes on."""
+        try:
+            plays = await self._pool.run_task(proof, PROOF_SECONDS + GRACE)
+            checked = plays != ()  # () : out of time
+        except (WorkerLost, OSError, RuntimeError) as exc:
+            log.warning("table %s: the claim of seat %d could not be checked: %s",
+                        self._table_id, proof.seat, exc)
+            plays, checked = None, False
+        self._post(ClaimChecked(generation, proof.seat, plays or (), checked))

@@ -13,7 +13,8 @@ class LobbyConfig:
     """Timings and limits. Tests shrink the delays to zero; the server keeps the defaults."""
 
     grace_seconds: float = 120.0
-    """A dropped player keeps the seat this long (a computer plays meanwhile)."""
+    """A dropped player who reconnects within this is back in their seat at once; later a
+    computer holds the seat for them to take back while the game goes on."""
     reconnect_wait_seconds: float = 30.0
     """After a player drops, a turn of theirs waits this long (from the drop) for them to
     come back before the stand-in computer plays it; the turn timer runs on meanwhile."""

@@ -27,14 +27,17 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from ..bots.claim import ClaimProof, can_claim
 from ..rules import CHANCE, Action, Breach, GameState, IllegalActionError, Phase, RuleBroken
 from ..rules.illegal import Param
+from ..rules.seat_changes import SeatChange, Why, decisions_in
 from . import clocks
 from .config import LobbyConfig
 from .effects import (
     Effect,
     EndGrace,
     Grace,
+    Prove,
     Said,
     Send,
     StopWaiting,
@@ -45,6 +48,7 @@ from .effects import (
 from .internal import (
     Attach,
     BotMoved,
+    ClaimChecked,
     CloseNow,
     Counted,
     DealNow,
@@ -63,14 +67,17 @@ from .messages import (
     BotLevel,
     ChatLine,
     ChatPosted,
+    Claim,
     Command,
     CreateTable,
     GameFinished,
+    HandOver,
     HandSeen,
     JoinByCode,
     JoinSeat,
     LeaveTable,
     Notice,
+    OpenSeats,
     Rejected,
     Rematch,
     RemoveBot,
@@ -84,11 +91,12 @@ from .messages import (
     TableStatus,
 )
 from .notices import Leave, Tell
+from .practice import start_of
 from .publishing import Publisher
 from .records import Recorder
 from .refusals import Refusal, Refused
 from .restoring import Restored
-from .seating import Seat, Seating
+from .seating import Seat, Seating, bot_name
 from .writing import ROW_VERSION
 
 log = logging.getLogger(__name__)
@@ -113,7 +121,14 @@ class TableState:
         self.seating = Seating(self.rules.players, owner)
         self.publisher = Publisher(self._effects)
         self.publisher.connect(owner)
-        self.recorder = Recorder(table_id, rated=create.rated)
+        self.play_on = create.play_on
+        """Start the first game from a saved game's position (`practice.py`)."""
+        self.practice = create.practice or create.play_on is not None
+        """One person with computer players, hints at hand: never rated nor saved."""
+        self.recorder = Recorder(table_id, rated=create.rated and not self.practice,
+                                 kept=not self.practice)
+        if create.play_on is not None:
+            self._seat_play_on(owner, create.play_on.seat, create.play_on.level)
         self.status: TableStatus = "waiting"
         self.game: GameState | None = None
         self.game_names: tuple[str, ...] = ()
@@ -132,7 +147,16 @@ class TableState:
         self.closing: Leave | None = None
         self.for_good = True
         """The table closes for good (not just stopping with the server)."""
+        self.open_seats = False
+        """The owner lets newcomers take a computer's seat during the game."""
+        self.seat_changes: list[SeatChange] = []
+        """Who played a seat of this game when it was not the person dealt in (RECORD.md
+        `seat_changes`), in the order of the game."""
+        self._handover_votes: dict[int, set[str]] = {}
+        """Per absent player's seat, who asked that a computer play it at once."""
         self._restored = False
+        self._claiming: int | None = None
+        """The generation a claim's proof was asked in (one proof at a time)."""
         self._info_key: tuple[object, ...] | None = None
         self._infos: tuple[TableInfo, TableInfo] | None = None
 
@@ -149,12 +173,38 @@ class TableState:
 
     def begin(self, now: float) -> list[Effect]:
         """The table starts running: everyone is told; a restored table's computers
-        play on at once (players' turns wait for them)."""
+        play on at once (players' turns wait for them); a play-on's game starts."""
         self._now = now
+        if self.play_on is not None and not self._restored:
+            try:
+                self._start_game()  # (which tells everyone)
+            except Exception:
+                log.exception("table %s could not play on", self.table_id)
+                self._close(Leave.TABLE_FAILED)
+            return self._take()
         self._publish()
         if self._restored:
             self._advance()
         return self._take()
+
+    def resume(self, now: float) -> list[Effect]:
+        """The table waited for its journal (a full disk: `table.py`), and its players
+        saw nothing meanwhile: the turn to play starts now, everyone is told again, and
+        what the game waits on is set afresh (timers that went off meanwhile are stale)."""
+        self._now = now
+        if self._turn_started is not None:
+            self._turn_started = now
+        self._publish()
+        self._advance()
+        return self._take()
+
+    def _seat_play_on(self, owner: str, seat: int, level: BotLevel) -> None:
+        """A play-on's seats: its creator where they chose, computers in the others."""
+        if seat != 0:
+            self.seating.sit(owner, seat)
+        for other in range(self.rules.players):
+            if other != seat:
+                self.seating.add_bot(other, level)
 
     def _take(self) -> list[Effect]:
         effects = list(self._effects)
@@ -179,7 +229,7 @@ class TableState:
         elif isinstance(message, Attach):
             self._attach(message.name)
         elif isinstance(message, Detach):
-            self._detach(message.name)
+            self._detach(message.name, kicked=message.kicked)
         elif isinstance(message, GraceOver):
             self._grace_over(message.name, message.away_since)
         elif isinstance(message, CloseNow):
@@ -192,6 +242,8 @@ class TableState:
             self._think(message.seat, stand_in=message.stand_in)
         elif isinstance(message, TimerRanOut):
             self._time_ran_out(message.seat)
+        elif isinstance(message, ClaimChecked):
+            self._claim_checked(message)
         else:
             self._deal()
 
@@ -203,7 +255,7 @@ class TableState:
         """The table's entry without and with the invite code; rebuilt only when the seats,
         status, spectators, owner or votes changed (not on every move)."""
         seating = self.seating
-        key = (self.status, seating.key())
+        key = (self.status, seating.key(), self.open_seats)
         if key != self._info_key:
             public = TableInfo(
                 table_id=self.table_id, name=self.name, owner=seating.owner, rules=self.rules,
@@ -211,7 +263,8 @@ class TableState:
                 private=self.private, spectators_allowed=self.spectators_allowed,
                 spectators=tuple(seating.spectators), turn_seconds=self.turn_seconds,
                 invite_code=None, rematch_votes=tuple(seating.rematch_votes),
-                rated=self.recorder.rated)
+                rated=self.recorder.rated, open_seats=self.open_seats,
+                practice=self.practice)
             self._infos = (public, replace(public, invite_code=self.invite_code))
             self._info_key = key
         assert self._infos is not None
@@ -230,7 +283,10 @@ class TableState:
         player = self._to_move()
         if player is None or self.seating.held(player).name is None:
             return (None, None)
-        return clocks.waits(self._now, self._turn_end(), self.seating.held(player).back_by)
+        back_by = self.seating.held(player).back_by
+        # An absent player's turn waits for them; the turn timer counts only when here.
+        return clocks.waits(self._now, None if back_by is not None else self._turn_end(),
+                            back_by)
 
     # -- commands --------------------------------------------------------------------------
     def _command(self, name: str, command: Command, by_code: bool) -> None:
@@ -273,6 +329,16 @@ class TableState:
             self._rematch(name, command.agree)
         elif isinstance(command, HandSeen):
             self._hand_seen(name, command.hand)
+        elif isinstance(command, Claim):
+            self._claim(name)
+        elif isinstance(command, HandOver):
+            self._hand_over(name, command.seat)
+        elif isinstance(command, OpenSeats):
+            self._owner_only(name, "let newcomers take a computer's seat")
+            if self.open_seats != command.open:
+                self.open_seats = command.open
+                self.publisher.tell_all(Notice(Tell.SEATS_OPENED, {"open": int(command.open)}))
+            self._publish()
         else:
             raise Refused(Refusal.NOT_A_TABLE_COMMAND, command=type(command).__name__)
 
@@ -300,6 +366,13 @@ class TableState:
                 return
             raise Refused(Refusal.ALREADY_SEATED, seat=current)
         if self.status == "playing":
+            held = seating.held_seat_of(name)
+            if held is not None and wanted in (None, held):
+                self._take_back(name)
+                return
+            if self._may_take_computer_seat(wanted):
+                self._take_computer_seat(name, wanted)
+                return
             if isinstance(command, JoinByCode) and (self.spectators_allowed
                                                     or name == seating.owner):
                 self._spectate(name, by_code)
@@ -314,9 +387,94 @@ class TableState:
                     self._spectate(name, by_code)
                     return
                 raise Refused(Refusal.NO_FREE_SEAT, table_id=self.table_id)
+        if self.practice and name != seating.owner:
+            raise Refused(Refusal.PRACTICE_ALONE, table_id=self.table_id)
         seating.sit(name, wanted)
         self.publisher.connect(name)
         self._publish()
+
+    def _may_take_computer_seat(self, wanted: int | None) -> bool:
+        """A newcomer may sit down in a computer's seat now (the owner opened them)."""
+        return self.open_seats and (wanted is not None or self._open_seat() is not None)
+
+    def _open_seat(self) -> int | None:
+        """The first computer's seat held for nobody."""
+        return next((i for i, s in enumerate(self.seating.seats)
+                     if s.name is None and s.bot_level is not None and s.held_for is None),
+                    None)
+
+    def _take_computer_seat(self, name: str, wanted: int | None) -> None:
+        seat = wanted if wanted is not None else self._open_seat()
+        assert seat is not None
+        current = self.seating.seat_of(name)
+        if current is not None:
+            raise Refused(Refusal.ALREADY_SEATED, seat=current)
+        self.seating.take_computer_seat(name, seat)
+        if name in self.seating.spectators:
+            self.seating.spectators.remove(name)
+        self._note_change(seat, name, computer=False, why="joined")
+        self.publisher.connect(name)
+        self.publisher.tell_all(Notice(Tell.JOINED_SEAT, {"name": name, "seat": seat}),
+                                but=name)
+        self._back_in_seat(seat)
+
+    def _take_back(self, name: str) -> None:
+        """`name`, dealt into the game, takes their seat back from the computer."""
+        seat = self.seating.take_back(name)
+        assert seat is not None
+        if name in self.seating.spectators:
+            self.seating.spectators.remove(name)
+        self._note_change(seat, name, computer=False, why="back")
+        self.publisher.connect(name)
+        self.publisher.tell_all(Notice(Tell.TOOK_SEAT_BACK, {"name": name, "seat": seat}),
+                                but=name)
+        self._tell_chosen(name, seat)
+        self._back_in_seat(seat)
+
+    def _back_in_seat(self, seat: int) -> None:
+        """A person plays `seat` again: from its next decision (a computer thinking on
+        it now is called off; its turn timer starts now)."""
+        self._handover_votes.pop(seat, None)
+        to_move = self._to_move() == seat
+        if to_move:
+            self._turn_started = self._now
+        self._publish()
+        if to_move:
+            self._advance()
+
+    def _tell_chosen(self, name: str, seat: int) -> None:
+        """Tell `name`, back, what the computer chose for them while away (if anything)."""
+        chosen, more = self.seating.held(seat).take_chosen()
+        if chosen:
+            self.publisher.answer(name, Notice(Tell.WHILE_AWAY,
+                                               {"actions": ";".join(chosen), "more": more}))
+
+    def _hand_over(self, name: str, seat: int) -> None:
+        """The owner, or everyone seated and present, let a computer play the absent
+        player's seat at once (their turns no longer wait for them)."""
+        seating = self.seating
+        seat = seating.check_seat(seat)
+        held = seating.held(seat)
+        if self.status != "playing" or held.name is None or held.away_since is None:
+            raise Refused(Refusal.SEAT_NOT_AWAY, seat=seat)
+        if name != seating.owner:
+            if seating.seat_of(name) is None:
+                raise Refused(Refusal.SEATED_ONLY, what="hand a seat to a computer")
+            votes = self._handover_votes.setdefault(seat, set())
+            votes.add(name)
+            present = [n for n in seating.here() if self.publisher.is_connected(n)]
+            if not set(present) <= votes:
+                self.publisher.tell_all(Notice(Tell.HANDOVER_ASKED, {
+                    "name": name, "seat": seat, "votes": len(votes & set(present)),
+                    "needed": len(present)}))
+                return
+        self._handover_votes.pop(seat, None)
+        seating.hand_over(seat, self._now)
+        self.publisher.tell_all(Notice(Tell.HANDED_OVER, {
+            "name": held.name, "seat": seat, "by": name if name == seating.owner else ""}))
+        self._publish()
+        if self._to_move() == seat:
+            self._advance()
 
     def _spectate(self, name: str, by_code: bool) -> None:
         if self.seating.is_watching(name):
@@ -333,6 +491,8 @@ class TableState:
         seat = self.seating.leave(name, self.stand_in_level if playing else None)
         if seat is not None:
             if playing:
+                self._note_change(seat, bot_name(self.stand_in_level), computer=True,
+                                  why="left")
                 self.publisher.tell_all(
                     Notice(Tell.LEFT_FOR_COMPUTER, {"name": name, "seat": seat}), but=name)
             self._effects.append(EndGrace(name))
@@ -355,19 +515,24 @@ class TableState:
     def _attach(self, name: str) -> None:
         seating = self.seating
         if seating.seat_of(name) is None and not seating.is_watching(name):
+            held = seating.held_seat_of(name)
+            if held is not None and self.status == "playing":
+                # Away past the grace: the game goes on, the seat is theirs to take back.
+                self.publisher.answer(name, Notice(Tell.SEAT_WAITS, {
+                    "table": self.name, "table_id": self.table_id, "seat": held}))
             return
         self.publisher.connect(name)
         seat, was_away = seating.came_back(name)
         if was_away:
             self._effects.append(EndGrace(name))
-        to_move = was_away and seat is not None and self._to_move() == seat
-        if to_move and self._turn_started is None:
-            self._turn_started = self._now  # back after a restart: the timer starts
-        self._publish()
-        if to_move:
-            self._advance()
+        if not was_away or seat is None:
+            self._publish()
+            return
+        self._note_change(seat, name, computer=False, why="back")
+        self._tell_chosen(name, seat)
+        self._back_in_seat(seat)
 
-    def _detach(self, name: str) -> None:
+    def _detach(self, name: str, *, kicked: bool = False) -> None:
         if not self.publisher.disconnect(name):
             return
         seating = self.seating
@@ -379,6 +544,9 @@ class TableState:
             return
         self._away(name, self.config.grace_seconds)
         seating.went_away(seat, self._now, self._now + self.config.reconnect_wait_seconds)
+        if kicked:
+            self._note_change(seat, bot_name(self.stand_in_level), computer=True,
+                              why="kicked")
         self._publish()
         if self._to_move() == seat:
             self._advance()
@@ -394,18 +562,35 @@ class TableState:
         if seat is None or self.seating.held(seat).away_since != since:
             return
         self._effects.append(EndGrace(name))
-        self._leave(name, Leave.AWAY_TOO_LONG)
+        if self.status != "playing":
+            self._leave(name, Leave.AWAY_TOO_LONG)
+            return
+        # The game goes on: a computer plays the seat until its person takes it back
+        # (`_take_back`), however long that is.
+        self.seating.hold(seat, self.stand_in_level)
+        self._handover_votes.pop(seat, None)
+        self._note_change(seat, bot_name(self.stand_in_level), computer=True, why="left")
+        self.publisher.tell_all(
+            Notice(Tell.LEFT_FOR_COMPUTER, {"name": name, "seat": seat, "held": 1}))
+        self._after_someone_left(name)
+        if self.closing is None and self._to_move() == seat:
+            self._advance()
 
     # -- the game --------------------------------------------------------------------------
     def _start_game(self) -> None:
         self._not_playing("start another game")
         if not self.seating.full:
             raise Refused(Refusal.SEATS_EMPTY)
-        self.game = GameState.new_game(self.rules, self._rng)
+        if self.play_on is not None:
+            self.game, self.play_on = start_of(self.play_on), None
+        else:
+            self.game = GameState.new_game(self.rules, self._rng)
         self.game_names = self.seating.names()
         levels = self.seating.computer_levels()
         self.stand_in_level = levels[0] if levels else self.config.stand_in_level
         self.hand_seats = ()
+        self.seat_changes = []
+        self._handover_votes.clear()
         self._note_hand_seats()
         self.status = "playing"
         self._turn_started = self._now
@@ -434,6 +619,7 @@ class TableState:
         if to_move != seat:
             raise Refused.illegal(Breach(RuleBroken.NOT_YOUR_TURN, seat=seat, to_move=to_move),
                                   action)
+        self._note_change(seat, name, computer=False, why="back")  # after a timeout
         try:
             self.game.apply_action(action)
         except IllegalActionError as exc:
@@ -441,14 +627,95 @@ class TableState:
         self.recorder.decided()
         self._changed()
 
+    def _claim(self, name: str) -> None:
+        """`name` claims the rest: proven off the table (`Prove`), answered by
+        `ClaimChecked` unless the game moved on meanwhile."""
+        seat = self.seating.seat_of(name)
+        if seat is None:
+            raise Refused(Refusal.SPECTATOR_CANNOT_PLAY)
+        if self.game is None or self.status != "playing":
+            raise Refused(Refusal.GAME_NOT_STARTED)
+        if not can_claim(self.game, seat):
+            raise Refused(Refusal.CLAIM_NOT_YOUR_LEAD)
+        if self._claiming == self.generation:
+            raise Refused(Refusal.CLAIM_CHECKING)
+        self._claiming = self.generation
+        self._effects.append(Prove(self.generation, ClaimProof(self.game.clone(), seat)))
+
+    def _claim_checked(self, checked: ClaimChecked) -> None:
+        """A proven claim's plays are applied at once (each a recorded play; the engine
+        checks them on a copy first); otherwise the claimant is told why not."""
+        self._claiming = None
+        game, seat = self.game, checked.seat
+        assert game is not None
+        name = self.seating.held(seat).name
+        tricks = len(game.hand_of(seat))
+        proven = checked.checked and bool(checked.plays) and self._claim_holds(checked)
+        if not proven:
+            if name is not None:
+                refused = Refused(Refusal.CLAIM_NOT_PROVEN, tricks=tricks) if checked.checked \
+                    else Refused(Refusal.CLAIM_UNCHECKED)
+                self.publisher.answer(name, Rejected.because(Claim(self.table_id), refused))
+            return
+        for action in checked.plays:
+            game.apply_action(action)
+        self.recorder.decided()
+        self.publisher.tell_all(Notice(Tell.CLAIMED, {
+            "name": name or "", "seat": seat, "tricks": tricks,
+            "plays": tuple(str(a.tile) for a in checked.plays)}))
+        self._changed()
+
+    def _claim_holds(self, checked: ClaimChecked) -> bool:
+        """The plays end the hand with every trick to the claimant (on a copy)."""
+        assert self.game is not None
+        copy = self.game.clone()
+        before = copy.tricks_won[checked.seat]
+        left = len(copy.hand_of(checked.seat))
+        try:
+            for action in checked.plays:
+                copy.apply_action(action)
+        except IllegalActionError:
+            log.exception("table %s: a claim's plays are not legal", self.table_id)
+            return False
+        return copy.phase is not Phase.PLAY and copy.tricks_won[checked.seat] == before + left
+
     def _computer_moved(self, seat: int, action: Action, stand_in: bool) -> None:
         assert self.game is not None
-        self.game.apply_action(action)
         held = self.seating.held(seat)
         if stand_in and held.name is not None and held.away_since is None:
+            self._note_change(seat, bot_name(self.stand_in_level), computer=True,
+                              why="timeout")
             self.publisher.tell(held.name, Notice(
                 Tell.TIMED_OUT_PLAYED, {"action": str(action)}, "warning"))
+        elif held.absent:
+            self._for_absent(seat, action)
+        self.game.apply_action(action)
         self._changed()
+
+    def _for_absent(self, seat: int, action: Action) -> None:
+        """The computer decides `action` for the absent person of `seat`: noted in the
+        record and kept to tell them when they are back."""
+        held = self.seating.held(seat)
+        if held.away_since is not None:
+            self._note_change(seat, bot_name(self.stand_in_level), computer=True, why="away")
+        held.chose(str(action))
+
+    def _note_change(self, seat: int, name: str, *, computer: bool, why: Why) -> None:
+        """From the game's next decision, `seat` is played by `name` (RECORD.md
+        `seat_changes`): noted when that is a change (a player's own move after their
+        own move is not one)."""
+        game = self.game
+        if game is None or self.status != "playing" or not game.logs:
+            return
+        now_playing = next((c for c in reversed(self.seat_changes) if c.seat == seat), None)
+        if now_playing is None:
+            if not computer and name == self.game_names[seat]:
+                return
+        elif now_playing.name == name and now_playing.computer == computer:
+            return
+        log = game.logs[-1]
+        self.seat_changes.append(SeatChange(game.hand_number, decisions_in(log), seat,
+                                            name, computer, why))
 
     def _readers(self) -> list[str]:
         """Seated players, here and connected, who have not yet read the hand's result."""
@@ -518,9 +785,9 @@ class TableState:
         if seat.name is None:
             self._think_later(player, stand_in=False,
                               delay=clocks.computer_delay(self.config, game))
-        elif back is not None and (turn_end is None or back < turn_end):
-            # A dropped player's turn waits for them (reconnecting hands it back, `_attach`);
-            # then the stand-in plays. The turn timer, if any, is not stopped by the drop.
+        elif back is not None:
+            # An absent player's turn waits for them until `back_by` (reconnecting hands
+            # it back, `_attach`), turn timer or not; then the stand-in plays it.
             if back > now:
                 self._wait(back - now, ThinkNow(generation, player, True))
             else:
@@ -538,17 +805,25 @@ class TableState:
         if game.phase is not Phase.BID:
             self._think_later(seat, stand_in=True, delay=0)
             return
-        legal = game.legal_actions()
-        action = Action.make_pass()
-        if action not in legal:
-            action = min((a for a in legal if a.bid is not None), key=lambda a: a.bid or 0)
-        game.apply_action(action)
+        action = self._least_bid()
         name = self.seating.held(seat).name
+        self._note_change(seat, bot_name(self.stand_in_level), computer=True, why="timeout")
+        game.apply_action(action)
         if name is not None:
             notice = Notice(Tell.TIMED_OUT_PASSED, {}, "warning") if action.kind == "pass" \
                 else Notice(Tell.TIMED_OUT_BID, {"bid": action.bid or 0}, "warning")
             self.publisher.tell(name, notice)
         self._changed()
+
+    def _least_bid(self) -> Action:
+        """A pass, or the least bid where the rules force one: what the auction takes
+        from a player who does not speak (away, or out of time)."""
+        assert self.game is not None
+        legal = self.game.legal_actions()
+        action = Action.make_pass()
+        if action not in legal:
+            action = min((a for a in legal if a.bid is not None), key=lambda a: a.bid or 0)
+        return action
 
     def _think_later(self, seat: int, *, stand_in: bool, delay: float) -> None:
         """A computer plays `seat` after a pause (so humans can follow)."""
@@ -561,6 +836,13 @@ class TableState:
         """A computer's move for `seat`, chosen from the seat's view (off the table)."""
         assert self.game is not None
         held = self.seating.held(seat)
+        if held.absent and self.game.phase is Phase.BID:
+            # One rule for an absent person: a computer never bids for them.
+            action = self._least_bid()
+            self._for_absent(seat, action)
+            self.game.apply_action(action)
+            self._changed()
+            return
         level = self.stand_in_level if stand_in or held.bot_level is None \
             else held.bot_level
         self._effects.append(Think(self.generation, seat, level, self.game.view(seat),
@@ -577,7 +859,8 @@ class TableState:
                         if self.rules.side_of(i) == outcome.winner)
         self.publisher.tell_all(GameFinished(self.table_id, outcome, winners, game.scores,
                                              self.publisher.seq))
-        self._store(self.recorder.take(game, self.game_names), finished=True)
+        self._store(self.recorder.take(game, self.game_names, self.seat_changes),
+                    finished=True)
         self._publish()
 
     def _store(self, record: dict[str, Any] | None, *, finished: bool) -> None:
@@ -599,7 +882,7 @@ class TableState:
     def unfinished_record(self) -> dict[str, Any] | None:
         """The record of a game cut short by the table closing for good (once)."""
         if self.game is not None and self.status == "playing":
-            return self.recorder.take(self.game, self.game_names)
+            return self.recorder.take(self.game, self.game_names, self.seat_changes)
         return None
 
     def _close(self, reason: Leave, params: Mapping[str, Param] | None = None, *,
@@ -627,9 +910,14 @@ class TableState:
             "private": self.private,
             "spectators_allowed": self.spectators_allowed,
             "rated": self.recorder.rated,
+            "practice": self.practice,
             "invite_code": self.invite_code,
             "owner": seating.owner,
-            "seats": [{"name": s.name, "bot_level": s.bot_level} for s in seating.seats],
+            "seats": [{"name": s.name, "bot_level": s.bot_level}
+                      | ({"held_for": s.held_for} if s.held_for is not None else {})
+                      for s in seating.seats],
+            "open_seats": self.open_seats,
+            "seat_changes": [c.to_dict() for c in self.seat_changes],
             "spectators": list(seating.spectators),
             "rematch_votes": list(seating.rematch_votes),
             "stand_in_level": self.stand_in_level,
@@ -646,7 +934,7 @@ class TableState:
         game = self.game
         return (self.status, self.seating.key(), self.stand_in_level, len(self.hand_seats),
                 self.game_names, None if game is None else id(game),
-                self.recorder.person_decided)
+                self.recorder.person_decided, self.open_seats, len(self.seat_changes))
 
     # -- after a restart -------------------------------------------------------------------
     def restore(self, saved: Restored, now: float) -> list[Effect]:
@@ -656,8 +944,11 @@ class TableState:
         `restart_grace_seconds`, and a turn of a player waits as long (its timer starts
         when they are back). Computers play on as soon as the table runs."""
         self._now = now
-        self.seating.restored([Seat(s.name, s.bot_level) for s in saved.seats], saved.owner,
+        self.seating.restored([Seat(s.name, s.bot_level, held_for=s.held_for)
+                               for s in saved.seats], saved.owner,
                               list(saved.spectators), list(saved.rematch_votes))
+        self.open_seats = saved.open_seats
+        self.seat_changes = list(saved.seat_changes)
         self.stand_in_level = saved.stand_in_level
         self.status = saved.status
         self.game_names = saved.game_names
@@ -666,7 +957,8 @@ class TableState:
         if self.game is not None:
             self._note_hand_seats()  # every hand dealt has its players, even if not kept
         self._store(self.recorder.restored(self.game, self.game_names, saved.status,
-                                           saved.person_decided), finished=True)
+                                           saved.person_decided, self.seat_changes),
+                    finished=True)
         self.publisher.restored(saved.chat)
         grace = self.config.restart_grace_seconds
         for name in self.seating.all_away(now, now + grace):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..bots.claim import ClaimProof
 from ..rules import SeatView
 from .internal import GraceOver, TableMessage, TableOutput
 from .messages import BotLevel, ChatLine
@@ -67,6 +68,15 @@ class Think:
 
 
 @dataclass(frozen=True, slots=True)
+class Prove:
+    """Prove a claim off the event loop (in the bots' worker pool), once the pass is out;
+    the answer comes back as `ClaimChecked`. `proof` holds a copy of the game."""
+
+    generation: int
+    proof: ClaimProof
+
+
+@dataclass(frozen=True, slots=True)
 class Said:
     """A line of the table chat, for the journal."""
 
@@ -81,4 +91,4 @@ class StoreRecord:
     finished: bool
 
 
-Effect = Send | Wait | StopWaiting | Grace | EndGrace | Think | Said | StoreRecord
+Effect = Send | Wait | StopWaiting | Grace | EndGrace | Think | Prove | Said | StoreRecord

@@ -122,9 +122,11 @@ class Attach:
 
 @dataclass(frozen=True, slots=True)
 class Detach:
-    """The handle of `name` ended: keep their seat for the grace period."""
+    """The handle of `name` ended: keep their seat for the grace period (`kicked`: an
+    operator ended it; the record says so)."""
 
     name: str
+    kicked: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +160,18 @@ class BotMoved:
 
 
 @dataclass(frozen=True, slots=True)
+class ClaimChecked:
+    """The proof of `seat`'s claim is done: `plays`, the rest of the hand, when it was
+    proven; none when it was not (`checked`) or could not be checked (not `checked`).
+    Ignored unless `generation` is still current."""
+
+    generation: int
+    seat: int
+    plays: tuple[Action, ...]
+    checked: bool
+
+
+@dataclass(frozen=True, slots=True)
 class TimerRanOut:
     generation: int
     seat: int
@@ -175,7 +189,7 @@ class GraceOver:
 
 
 TableMessage = (FromMember | Attach | Detach | CloseNow | ThinkNow | BotMoved | TimerRanOut
-                | DealNow | GraceOver)
+                | DealNow | GraceOver | ClaimChecked)
 """Everything that goes into a table: from the lobby's side through its link, and from
 its own clocks and computers."""
 

@@ -11,10 +11,12 @@ one row, so a journal can keep them anywhere (the server keeps them in SQLite):
   whole as the hand goes on; the hands of a table are its game's record;
 - `NewGame`: the table's game starts over (the old one went to the records): its hands
   are forgotten;
-- `ChatRow`: a line of the table chat (the journal keeps the last `CHAT_KEPT`);
+- `ChatRow`: a line of the table chat (the journal keeps the last `CHAT_KEPT`); the
+  lobby's own chat is written the same way, under `LOBBY_ROOM`;
 - `TableGone`: the table closed; everything of it is forgotten.
 
-On start, `load()` gives back each table that was not gone, as the last write left it.
+On start, `load()` gives back each table that was not gone, as the last write left it,
+and `lobby_chat()` the lobby chat's last lines.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from typing import Any, Protocol
 from .chat import CHAT_KEPT
 
 JsonObject = Mapping[str, Any]
+
+LOBBY_ROOM = ""
+"""The `ChatRow.table_id` of the lobby chat's lines (no table has an empty id)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,16 +92,26 @@ class TableJournal(Protocol):
     async def write(self, entries: Sequence[JournalEntry],
                     then: Callable[[], object] | None = None) -> None:
         """Make `entries` durable, in order, and return once they are. Raises if they
-        cannot be written (the table carries on in memory and says so in the log).
+        cannot be written: nothing of them is kept, the table holds what it would tell
+        and writes them again (`table.py`: it waits for its journal).
 
-        `then` runs once they are durable or have failed, before this returns or raises,
+        `then` runs once they are durable (never when they failed), before this returns,
         in the same pass of the event loop as the journal learns it: a table tells its
         players from there, a pass sooner than its task would wake to do it (a pass is
         20-40 ms on a busy server)."""
         ...
 
+    def writable(self) -> bool:
+        """False while the journal's last write failed (a full disk): the lobby opens no
+        new table until a write works again."""
+        ...
+
     async def load(self) -> list[SavedTable]:
         """Every table written and not gone, in the order the tables were first written."""
+        ...
+
+    async def lobby_chat(self) -> list[JsonObject]:
+        """The lobby chat's last `CHAT_KEPT` lines (`LOBBY_ROOM`), oldest first."""
         ...
 
 
@@ -120,11 +135,17 @@ class MemoryJournal:
         if then is not None:
             then()
 
+    def writable(self) -> bool:
+        return True
+
     async def load(self) -> list[SavedTable]:
         return [SavedTable(table_id, data,
                            tuple(hand for _, hand in sorted(self.hands.get(table_id, {}).items())),
                            tuple(self.chat.get(table_id, ())))
                 for table_id, data in self.tables.items()]
+
+    async def lobby_chat(self) -> list[JsonObject]:
+        return list(self.chat.get(LOBBY_ROOM, ()))
 
 
 def apply_entry(journal: MemoryJournal, entry: JournalEntry) -> None:

@@ -14,7 +14,10 @@ from .messages import Place, TableInfo
 
 
 def _involved(info: TableInfo) -> set[str]:
+    """Who the table holds a place for: seated (away or not, or a seat a computer holds
+    for them until they take it back), owning or watching."""
     names = {s.name for s in info.seats if s.name is not None}
+    names |= {s.held_for for s in info.seats if s.held_for is not None}
     return names | {info.owner} | set(info.spectators)
 
 

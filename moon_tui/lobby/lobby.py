@@ -50,7 +50,7 @@ from .internal import (
     TableChanged,
     TableClosed,
 )
-from .journal import MemoryJournal, SavedTable, TableJournal
+from .journal import LOBBY_ROOM, ChatRow, MemoryJournal, SavedTable, TableJournal
 from .links import TableLink
 from .listing import Listing
 from .messages import (
@@ -85,11 +85,13 @@ from .messages import (
     Unban,
 )
 from .notices import Ending, Leave, Tell
+from .practice import start_of
 from .refusals import Refusal, Refused
-from .restoring import SavedTableError, new_table_id
+from .restoring import SavedTableError, new_table_id, saved_chat
 from .router import Router
 from .stats import LobbyStats
 from .store import MemoryRecordStore, RecordStore
+from .writing import chat_row
 
 log = logging.getLogger(__name__)
 
@@ -226,6 +228,7 @@ class Lobby:
         self.host.start(self._spawn)
         for table in saved:
             await self._restore(table)
+        self._chat_kept.extend(saved_chat(await self.journal.lobby_chat(), None))
         self._running = True
         return self
 
@@ -485,14 +488,14 @@ class Lobby:
         self._presence_dirty = True
         message.reply.set_result(handle)
 
-    def _handle_gone(self, handle: PlayerHandle) -> None:
+    def _handle_gone(self, handle: PlayerHandle, *, kicked: bool = False) -> None:
         if self._players.get(handle.name) is not handle:
             return
         del self._players[handle.name]
         self._chat.forget_idle()
         self._wrong_codes.forget_idle()
         self._tables_opened.forget_idle(self.clock.now())
-        self._router.detach(handle.name, self._listing.tables_of(handle.name))
+        self._router.detach(handle.name, self._listing.tables_of(handle.name), kicked=kicked)
         self._presence_dirty = True
 
     def _kick(self, name: str, ending: Ending, by: str, reason: str,
@@ -505,7 +508,7 @@ class Lobby:
             handle.end(ending, by=by, reason=reason, minutes=math.ceil(minutes))
         else:
             handle.end(ending, by=by, reason=reason)
-        self._handle_gone(handle)
+        self._handle_gone(handle, kicked=ending is Ending.KICKED)
         return True
 
     def _broadcast(self, text: str, by: str, minutes: float = 0.0) -> None:
@@ -526,6 +529,12 @@ class Lobby:
         self._dirty = True
         if self._keeper is not None:
             self._spawn(self._keep(self._keeper.keep_notices(board, motd), "the notices"))
+
+    def _post_chat(self, line: ChatPosted) -> None:
+        """A lobby chat line, once written (kept over a restart, as a table's lines are),
+        or once the journal failed (then it goes on in memory), goes to everyone."""
+        for other in list(self._players.values()):
+            other.deliver(line)
 
     async def _keep(self, done: Awaitable[object], what: str) -> None:
         """Wait for the keeper; a failure is logged, the lobby goes on in memory."""
@@ -594,8 +603,9 @@ class Lobby:
             elif command.table_id is None:
                 line = ChatPosted(ChatLine(handle.name, text, None, time.time()))
                 self._chat_kept.append(line)
-                for other in list(self._players.values()):
-                    other.deliver(line)
+                self._spawn(self._keep(self.journal.write(
+                    [ChatRow(LOBBY_ROOM, chat_row(line.line))],
+                    then=lambda: self._post_chat(line)), "a lobby chat line"))
             else:
                 self._to_table(handle, command.table_id, SendChat(text, command.table_id),
                                reject)
@@ -659,14 +669,32 @@ class Lobby:
         if self._closing:
             reject(Refused(Refusal.SHUTTING_DOWN))
             return
-        if not isinstance(command.rules, Rules):
+        if not self.journal.writable():  # a new table would only wait at its first write
+            reject(Refused(Refusal.CANNOT_SAVE))
+            return
+        rules, private, watchable = command.rules, command.private, command.spectators_allowed
+        practice = bool(command.practice) or command.play_on is not None
+        if practice and command.rated:
+            reject(Refused(Refusal.PRACTICE_NOT_RATED))
+            return
+        if command.play_on is not None:
+            # The saved game's own rules (options refused for a new table are still
+            # read from records); a table of one's own, nobody watching its hands.
+            try:
+                rules = start_of(command.play_on).rules
+            except Refused as refused:
+                reject(refused)
+                return
+            private, watchable = True, False
+        elif not isinstance(rules, Rules):
             reject(Refused(Refusal.NOT_RULES))
             return
-        try:
-            command.rules.check_new()
-        except ValueError as exc:
-            reject(Refused(Refusal.BAD_RULES, problem=str(exc)))
-            return
+        else:
+            try:
+                rules.check_new()
+            except ValueError as exc:
+                reject(Refused(Refusal.BAD_RULES, problem=str(exc)))
+                return
         seconds = command.turn_seconds
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)
                                     or not 1 <= seconds <= 3600):
@@ -684,12 +712,13 @@ class Lobby:
         self._codes[code] = table_id
         self._opened_at[table_id] = time.time()
         self.host.open(table_id, handle.name,
-                       CreateTable(name, command.rules, seconds, bool(command.private),
-                                   bool(command.spectators_allowed), bool(command.rated)),
+                       CreateTable(name, rules, seconds, bool(private), bool(watchable),
+                                   bool(command.rated), practice, command.play_on),
                        code,
                        self._router.link(table_id))
-        log.info("table %s created by %s: %r, %s%s", table_id, handle.name, name,
-                 command.rules.summary(), ", private" if command.private else "")
+        log.info("table %s created by %s: %r, %s%s%s", table_id, handle.name, name,
+                 rules.summary(), ", private" if private else "",
+                 ", practice" if practice else "")
 
     def _new_table_id(self) -> str:
         """A table id that is not a count (tables may run on several hosts: no host

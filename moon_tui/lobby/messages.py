@@ -39,12 +39,14 @@ class SeatInfo:
     """Who sits in a seat: nobody (`name is None`), a player, or a computer player.
 
     `bot_level` is set for a computer-held seat; `away` when its player has disconnected
-    and a computer plays for them during the grace period.
+    and a computer plays for them during the grace period; `held_for` names the person
+    dealt into a computer's seat who was away past the grace: they may take it back.
     """
 
     name: str | None = None
     bot_level: BotLevel | None = None
     away: bool = False
+    held_for: str | None = None
 
     @property
     def is_free(self) -> bool:
@@ -74,6 +76,10 @@ class TableInfo:
     rematch_votes: tuple[str, ...] = ()
     rated: bool = False
     """Its finished games count for the ratings (`moon_tui/ratings/`)."""
+    open_seats: bool = False
+    """The owner lets newcomers take a computer's seat during the game (`OpenSeats`)."""
+    practice: bool = False
+    """A practice table: one person, never rated nor saved; `h` shows hints there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +110,23 @@ class CreateTable:
     spectators_allowed: bool = True
     rated: bool = False
     """Finished games count for the ratings when at least two people played them."""
+    practice: bool = False
+    """Practice (hints): one person with computer players; never rated, not saved."""
+    play_on: PlayOn | None = None
+    """Start at once from a saved game's position (a practice table)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayOn:
+    """A practice game that starts where `record` stops: its decisions are replayed
+    through the rules and the game goes on from the next one, the table's creator in
+    `seat`, computer players of `level` in the others. Whoever sends it may see that
+    seat (the replay viewer checks: RULES.md, what each seat may know)."""
+
+    record: str
+    """The saved game's `moon/1` record up to the position (`dumps_record`)."""
+    seat: int
+    level: BotLevel = "expert"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +178,24 @@ class Act:
 
 
 @dataclass(frozen=True, slots=True)
+class HandOver:
+    """Let a computer play for the absent player of `seat` at once, instead of their
+    turns waiting for them: the owner's word does it, else every seated player present
+    must ask."""
+
+    table_id: str
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class OpenSeats:
+    """The owner lets newcomers take a computer's seat during the game (`open`), or not."""
+
+    table_id: str
+    open: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class Resync:
     """Send me the table afresh if it changed after state `seen` (0: in any case)."""
 
@@ -169,6 +210,14 @@ class HandSeen:
 
     table_id: str
     hand: int
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The sender, to lead, claims every trick left in the hand: the table proves it on
+    the real deal (`bots/claim.py`) and plays the rest out at once, or refuses."""
+
+    table_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,10 +314,10 @@ class CancelRestart:
 
 
 TableCommand = (JoinSeat | Spectate | LeaveTable | AddBot | RemoveBot | StartGame | Act
-                | Rematch | Resync | HandSeen)
+                | Rematch | Resync | HandSeen | Claim | HandOver | OpenSeats)
 """Commands a handle sends straight to the table they name (the lobby does not relay them)."""
 TABLE_COMMANDS = (JoinSeat, Spectate, LeaveTable, AddBot, RemoveBot, StartGame, Act, Rematch,
-                  Resync, HandSeen)
+                  Resync, HandSeen, Claim, HandOver, OpenSeats)
 
 OperatorCommand = (Broadcast | ClearBoard | SetMotd | Kick | Ban | Unban | CloseTable | Restart
                    | CancelRestart)

@@ -37,15 +37,42 @@ class Tell(enum.StrEnum):
     INVITATIONS = "invitations"
     """on: the recipient's invitations are on (True) or off now."""
     LEFT_FOR_COMPUTER = "left_for_computer"
-    """name, seat: a player left mid-game; a computer plays the seat."""
+    """name, seat, held (optional, 1): a player left mid-game, or (held) stayed away past
+    the grace; a computer plays the seat (held: until they take it back)."""
     NOW_OWNER = "now_owner"
     """table: the owner left; the recipient owns the table now."""
+    CLAIMED = "claimed"
+    """name, seat, tricks, plays: `name` claimed the rest; the `tricks` tricks left were
+    played out at once, `plays` their tiles in the order played (text like `6-4`)."""
     TIMED_OUT_PLAYED = "timed_out_played"
     """action: the turn timer ran out; the computer made this decision."""
     TIMED_OUT_PASSED = "timed_out_passed"
     """The turn timer ran out in the auction: the recipient passed."""
     TIMED_OUT_BID = "timed_out_bid"
     """bid: the turn timer ran out in the auction and the recipient had to bid."""
+    CANNOT_SAVE = "cannot_save"
+    """The server cannot write the table's last decision (a full disk): the table waits,
+    showing nothing new, until it can."""
+    SAVING_AGAIN = "saving_again"
+    """The table's decisions are written again: the game goes on."""
+    SEAT_WAITS = "seat_waits"
+    """table, table_id, seat: the recipient's game goes on there with a computer in their
+    seat, which they may take back."""
+    WHILE_AWAY = "while_away"
+    """actions (the text forms, `;` between them), more (how many earlier ones are not
+    listed): what the computer chose for the recipient while they were away."""
+    TOOK_SEAT_BACK = "took_seat_back"
+    """name, seat: a player took their seat back from the computer."""
+    JOINED_SEAT = "joined_seat"
+    """name, seat: a person took a computer's seat in the game."""
+    SEATS_OPENED = "seats_opened"
+    """open: the owner lets newcomers take a computer's seat (1), or no longer (0)."""
+    HANDOVER_ASKED = "handover_asked"
+    """name, seat, votes, needed: a player asks that a computer play for the absent player
+    of `seat` at once."""
+    HANDED_OVER = "handed_over"
+    """name, seat, by: a computer plays for the absent `name` at once (`by` asked: the
+    owner, or "" for everyone present)."""
 
 
 class Leave(enum.StrEnum):

@@ -40,6 +40,9 @@ class Refusal(enum.StrEnum):
     CHAT_TOO_LONG = "chat_too_long"
     CHAT_TOO_FAST = "chat_too_fast"
     TOO_MANY_TABLES = "too_many_tables"
+    PRACTICE_NOT_RATED = "practice_not_rated"
+    BAD_PLAY_ON = "bad_play_on"
+    CANNOT_SAVE = "cannot_save"
     # a table
     TABLE_FAILED = "table_failed"
     TABLE_CLOSING = "table_closing"
@@ -64,9 +67,16 @@ class Refusal(enum.StrEnum):
     SPECTATOR_CANNOT_PLAY = "spectator_cannot_play"
     GAME_NOT_STARTED = "game_not_started"
     NOT_AN_ACTION = "not_an_action"
+    CLAIM_NOT_YOUR_LEAD = "claim_not_your_lead"
+    CLAIM_CHECKING = "claim_checking"
+    CLAIM_NOT_PROVEN = "claim_not_proven"
+    CLAIM_UNCHECKED = "claim_unchecked"
     REMATCH_NOT_OVER = "rematch_not_over"
     REMATCH_SEATED_ONLY = "rematch_seated_only"
     REMATCH_SEATS_EMPTY = "rematch_seats_empty"
+    SEAT_NOT_AWAY = "seat_not_away"
+    SEATED_ONLY = "seated_only"
+    PRACTICE_ALONE = "practice_alone"
 
 
 ENGLISH: dict[Refusal, str] = {
@@ -94,6 +104,9 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.CHAT_TOO_LONG: "a chat line is at most {limit} characters, not {length}",
     Refusal.CHAT_TOO_FAST: "at most {lines} chat lines every {seconds} seconds: wait a moment",
     Refusal.TOO_MANY_TABLES: "at most {tables} new tables an hour: the next in {minutes} min",
+    Refusal.PRACTICE_NOT_RATED: "a practice table is never rated",
+    Refusal.BAD_PLAY_ON: "cannot play on from there: {problem}",
+    Refusal.CANNOT_SAVE: "the server cannot save right now: new games wait until it can",
     Refusal.TABLE_FAILED: "the table could not do that command",
     Refusal.TABLE_CLOSING: "table {table_id} is closing",
     Refusal.TABLE_CLOSED: "table {table_id} has closed",
@@ -118,9 +131,17 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.SPECTATOR_CANNOT_PLAY: "only a seated player can play; spectators watch",
     Refusal.GAME_NOT_STARTED: "the game has not started",
     Refusal.NOT_AN_ACTION: "not an action: {action}",
+    Refusal.CLAIM_NOT_YOUR_LEAD: "you can claim the rest only when you are to lead a trick",
+    Refusal.CLAIM_CHECKING: "your claim is being checked",
+    Refusal.CLAIM_NOT_PROVEN: "the rest is not surely yours: {tricks} tricks left, and "
+                              "some play of the others takes one; play on",
+    Refusal.CLAIM_UNCHECKED: "the claim could not be checked now; play on",
     Refusal.REMATCH_NOT_OVER: "a rematch is only possible once a game is over",
     Refusal.REMATCH_SEATED_ONLY: "only seated players vote for a rematch",
     Refusal.REMATCH_SEATS_EMPTY: "every seat must be filled for a rematch",
+    Refusal.SEAT_NOT_AWAY: "nobody is away at seat {seat}",
+    Refusal.SEATED_ONLY: "only the owner and the seated players may {what}",
+    Refusal.PRACTICE_ALONE: "table {table_id} is a practice table: one player only",
 }
 """The lobby's English for each refusal, filled from its parameters."""
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..rules import GameState, Rules
 from ..rules.record import FORMAT, game_from_record
+from ..rules.seat_changes import SeatChange, SeatChangeError, seat_changes_from
 from .chat import CHAT_KEPT, clean_text
 from .journal import JsonObject, SavedTable
 from .messages import (
@@ -102,6 +103,8 @@ class Restored:
     person_decided: bool
     """A person made a decision of the game themselves (only then is it saved as a record;
     a row written before this was kept says so: its game is saved as it was)."""
+    open_seats: bool = False
+    seat_changes: tuple[SeatChange, ...] = ()
 
 
 def _check(ok: bool, table_id: str, reason: str) -> None:
@@ -167,7 +170,11 @@ def _seat(value: object, table_id: str) -> SeatInfo:
     name, level = value.get("name"), _level(value.get("bot_level"), table_id)
     _check(name is None or _plain(name, NAME_MAX), table_id,
            f"a seat's name is {shown(name)}")
-    return SeatInfo(name, None if name is not None else level)
+    held_for = value.get("held_for")
+    _check(held_for is None or (_plain(held_for, NAME_MAX) and name is None
+                                and level is not None), table_id,
+           f"a seat is held for {shown(held_for)}")
+    return SeatInfo(name, None if name is not None else level, held_for=held_for)
 
 
 def _hand_seats(value: object, players: int, hands: int, table_id: str) -> HandSeats:
@@ -185,9 +192,10 @@ def _hand_seats(value: object, players: int, hands: int, table_id: str) -> HandS
     return tuple(kept)
 
 
-def _chat(lines: Sequence[JsonObject], table_id: str) -> tuple[ChatPosted, ...]:
+def saved_chat(lines: Sequence[JsonObject], table_id: str | None
+               ) -> tuple[ChatPosted, ...]:
     """The last `CHAT_KEPT` chat lines that read well (a bad line is dropped, not the
-    table)."""
+    table); `table_id` None: the lobby chat's."""
     kept = []
     for line in lines[-CHAT_KEPT:]:
         sender, text, at = line.get("sender"), line.get("text"), line.get("at", 0.0)
@@ -208,6 +216,7 @@ def _seats(raw: object, rules: Rules, status: TableStatus, table_id: str
     assert isinstance(raw, list)
     seats = tuple(_seat(s, table_id) for s in raw)
     people = [s.name for s in seats if s.name is not None]
+    people += [s.held_for for s in seats if s.held_for is not None]
     _check(len(set(people)) == len(people), table_id, f"a person holds two seats: {people}")
     _check(status != "playing" or all(s.name is not None or s.bot_level is not None
                                        for s in seats),
@@ -222,8 +231,12 @@ def unfinished_record(saved: SavedTable) -> dict[str, Any] | None:
     if not saved.hands or data.get("first_bidder") is None \
             or data.get("person_decided") is False:
         return None
-    return {"format": FORMAT, "rules": data.get("rules"), "seats": data.get("game_names"),
-            "first_bidder": data.get("first_bidder"), "hands": [dict(h) for h in saved.hands]}
+    record = {"format": FORMAT, "rules": data.get("rules"), "seats": data.get("game_names"),
+              "first_bidder": data.get("first_bidder"),
+              "hands": [dict(h) for h in saved.hands]}
+    if data.get("seat_changes"):
+        record["seat_changes"] = data.get("seat_changes")
+    return record
 
 
 def _game(saved: SavedTable, rules: Rules, status: TableStatus,
@@ -289,7 +302,8 @@ def read_saved(saved: SavedTable) -> Restored:
         table_id=table_id,
         create=CreateTable(_text(data, "name", table_id, TABLE_NAME_MAX), rules, seconds,
                            private, watchable,
-                           _flag({"rated": False, **data}, "rated", table_id)),
+                           _flag({"rated": False, **data}, "rated", table_id),
+                           _flag({"practice": False, **data}, "practice", table_id)),
         invite_code=code,
         owner=_text(data, "owner", table_id, NAME_MAX),
         seats=seats,
@@ -301,6 +315,16 @@ def read_saved(saved: SavedTable) -> Restored:
         hand_seats=_hand_seats(data.get("hand_seats", []), rules.players,
                                0 if state is None else len(state.logs), table_id),
         state=state,
-        chat=_chat(saved.chat, table_id),
+        chat=saved_chat(saved.chat, table_id),
         person_decided=_flag({"person_decided": True, **data}, "person_decided", table_id),
+        open_seats=_flag({"open_seats": False, **data}, "open_seats", table_id),
+        seat_changes=_seat_changes(data.get("seat_changes"), rules.players, table_id),
     )
+
+
+def _seat_changes(raw: object, players: int, table_id: str) -> tuple[SeatChange, ...]:
+    """Who played a seat of the game when it was not the person dealt in."""
+    try:
+        return seat_changes_from(raw, players)
+    except SeatChangeError as exc:
+        raise SavedTableError(table_id, f"{exc.where}: {exc}") from None

@@ -87,9 +87,10 @@ class Router:
     def attach(self, name: str, table_ids: Iterable[str]) -> None:
         self.tell(table_ids, Attach(name))
 
-    def detach(self, name: str, table_ids: Iterable[str]) -> None:
-        """`name` dropped: told to `table_ids` and to every table they sent a command to."""
-        self.tell(set(table_ids).union(self._commanded.pop(name, ())), Detach(name))
+    def detach(self, name: str, table_ids: Iterable[str], *, kicked: bool = False) -> None:
+        """`name` dropped (or was kicked): told to `table_ids` and to every table they sent
+        a command to."""
+        self.tell(set(table_ids).union(self._commanded.pop(name, ())), Detach(name, kicked))
 
     def received(self, message: TableOutput) -> None:
         """What a table sent out, routed."""

@@ -7,10 +7,14 @@ everyone afterwards.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .messages import BOT_LEVELS, BotLevel, SeatInfo
 from .refusals import Refusal, Refused
+
+CHOSEN_KEPT = 12
+"""The latest choices told to a player back from being away (a whole hand's plays are 7;
+older ones are only counted)."""
 
 
 @dataclass
@@ -24,6 +28,32 @@ class Seat:
     back_by: float | None = None
     """While away: until when a turn of theirs waits for them before the stand-in plays
     it (`reconnect_wait_seconds` after a drop, `restart_grace_seconds` after a restart)."""
+    held_for: str | None = None
+    """A computer's seat whose person, dealt into the game, was away past the grace: it
+    is theirs to take back whenever they come (`take_back`)."""
+    chosen: list[str] = field(default_factory=list)
+    """What the computer chose for the seat's absent person (the actions' text forms, the
+    latest `CHOSEN_KEPT`), told to them when they are back."""
+    chosen_more: int = 0
+    """How many earlier choices `chosen` no longer lists."""
+
+    @property
+    def absent(self) -> bool:
+        """A person was dealt into this seat and is not here: away, or past the grace."""
+        return self.away_since is not None or self.held_for is not None
+
+    def chose(self, action: str) -> None:
+        """The computer chose `action` for the absent person."""
+        self.chosen.append(action)
+        if len(self.chosen) > CHOSEN_KEPT:
+            del self.chosen[0]
+            self.chosen_more += 1
+
+    def take_chosen(self) -> tuple[list[str], int]:
+        """What was chosen while the person was away, once."""
+        chosen, more = self.chosen, self.chosen_more
+        self.chosen, self.chosen_more = [], 0
+        return chosen, more
 
     @property
     def free(self) -> bool:
@@ -76,12 +106,13 @@ class Seating:
         """The seats as the lobby shows them; an away player's seat names its stand-in."""
         return tuple(SeatInfo(s.name, s.bot_level if s.name is None else
                               (stand_in if s.away_since is not None else None),
-                              s.away_since is not None) for s in self.seats)
+                              s.away_since is not None, s.held_for) for s in self.seats)
 
     def key(self) -> tuple[object, ...]:
         """Changes whenever what `infos`, the spectators, owner or votes show changes."""
         return (self.owner, tuple(self.spectators), tuple(self.rematch_votes),
-                tuple((s.name, s.bot_level, s.away_since is not None) for s in self.seats))
+                tuple((s.name, s.bot_level, s.away_since is not None, s.held_for)
+                      for s in self.seats))
 
     def held(self, seat: int) -> Seat:
         """Who holds `seat` (to read: the seats change only through the methods here)."""
@@ -103,6 +134,17 @@ class Seating:
         """The seated players who are not away, in seat order."""
         return [s.name for s in self.seats if s.name is not None and s.away_since is None]
 
+    def held_seat_of(self, name: str) -> int | None:
+        """The computer's seat held for `name`, if any (`Seat.held_for`)."""
+        for i, seat in enumerate(self.seats):
+            if seat.held_for == name:
+                return i
+        return None
+
+    def held_names(self) -> list[str]:
+        """The people whose seats computers hold until they take them back."""
+        return [s.held_for for s in self.seats if s.held_for is not None]
+
     def watcher_away_since(self, name: str) -> float | None:
         """Since when a spectator of a restored table has not come back (None: back)."""
         return self.away_watchers.get(name)
@@ -122,6 +164,37 @@ class Seating:
         was_away = held.away_since is not None
         held.away_since = held.back_by = None
         return seat, was_away
+
+    def hold(self, seat: int, stand_in: BotLevel) -> None:
+        """The player of `seat` was away past the grace: a computer of level `stand_in`
+        plays it, held for them (what was chosen for them is kept to tell them)."""
+        held = self.seats[seat]
+        self.seats[seat] = Seat(bot_level=stand_in, held_for=held.name,
+                                chosen=held.chosen, chosen_more=held.chosen_more)
+        if held.name in self.rematch_votes:
+            self.rematch_votes.remove(held.name)
+
+    def take_back(self, name: str) -> int | None:
+        """`name` takes back the seat a computer held for them: the seat, if any."""
+        seat = self.held_seat_of(name)
+        if seat is not None:
+            held = self.seats[seat]
+            self.seats[seat] = Seat(name=name, chosen=held.chosen,
+                                    chosen_more=held.chosen_more)
+        return seat
+
+    def take_computer_seat(self, name: str, seat: int) -> None:
+        """`name` takes the seat of a computer that holds it for nobody (mid-game, with
+        the owner's leave)."""
+        held = self.seats[self.check_seat(seat)]
+        if held.name is not None or held.bot_level is None or held.held_for is not None:
+            raise Refused(Refusal.SEAT_TAKEN, seat=seat,
+                          by=held.name or held.held_for or "nobody")
+        self.seats[seat] = Seat(name=name)
+
+    def hand_over(self, seat: int, now: float) -> None:
+        """The absent player's turns no longer wait for them: the stand-in plays now."""
+        self.seats[seat].back_by = now
 
     def all_away(self, since: float, back_by: float) -> list[str]:
         """Everyone is away since `since` (a table taken up after a restart): the names."""
@@ -190,10 +263,14 @@ class Seating:
 
     def leave(self, name: str, stand_in: BotLevel | None) -> int | None:
         """`name` leaves the table; a computer of level `stand_in` takes their seat if
-        given (during a game). Returns the seat they left, if any."""
+        given (during a game). Returns the seat they left, if any (a seat held for them
+        is theirs no longer)."""
         seat = self.seat_of(name)
         if seat is not None:
             self.seats[seat] = Seat(bot_level=stand_in)
+        held = self.held_seat_of(name)
+        if held is not None:
+            self.seats[held].held_for = None
         if name in self.spectators:
             self.spectators.remove(name)
         self.away_watchers.pop(name, None)

@@ -11,7 +11,11 @@ The shell owns what touches the world: the timers (`clocks.TableTimers`), the co
 thinking off the event loop (`computers.py`), the record store (`records.py`) and the
 journal writer (`writing.py`: the table comes back after a restart or a crash,
 `restoring.py`). Durability before telling: what the core sends, a computer it starts and
-a record it stores are held until the pass's changes are in the journal.
+a record it stores are held until the pass's changes are in the journal. A journal that
+refuses the pass (a full disk) pauses the table: its members are told it waits, it tells
+nothing more and takes up no message (but a close) until a write works again, trying
+every `RETRY_FIRST_SECONDS`, twice as long each time up to `RETRY_MAX_SECONDS`; then what
+it held goes out and the turn to play starts afresh (`TableState.resume`).
 
 A move: `FromMember(name, Act)` → `_step` (acknowledged) → `TableState.handle` (the
 move, each member's `TableUpdate` as `Send` effects, the next `Wait` or `Think`) →
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 
 from ..bots.pool import BotPool
 from .clock import Clock
@@ -34,6 +39,7 @@ from .effects import (
     Effect,
     EndGrace,
     Grace,
+    Prove,
     Said,
     Send,
     StopWaiting,
@@ -41,10 +47,19 @@ from .effects import (
     Think,
     Wait,
 )
-from .internal import Acked, FromMember, TableClosed, TableMessage
+from .internal import (
+    Acked,
+    Attach,
+    CloseNow,
+    FromMember,
+    TableClosed,
+    TableMessage,
+    ToMember,
+)
 from .journal import TableJournal
 from .links import TableLink
-from .messages import CreateTable, TableInfo
+from .messages import CreateTable, Notice, NoticeLevel, TableInfo, TableLeft
+from .notices import Tell
 from .records import store_record
 from .restoring import Restored
 from .store import RecordStore
@@ -55,6 +70,11 @@ log = logging.getLogger(__name__)
 PASS_MESSAGES = 64
 """At most this many messages waiting in the inbox are handled in one pass of the loop,
 then written to the journal at once (a busy table writes once per pass, not per move)."""
+RETRY_FIRST_SECONDS = 0.1
+RETRY_MAX_SECONDS = 2.0
+"""A table whose journal refuses its writes tries again after `RETRY_FIRST_SECONDS`, then
+twice as long each time, up to this: it goes on at most this long after the disk frees
+(one write a table every 2 s costs nothing while it waits)."""
 
 
 class Table:
@@ -77,8 +97,11 @@ class Table:
                                     link.to_table, bots)
         self._writer = TableWriter(table_id, journal)
         self._inbox: asyncio.Queue[TableMessage] = asyncio.Queue()
+        self._deferred: deque[TableMessage] = deque()
+        """Messages that came while the table waited for its journal, taken up first."""
         self._held: list[Effect] = []
-        """What waits for the pass's journal write: `Send`, `Think`, `StoreRecord`."""
+        """What waits for the pass's journal write: `Send`, `Think`, `Prove`,
+        `StoreRecord`."""
         self._tg: asyncio.TaskGroup | None = None
 
     def infos(self) -> tuple[TableInfo, TableInfo]:
@@ -107,11 +130,11 @@ class Table:
                 self._perform(core.begin(self._timers.now()))
                 await self._write_and_tell()
                 while core.closing is None:
-                    self._step(await self._inbox.get())
+                    self._step(await self._next())
                     for _ in range(PASS_MESSAGES - 1):
-                        if core.closing is not None or self._inbox.empty():
+                        if core.closing is not None or not self._waiting():
                             break
-                        self._step(self._inbox.get_nowait())
+                        self._step(self._next_now())
                     await self._write_and_tell()
                 self._timers.stop()
                 record = core.unfinished_record() if core.for_good else None
@@ -129,9 +152,24 @@ class Table:
             self._link.shut()
             self._timers.close()
             self._computers.close()
-            while not self._inbox.empty():
-                self._link.to_table(self._inbox.get_nowait())
+            while self._waiting():
+                self._link.to_table(self._next_now())
             self._link.to_lobby(TableClosed(self.table_id, self.invite_code))
+
+    def _waiting(self) -> bool:
+        return bool(self._deferred) or not self._inbox.empty()
+
+    async def _next(self) -> TableMessage:
+        """The next message: those deferred while the table waited for its journal first."""
+        if self._deferred:
+            return self._deferred.popleft()
+        return await self._inbox.get()
+
+    def _next_now(self) -> TableMessage:
+        """The next message, when one is waiting (`_waiting`)."""
+        if self._deferred:
+            return self._deferred.popleft()
+        return self._inbox.get_nowait()
 
     def _step(self, message: TableMessage) -> None:
         """One message: taken up (its sender's session is told at once), then decided."""
@@ -158,15 +196,67 @@ class Table:
                 self._held.append(effect)
 
     async def _write_and_tell(self) -> None:
-        """The pass's changes are durable (or the journal failed and said so): tell."""
+        """The pass's changes are durable: tell. While the journal refuses them the table
+        waits (`_wait_for_journal`), and a table closing meanwhile tells only that."""
+        core = self.core
+        delay = RETRY_FIRST_SECONDS
+        paused = False
+        while not await self._write():
+            if core.closing is not None:
+                self._untold_unwritten()
+                break
+            if not paused:
+                paused = True
+                self._tell_members(core.publisher.members(), Tell.CANNOT_SAVE, "error")
+            await self._wait_for_journal(delay)
+            delay = min(delay * 2, RETRY_MAX_SECONDS)
+        else:
+            if paused:
+                self._perform(core.resume(self._timers.now()))
+                self._tell_members(core.publisher.members(), Tell.SAVING_AGAIN, "info")
+        self._tell()
+
+    async def _write(self) -> bool:
+        """Write the pass; True once the journal has it. Told from the journal's answer
+        (a pass before this task wakes), or by `_tell` when there was nothing to write."""
         core = self.core
         if core.closing is not None and core.for_good:
-            await self._writer.gone()
-        else:
-            # Told from the journal's answer (a pass before this task wakes), or here
-            # when there was nothing to write.
-            await self._writer.write(core, then=self._tell)
-        self._tell()
+            return await self._writer.gone()
+        return await self._writer.write(core, then=self._tell)
+
+    async def _wait_for_journal(self, seconds: float) -> None:
+        """Wait `seconds` before writing again, taking up no decision: messages are kept
+        for later, in order, but a close, which ends the wait. Whoever comes back is
+        told why the table waits."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while (left := deadline - loop.time()) > 0:
+            try:
+                async with asyncio.timeout(left):
+                    message = await self._inbox.get()
+            except TimeoutError:
+                return
+            if isinstance(message, CloseNow):
+                self._step(message)
+                return
+            if isinstance(message, Attach):
+                self._tell_members([message.name], Tell.CANNOT_SAVE, "error")
+            self._deferred.append(message)
+
+    def _tell_members(self, names: list[str], code: Tell, level: NoticeLevel) -> None:
+        """A notice about the journal, sent at once: it tells of no decision."""
+        for name in names:
+            self._link.to_lobby(ToMember(name, Notice(code, {}, level)))
+
+    def _untold_unwritten(self) -> None:
+        """The table closes before its journal took what it held: only the news that it
+        closed goes out (and a finished game's record, if it closes for good); what was
+        not written is never told, so a restart finds the table as its players saw it."""
+        for_good = self.core.for_good
+        self._held = [effect for effect in self._held
+                      if (isinstance(effect, Send) and isinstance(effect.output, ToMember)
+                          and isinstance(effect.output.event, TableLeft))
+                      or (for_good and isinstance(effect, StoreRecord))]
 
     def _tell(self) -> None:
         """What was held goes out, in order; then the computer asked for, if its wait is
@@ -184,6 +274,9 @@ class Table:
                                                       effect.record, finished=effect.finished))
             elif isinstance(effect, Think):
                 think = effect
+            elif isinstance(effect, Prove):
+                if self._tg is not None:
+                    self._tg.create_task(self._computers.prove(effect.generation, effect.proof))
         if think is not None and self.core.is_current(think.generation) \
                 and self._tg is not None:
             self._timers.work(self._tg.create_task(self._computers.choose(

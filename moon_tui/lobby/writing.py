@@ -6,9 +6,10 @@ out (`Publisher.hold` / `release`). The writer keeps what it last wrote, so a pa
 changed nothing costs a comparison, a move costs one hand row, and the table row (seats,
 owner, status...) is rebuilt only when its key changes, not on every move.
 
-A write that fails is logged once (until writes work again) and the table carries on in
-memory: its events go out anyway, and the next write carries everything since the last
-one that worked. A game never waits on a broken disk.
+A write that fails is logged once (until writes work again) and tells nothing: the table
+waits, holding what it would tell, and writes again until the journal takes it
+(`table.py`); each write carries everything since the last one that worked, so a change
+written late is written once, neither lost nor doubled.
 
 The table row's shape is the core's (`TableState.row`); its version is here, beside the
 code that reads it back (`restoring.py`).
@@ -148,17 +149,22 @@ class TableWriter:
         self._written(self._changes(table)[1])
         self._row = None
 
-    async def write(self, table: Writable, then: Callable[[], object] | None = None) -> None:
-        """Write what changed since the last write; return once it is durable (or failed).
-        `then` runs as soon as it is, when there was anything to write (`TableJournal`)."""
+    async def write(self, table: Writable, then: Callable[[], object] | None = None) -> bool:
+        """Write what changed since the last write; True once it is durable (or there was
+        nothing to write), False if the journal refused it. `then` runs as soon as it is
+        durable, when there was anything to write (`TableJournal`)."""
         entries, done = self._changes(table)
-        if entries and await self._write(entries, then):
-            self._written(done)
+        if not entries:
+            return True
+        if not await self._write(entries, then):
+            return False
+        self._written(done)
+        return True
 
-    async def gone(self) -> None:
-        """The table closed for good: the journal forgets it."""
+    async def gone(self) -> bool:
+        """The table closed for good: the journal forgets it (False: not yet written)."""
         self._chat.clear()
-        await self._write([TableGone(self.table_id)])
+        return await self._write([TableGone(self.table_id)])
 
     async def _write(self, entries: list[JournalEntry],
                      then: Callable[[], object] | None = None) -> bool:
@@ -166,8 +172,8 @@ class TableWriter:
             await self.journal.write(entries, then)
         except Exception:
             if not self.failing:
-                log.exception("table %s: the journal failed; the table goes on in memory and "
-                              "writes again with its next change", self.table_id)
+                log.exception("table %s: the journal failed; the table waits, telling "
+                              "nothing, and writes again until it works", self.table_id)
             self.failing = True
             return False
         if self.failing:

@@ -124,11 +124,13 @@ class GameLine:
     won: bool
     rating: float
     """Their shown rating after it."""
+    code: str | None = None
+    """The game's short code (what the replay viewer opens), None if it has none."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"game": self.record_id, "at": round(self.at), "players": self.players,
-                "seats": list(self.seats), "place": self.place, "won": self.won,
-                "rating": _round(self.rating)}
+        return {"game": self.record_id, "code": self.code, "at": round(self.at),
+                "players": self.players, "seats": list(self.seats), "place": self.place,
+                "won": self.won, "rating": _round(self.rating)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from ..shown import brief
 from .actions import BIDS, PASS, Action
 from .illegal import IllegalActionError
 from .options import Rules, RulesError
+from .seat_changes import SeatChange, SeatChangeError, seat_changes_from
 from .state import GameState, HandLog
 from .tiles import (
     TILES,
@@ -123,26 +124,34 @@ class Record:
     hands: Iterable[RecordHand]
     """A tuple, or for a record read from a file (`read_record`) the hands read from it
     again each time they are walked."""
+    seat_changes: tuple[SeatChange, ...] = ()
+    """Who played a seat when it was not the person named (a server's record)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "format": FORMAT,
             "rules": self.rules.to_dict(),
             "seats": list(self.seats),
             "first_bidder": self.first_bidder,
             "hands": [h.to_dict() for h in self.hands],
         }
+        if self.seat_changes:
+            out["seat_changes"] = [c.to_dict() for c in self.seat_changes]
+        return out
 
 
 # -- writing ---------------------------------------------------------------------------------
 
-def record_of(state: GameState, seats: Sequence[str]) -> dict[str, Any]:
-    """The `moon/1` record of a game, finished or in progress, as a JSON-ready dict."""
+def record_of(state: GameState, seats: Sequence[str],
+              seat_changes: Sequence[SeatChange] = ()) -> dict[str, Any]:
+    """The `moon/1` record of a game, finished or in progress, as a JSON-ready dict;
+    `seat_changes`: who played a seat when it was not the person named (a server's)."""
     if len(seats) != state.players:
         raise ValueError(f"a {state.players}-player record needs {state.players} seat names, "
                          f"not {len(seats)}")
     hands = tuple(record_hand(log) for log in state.logs)
-    return Record(state.rules, tuple(seats), state.game_first_bidder, hands).to_dict()
+    return Record(state.rules, tuple(seats), state.game_first_bidder, hands,
+                  tuple(seat_changes)).to_dict()
 
 
 def record_hand(log: HandLog, *, deal: bool = True) -> RecordHand:
@@ -229,7 +238,7 @@ def read_record(file: BinaryIO, *, chunk: int = CHUNK) -> Record:
     if hands.fault is not None:
         raise hands.fault
     hands.rules = rules
-    return Record(rules, seats, first, hands)
+    return Record(rules, seats, first, hands, _seat_changes(found.document, rules))
 
 
 @dataclass(slots=True)
@@ -373,7 +382,16 @@ def _record_from(data: object) -> Record:
     assert isinstance(data, dict)
     hands_raw = _list(data.get("hands", []), "hands", "hands")
     hands = tuple(_hand_from_dict(raw, f"hands[{i}]", rules) for i, raw in enumerate(hands_raw))
-    return Record(rules, seats, first, hands)
+    return Record(rules, seats, first, hands, _seat_changes(data, rules))
+
+
+def _seat_changes(data: object, rules: Rules) -> tuple[SeatChange, ...]:
+    """The record's `seat_changes`, checked for shape (seat_changes.py)."""
+    raw = data.get("seat_changes") if isinstance(data, dict) else None
+    try:
+        return seat_changes_from(raw, rules.players)
+    except SeatChangeError as exc:
+        raise RecordFormatError(str(exc), exc.where) from None
 
 
 def _record_head(data: object) -> tuple[Rules, tuple[str, ...], int]:

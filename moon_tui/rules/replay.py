@@ -21,6 +21,7 @@ from .record import (
     as_record,
     game_from_record,
 )
+from .seat_changes import check_against, decisions_in
 from .state import GameState
 from .tiles import TRUMP_NAMES, Tile, tiles_of
 from .view import Outcome, Phase, Trick
@@ -151,11 +152,15 @@ def replay_game(record: Record | Mapping[str, Any] | str,
     scores = (0,) * rec.rules.sides
     error: IllegalRecordError | None = None
     looked_at = keep_hands or on_hand is not None
+    decisions: list[int] = []
+    """Per hand, the decisions it holds: what `seat_changes` may point at."""
 
     def observe(state: GameState, number: int) -> None:
         nonlocal count, scores
         count += 1
         scores = state.scores
+        if rec.seat_changes:
+            decisions.append(decisions_in(state.logs[-1]))
         if looked_at:
             hand = _snapshot(state, number)
             if keep_hands:
@@ -170,6 +175,11 @@ def replay_game(record: Record | Mapping[str, Any] | str,
         state = game_from_record(rec, observe)
     except IllegalRecordError as exc:
         error = exc
+    if state is not None:
+        fault = check_against(rec.seat_changes, decisions)
+        if fault is not None:
+            _, change, reason = fault
+            state, error = None, IllegalRecordError(change.hand, None, change.seat, reason)
     if state is None:
         return GameReplay(rec, tuple(hands), scores, None, error, count)
     return GameReplay(rec, tuple(hands), state.scores, state.outcome(), None, count)

@@ -14,6 +14,7 @@ from ..shown import shown
 from .options import MOON, Rules
 from .record import IllegalRecordError, Record, RecordFormatError
 from .replay import GameReplay, HandReplay, replay_game
+from .seat_changes import SeatChange, player_at
 from .tiles import TRUMP_DOUBLES, TRUMP_NONE
 from .view import Termination
 
@@ -34,6 +35,11 @@ def _bid_word(bid: int | None) -> str:
     return "the moon (21)" if bid == MOON else str(bid)
 
 
+WHY_SHOWN = {"away": "its player is away", "back": "its player is back",
+             "left": "its player left", "kicked": "its player was kicked",
+             "timeout": "the turn timer ran out", "joined": "took the computer's seat"}
+"""The reasons of `seat_changes` (RECORD.md), as the report says them."""
+
 NAME_SHOWN_MAX = 80
 """Characters a seat name takes in the report, escapes included (names are 16 at most)."""
 
@@ -47,9 +53,11 @@ def _number(n: int) -> str:
 
 
 class _Names:
-    """Seat and side names for one game."""
+    """Seat and side names for one game, and who really played each seat."""
 
-    def __init__(self, seats: Sequence[str], players: int) -> None:
+    def __init__(self, seats: Sequence[str], players: int,
+                 changes: Sequence[SeatChange] = ()) -> None:
+        self.changes = changes
         # A record is hostile input: a control character in a name must not reach the
         # terminal as a command, nor a lone surrogate stop the printing (issue 31).
         self.seats = [shown(name, NAME_SHOWN_MAX) or f"seat {i}"
@@ -65,6 +73,20 @@ class _Names:
     def seat(self, seat: int) -> str:
         return self.seats[seat]
 
+    def by(self, seat: int, hand: int, at: int) -> str:
+        """The seat's name, and who made its decision `at` of `hand` when that was not
+        its own player (`seat_changes`): `normal bot for bob`."""
+        change = player_at(self.changes, seat, hand, at) if self.changes else None
+        if change is None or change.why == "back":
+            return self.seats[seat]
+        return f"{shown(change.name, NAME_SHOWN_MAX)} for {self.seats[seat]}"
+
+    def change_lines(self, hand: int) -> list[str]:
+        """The hand's changes of who plays a seat, one line each."""
+        return [f"  From decision {c.at}: {shown(c.name, NAME_SHOWN_MAX)} "
+                f"({'computer' if c.computer else 'person'}) plays seat {c.seat} "
+                f"({WHY_SHOWN[c.why]})." for c in self.changes if c.hand == hand]
+
     def side_of_seat(self, seat: int) -> int:
         return seat % 2 if self.players == 4 else seat
 
@@ -75,7 +97,7 @@ class _Names:
 
 def render_report(game: GameReplay) -> str:
     """The whole report of a replay that kept its hands, as text (ends with a newline)."""
-    names = _Names(game.record.seats, game.record.rules.players)
+    names = _Names(game.record.seats, game.record.rules.players, game.record.seat_changes)
     unit = _unit(game.record.rules)
     pieces = [_head(game.record, names)]
     pieces.extend(_hand_text(hand, names, unit, game.error is None) for hand in game.hands)
@@ -87,7 +109,7 @@ def write_report(record: Record, out: TextIO) -> GameReplay:
     """Replay `record` and write its report to `out` hand by hand, as `render_report`
     would: time and memory grow with one hand, not with the game (a record of 250,000
     hands once took ten minutes and a gigabyte)."""
-    names = _Names(record.seats, record.rules.players)
+    names = _Names(record.seats, record.rules.players, record.seat_changes)
     unit = _unit(record.rules)
     out.write(_head(record, names))
     pending: HandReplay | None = None
@@ -147,16 +169,19 @@ def _render_hand(hand: HandReplay, names: _Names, unit: str, legal: bool) -> lis
         lines.append(f"  {names.seat(seat):<{names.width}}  {' '.join(map(str, tiles))}")
     if hand.widow is not None:
         lines.append(f"  {'widow':<{names.width}}  {hand.widow}")
+    lines.extend(names.change_lines(hand.number))
     if hand.bids:
         said = ", ".join(
-            f"{names.seat(seat)} {'passes' if a.bid is None else 'bids ' + _bid_word(a.bid)}"
-            for seat, a in hand.bids)
+            f"{names.by(seat, hand.number, i)} "
+            f"{'passes' if a.bid is None else 'bids ' + _bid_word(a.bid)}"
+            for i, (seat, a) in enumerate(hand.bids))
         lines.append(f"  Bidding: {said}.")
     if hand.passed_out:
         lines.append("  Everyone passed: the hand is void, the tiles are dealt again.")
         return lines
+    first_play = len(hand.bids) + (hand.discard is not None) + (hand.trump is not None)
     if hand.declarer is not None:
-        who = names.seat(hand.declarer)
+        who = names.by(hand.declarer, hand.number, len(hand.bids))
         parts = [f"{who} declares {_bid_word(hand.bid)}"]
         if hand.discard is not None:
             parts.append(f"takes the widow {hand.widow} and discards {hand.discard}")
@@ -164,7 +189,9 @@ def _render_hand(hand: HandReplay, names: _Names, unit: str, legal: bool) -> lis
             parts.append(f"trump: {trump_phrase(hand.trump)}")
         lines.append("  " + "; ".join(parts) + ".")
     for i, trick in enumerate(hand.tricks):
-        plays = "  ".join(f"{names.seat(seat)} {tile}" for seat, tile in trick.plays)
+        at = first_play + sum(len(t.plays) for t in hand.tricks[:i])
+        plays = "  ".join(f"{names.by(seat, hand.number, at + j)} {tile}"
+                          for j, (seat, tile) in enumerate(trick.plays))
         won = f"→ {names.seat(trick.winner)}" if trick.winner is not None else "(open)"
         lines.append(f"  {i + 1:>2}. {plays}  {won}")
     if hand.finished and hand.declarer is not None:

@@ -1,6 +1,6 @@
 """A player card: anyone's record per pool, the rating over time as a small chart, and
-their last rated games. Opened from the leaderboard, the lobby (`p`, any name) and a
-table's seat list."""
+their last rated games, each opening in the replay viewer (Enter on its row). Opened from
+the leaderboard, the lobby (`p`, any name) and a table's seat list."""
 
 from __future__ import annotations
 
@@ -15,8 +15,11 @@ from textual.widget import Widget
 from textual.widgets import Input, Sparkline, Static
 
 from ..ratings.board import LISTED_GAMES, GameLine, PlayerCard, PoolRecord
+from ..services import GameRefused
 from .base import MoonModal, set_text, steady_input
+from .games_text import refusal_words
 from .leaderboard import who
+from .rows import RowList
 
 TRUMP_WORDS = {"doubles": "doubles", "none": "no trump"}
 
@@ -50,11 +53,18 @@ def game_line(game: GameLine, name: str) -> str:
     day = time.strftime("%d %b %H:%M", time.localtime(game.at))
     others = ", ".join(n for n in game.seats if n != name)
     won = "won" if game.won else place_words(game.place)
-    return f"{day}  {won:<4} {game.rating:6.1f}  with {others}"
+    return f"{day}  {won:<4} {game.rating:6.1f}  {game.code or '':6}  with {others}"
+
+
+GAMES_TITLE = "Last rated games"
+NO_REPLAY = "-"
+"""The row key of a game with no code to open."""
 
 
 class PlayerCardScreen(MoonModal):
     """`name`'s card, read from the host's `RatingBook` as it opens."""
+
+    AUTO_FOCUS = "#card-games"
 
     def __init__(self, name: str) -> None:
         super().__init__(classes="dialog")
@@ -65,8 +75,9 @@ class PlayerCardScreen(MoonModal):
             yield Static(Text(self.player, style="bold"), classes="title", id="card-title")
             with VerticalScroll(id="card-body"):
                 yield Vertical(id="card-pools")
-                yield Static(id="card-games")
-            yield Static("Esc closes", classes="hint")
+                yield Static(id="card-none")
+                yield RowList([(GAMES_TITLE, 40)], flex=(0,), id="card-games")
+            yield Static("Esc closes", classes="hint", id="card-hint")
 
     def on_mount(self) -> None:
         self.load()
@@ -78,9 +89,11 @@ class PlayerCardScreen(MoonModal):
         await self.show(card)
 
     async def show(self, card: PlayerCard | None) -> None:
-        games = self.query_one("#card-games", Static)
+        games = self.query_one("#card-games", RowList)
         if card is None:
-            set_text(games, f"{self.player} has played no rated game yet.", layout=True)
+            games.display = False
+            set_text(self.query_one("#card-none", Static),
+                     f"{self.player} has played no rated game yet.", layout=True)
             return
         title = Text(who(card.name, card.bot), style="bold")
         set_text(self.query_one("#card-title", Static), title)
@@ -97,8 +110,34 @@ class PlayerCardScreen(MoonModal):
                 Static(Content(f" {high:.1f}"), classes="card-high"),
                 classes="card-chart-row"))
         await pools.mount_all(widgets)
-        lines = [game_line(game, card.name) for game in card.last_games]
-        set_text(games, "Last rated games:\n" + "\n".join(lines) if lines else "", layout=True)
+        games.display = bool(card.last_games)
+        games.set_rows([(game.code or f"{NO_REPLAY}{i}", (game_line(game, card.name),))
+                        for i, game in enumerate(card.last_games)])
+        if card.last_games and self.moon.games is not None:
+            set_text(self.query_one("#card-hint", Static),
+                     "↑↓ a game · Enter watches it · Esc closes")
+
+    @on(RowList.Selected, "#card-games")
+    def _chosen(self, event: RowList.Selected) -> None:
+        if not event.key.startswith(NO_REPLAY):
+            self.open_game(event.key)
+
+    @work(exclusive=True, group="open")
+    async def open_game(self, code: str) -> None:
+        """The game in the replay viewer, over the card (Esc comes back to it)."""
+        from .replay import ReplayScreen
+
+        archive = self.moon.games
+        if archive is None:
+            return
+        try:
+            opened = await archive.open(code)
+        except GameRefused as refused:
+            words = refusal_words(refused.why, refused.code)
+            set_text(self.query_one("#card-hint", Static), "✗ " + words[:1].upper()
+                     + words[1:] + ".")
+            return
+        self.app.push_screen(ReplayScreen(opened))
 
 
 class AskPlayerScreen(MoonModal):

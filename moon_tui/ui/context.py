@@ -36,6 +36,15 @@ class ScreenContext(Protocol):
     """What this player was told so far: a screen draws from it when it opens, then from
     the events the app hands it (`MoonParts.table_event`, `MoonParts.lobby_event`)."""
 
+    @property
+    def may_start_lesson(self) -> bool:
+        """The first lesson can start now (at a club, at no table)."""
+        ...
+
+    def start_lesson(self) -> None:
+        """Play the first lesson at a table of the player's own."""
+        ...
+
     def send(self, command: Command) -> None:
         """Send a command to the lobby, or straight to the table it names."""
         ...

@@ -39,6 +39,8 @@ FLAGS: list[tuple[str, str]] = [
     ("discard_shown", "The discard is laid face up"),
 ]
 RATED = "Rated: counts for the ratings; who leaves early ranks last"
+PRACTICE = "Practice (hints): you alone with computer players; h shows the expert's " \
+    "ranking; not rated, not saved"
 THREE_ONLY = ("no00",)
 """Options only a game of 3 has (4 players use every tile)."""
 WIDOW_ONLY = ("trump_before_widow", "discard_shown")
@@ -98,6 +100,8 @@ class CreateTableScreen(MoonModal):
                 yield Flag("Spectators may watch", True, id="spectators")
                 if not self.moon.solo:
                     yield Flag(RATED, True, id="rated")
+                    if self.moon.analyst is not None:
+                        yield Flag(PRACTICE, False, id="practice")
             yield Static("Tab: next · ← →: change a choice · space: tick a box", classes="hint")
             yield Static(id="form-error")
             with Horizontal(id="create-buttons"):
@@ -128,6 +132,20 @@ class CreateTableScreen(MoonModal):
         rated = self.query("#rated").first(Flag) if self.query("#rated") else None
         if rated is not None and rated.value == event.flag.value:
             rated.action_flip()
+
+    @on(Flag.Changed, "#practice")
+    def _practice_not_rated(self, event: Flag.Changed) -> None:
+        """A practice table is never rated (the lobby refuses both): ticking one unticks
+        the other."""
+        rated = self.query_one("#rated", Flag)
+        if event.flag.value and rated.value:
+            rated.action_flip()
+
+    @on(Flag.Changed, "#rated")
+    def _rated_not_practice(self, event: Flag.Changed) -> None:
+        practice = self.query("#practice").first(Flag) if self.query("#practice") else None
+        if event.flag.value and practice is not None and practice.value:
+            practice.action_flip()
 
     def _applies(self) -> dict[str, bool]:
         three = self.query_one("#players", Choice).value == 3
@@ -163,6 +181,8 @@ class CreateTableScreen(MoonModal):
             private=self.query_one("#private", Flag).value,
             spectators_allowed=self.query_one("#spectators", Flag).value,
             rated=not self.moon.solo and self.query_one("#rated", Flag).value,
+            practice=bool(self.query("#practice"))
+            and self.query_one("#practice", Flag).value,
         )
 
     def action_create(self) -> None:

@@ -16,10 +16,13 @@ from textual.widgets import Static
 from ..lobby.messages import (
     Act,
     ChatPosted,
+    Claim,
     Event,
     GameFinished,
+    HandOver,
     HandSeen,
     LeaveTable,
+    OpenSeats,
     Rejected,
     Rematch,
     SendChat,
@@ -94,10 +97,14 @@ class GameScreen(MoonScreen):
         Binding("m", "bid(21)", "moon"),
         Binding("d", "trump(7)", "doubles"),
         Binding("n", "trump(8)", "no trump"),
+        Binding("C", "claim", "claim the rest"),
         Binding("r", "rematch", "rematch"),
         Binding("l", "last_trick", "last trick"),
         Binding("t", "played", "played"),
         Binding("s", "scores", "scores"),
+        Binding("h", "hand_over", "a computer plays for an absent player now", show=False),
+        Binding("o", "open_seats", "owner: newcomers may take computers' seats", show=False),
+        Binding("h", "hint", "hint"),
         Binding("c", "chat", "chat"),
         Binding("escape", "unfocus_chat", "back", show=False),
         Binding("question_mark", "help", "help"),
@@ -141,8 +148,9 @@ class GameScreen(MoonScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        if self.moon.solo:
-            # Nobody else can read a chat at a table played alone.
+        if self.moon.solo or self.moon.lesson is not None:
+            # Nobody else can read a chat at a table played alone (the lesson's words
+            # take its place).
             self.query_one(ChatPanel).display = False
         self.query_one("#lesson").display = self.moon.lesson is not None
         self.set_class(self.moon.lesson is not None, "-lesson")
@@ -226,7 +234,8 @@ class GameScreen(MoonScreen):
         """All that `check_action` reads of the view and the screen."""
         legal = view.legal if view.phase in (Phase.BID, Phase.TRUMP) else ()
         return (view.phase, view.my_turn, legal, view.outcome is None, view.seat is None,
-                bool(view.tricks), len(view.hand), self._may_see(view), self.moon.solo)
+                bool(view.tricks), len(view.hand), self._may_see(view), self.moon.solo,
+                self._to_lead(view))
 
     def _draw_header(self, view: SeatView, table: TableInfo) -> None:
         """The header, made again only when what it shows may have changed: it changes a
@@ -326,6 +335,13 @@ class GameScreen(MoonScreen):
         cursor = hand.cursor
         if choosing and cursor is not None and tiles[cursor].mark is Mark.ILLEGAL:
             hand.place_cursor(next(i for i, t in enumerate(tiles) if t.mark is Mark.LEGAL))
+
+    @staticmethod
+    def _to_lead(view: SeatView) -> bool:
+        """This player leads the next trick (and so may claim the rest: `C`)."""
+        trick = view.current_trick
+        return (view.my_turn and view.phase is Phase.PLAY and trick is not None
+                and not trick.plays)
 
     def _may_see(self, view: SeatView) -> bool:
         """The hand is over and the table waits for this player to say they read it."""
@@ -431,7 +447,7 @@ class GameScreen(MoonScreen):
             who = seat_name(self._table(), view.to_move)
             back = self._left(self._reconnect_deadline)
             if back is not None:
-                return f"Waiting for {who} to reconnect… {back} s"
+                return f"Waiting for {who} to reconnect… {back} s (h: a computer plays now)"
             return f"Waiting for {who}…"
         if view.phase is Phase.BID:
             return "Your bid: ←→ Enter below, or p pass, a digit bids, m moon."
@@ -445,6 +461,8 @@ class GameScreen(MoonScreen):
         prompt = f"Your turn: play a tile (←→ Enter, or {keys})."
         if len(view.legal) < n:  # (the hint only when some tile is drawn dashed)
             prompt += " Dashed tiles may not be played."
+        elif self._to_lead(view):
+            prompt += " C: claim the rest."
         return prompt
 
     # -- choosing --------------------------------------------------------------------------
@@ -476,13 +494,47 @@ class GameScreen(MoonScreen):
             return isinstance(trump, int) and Action.make_trump(trump) in view.legal
         if action == "rematch":
             return view is not None and view.outcome is not None and view.seat is not None
+        if action == "claim":
+            return view is not None and self._to_lead(view)
         if action == "last_trick":
             return view is not None and bool(view.tricks)
         if action == "played":
             return view is not None and view.phase is Phase.PLAY
         if action == "chat":
-            return not self.moon.solo
+            return not self.moon.solo and self.moon.lesson is None  # (its words there)
+        if action == "hand_over":
+            return self._away_to_move() is not None
+        if action == "open_seats":
+            return (not self.moon.solo and self._update is not None
+                    and self._table().owner == self.moon.player_name
+                    and self._table().status == "playing")
+        if action == "hint":
+            # Practice tables only: one person, never rated (the lobby sees to it).
+            return (view is not None and view.my_turn and self._update is not None
+                    and self._update.table.practice and self.moon.analyst is not None)
         return True
+
+    def _away_to_move(self) -> int | None:
+        """The seat to move when its player is away (the table waits for them)."""
+        view = self._view
+        if self.moon.solo or view is None or view.seat is None or view.to_move is None \
+                or self._update is None:
+            return None
+        seats = self._table().seats
+        return view.to_move if 0 <= view.to_move < len(seats) and seats[view.to_move].away \
+            else None
+
+    def action_hand_over(self) -> None:
+        """Ask that a computer play for the absent player now (the owner's word does it;
+        else everyone here must ask)."""
+        seat = self._away_to_move()
+        if seat is not None:
+            self.moon.send(HandOver(self.table_id, seat))
+
+    def action_open_seats(self) -> None:
+        """The owner lets newcomers take a computer's seat, or no longer."""
+        if self._update is not None:
+            self.moon.send(OpenSeats(self.table_id, not self._table().open_seats))
 
     def out_of_turn(self, event: events.Key) -> None:
         """A digit pressed out of turn gets a word, not silence (the keys are off then).
@@ -574,6 +626,13 @@ class GameScreen(MoonScreen):
     def action_rematch(self) -> None:
         self.moon.send(Rematch(self.table_id))
 
+    def action_claim(self) -> None:
+        """Claim every trick left: the table proves it, then plays the rest out at once
+        (or says why not, in place of this prompt)."""
+        self._tell("Claiming the rest: the table checks that every trick is surely "
+                   "yours…", wrong=False)
+        self.moon.send(Claim(self.table_id))
+
     @on(ClickBar.Chosen, "#actions")
     def _clicked(self, event: ClickBar.Chosen) -> None:
         event.stop()
@@ -600,6 +659,11 @@ class GameScreen(MoonScreen):
         from .dialogs import PlayedScreen
 
         self.app.push_screen(PlayedScreen(self.table_id))
+
+    def action_hint(self) -> None:
+        from .hints import HintScreen
+
+        self.app.push_screen(HintScreen(self.table_id))
 
     def action_scores(self) -> None:
         from .dialogs import ScoreSheetScreen

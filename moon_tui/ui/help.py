@@ -93,10 +93,20 @@ def rules_text(rules: Rules) -> str:
     return "\n\n".join(parts)
 
 
-LEARN = ("A guided first hand at a table of your own, with computer players: press l on "
-         "the welcome screen when you log in (or run `moon --lesson` in your own "
-         "terminal). It explains the tiles, bidding, the widow, trump, following suit, "
+LEARN = ("A guided first hand at a table of your own, with computer players: press l here "
+         "(in the lobby) or on the welcome screen when you log in (or run `moon --lesson` "
+         "in your own terminal). It explains the tiles, bidding, the widow, trump, following suit, "
          "who takes a trick and the score as you play.")
+
+
+TABLE_NOTES = (
+    "  A digit sends its choice at once: it cannot be taken back. To change your mind\n"
+    "  before a choice is sent, move with ← → (the marked tile, bid or trump) and send\n"
+    "  it with Enter.\n"
+    "  C, when you are to lead, claims every trick left: the server checks on the real\n"
+    "  hands that you take each one whatever the others play (your partner too), then\n"
+    "  plays the rest out at once; if some play could take a trick from you, you play on.\n")
+"""What the keys of a table do that their one-line names cannot say."""
 
 
 def key_name(key: str) -> str:
@@ -130,7 +140,7 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
     else:
         hidden.add("games")
     if solo:
-        hidden |= {"chat", "unfocus_chat"}
+        hidden |= {"chat", "unfocus_chat", "hand_over", "open_seats"}
         screens = screens[2:]
     text = Text()
     for title, screen in screens:
@@ -145,6 +155,8 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
         for what, names in seen.items():
             shown = "".join(names) if len(names) > 2 else " ".join(names)
             text.append(f"  {shown:<10} {what}\n")
+        if screen is GameScreen:
+            text.append(TABLE_NOTES)
     text.append("Everywhere\n", style="bold")
     if solo:
         text.append("  Ctrl+Q     quit\n  Esc        close a dialog\n")
@@ -161,10 +173,21 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
 
 class HelpScreen(MoonModal):
     AUTO_FOCUS = "#help-scroll"
-    BINDINGS = [Binding("escape,q,question_mark", "close", "close")]
+    BINDINGS = [Binding("escape,q,question_mark", "close", "close"),
+                Binding("l", "lesson", "learn to play")]
 
     def __init__(self) -> None:
         super().__init__(classes="dialog")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "lesson":
+            return self.moon.may_start_lesson
+        return True
+
+    def action_lesson(self) -> None:
+        """The first lesson, at a table of the player's own (`MoonApp.start_lesson`)."""
+        self.dismiss(None)
+        self.moon.start_lesson()
 
     def _rules(self) -> tuple[Rules, str]:
         """The rules of the table this player is at, else the defaults."""
@@ -185,5 +208,7 @@ class HelpScreen(MoonModal):
                     operator=self.moon.operator, keys=self.moon.keys is not None,
                     solo=self.moon.solo, games=self.moon.games is not None,
                     ratings=self.moon.ratings is not None))
-            yield Static("↑↓ scroll · Esc closes", classes="hint")
+            yield Static("↑↓ scroll · l learn to play · Esc closes"
+                         if self.moon.may_start_lesson else "↑↓ scroll · Esc closes",
+                         classes="hint")
 

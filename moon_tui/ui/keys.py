@@ -56,7 +56,8 @@ def key_row(key: KeyFacts, now: float) -> Row:
     used = "this login" if key.current else \
         "never" if key.last_used is None else ago(now - key.last_used)
     kind = key.kind.removeprefix("ssh-") + (f" {key.comment}" if key.comment else "")
-    return key.fingerprint, (key.fingerprint, kind, ago(now - key.added), used)
+    added = "config" if key.configured else ago(now - key.added)
+    return key.fingerprint, (key.fingerprint, kind, added, used)
 
 
 class KeysScreen(MoonModal):

@@ -19,14 +19,17 @@ from ..lobby.messages import (
     JoinByCode,
     JoinSeat,
     LobbyUpdate,
+    Notice,
     Place,
     SendChat,
     Spectate,
     TableInfo,
 )
+from ..lobby.notices import Tell
 from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
+from .notices import notice_words
 from .rows import Row, RowList
 from .words import fit, named, rules_cell
 
@@ -138,11 +141,27 @@ def online_text(online: tuple[str, ...], me: str, places: tuple[Place, ...] = ()
     return text
 
 
-def board_text(note: BoardNote | None, motd: str, now: float) -> Text:
-    """The lobby's notice board: the operators' note (who put it up, when it comes down)
-    and the message of the day, one line each, as plain text."""
+def seats_waiting(tables: tuple[TableInfo, ...], me: str) -> list[TableInfo]:
+    """The games going on with a computer in `me`'s seat, theirs to take back."""
+    return [t for t in tables if t.status == "playing"
+            and any(s.held_for == me for s in t.seats)]
+
+
+def board_text(note: BoardNote | None, motd: str, now: float,
+               waiting: list[TableInfo] | tuple[()] = ()) -> Text:
+    """The lobby's notice board: the games whose seat waits for the player, the
+    operators' note (who put it up, when it comes down) and the message of the day, one
+    line each, as plain text."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
+    for info in waiting:
+        if text.plain:
+            text.append("\n")
+        text.append(notice_words(Notice(Tell.SEAT_WAITS, {"table": info.name,
+                                                           "table_id": info.table_id})),
+                    style="bold")
     if motd:
+        if text.plain:
+            text.append("\n")
         text.append("Today: ", style="bold")
         text.append(" ".join(motd.split()))
     if note is not None:
@@ -190,6 +209,9 @@ class LobbyScreen(MoonScreen):
         self._rows_made: dict[str, tuple[TableInfo, tuple[str, ...]]] = {}
         """Each table's row as last made, with the entry it was made of."""
         self._rows_for: tuple[int, int, tuple[str, ...]] = (0, 0, ())
+        self._waiting_shown: frozenset[str] = frozenset()
+        """The tables whose seat waits for the player, as last shown: the cursor goes to
+        one when it first shows, so that Enter takes the seat back."""
         """The rules and seats columns' widths and the operators those rows were made
         with."""
 
@@ -243,7 +265,9 @@ class LobbyScreen(MoonScreen):
         header.append(" lobby · you are ")
         header.append(self.moon.player_name, style="bold")
         board = self.query_one("#board", Static)
-        words = board_text(lobby.board, lobby.motd, time.time()) if lobby else Text()
+        waiting = seats_waiting(lobby.tables, self.moon.player_name) if lobby else []
+        words = board_text(lobby.board, lobby.motd, time.time(), waiting) if lobby \
+            else Text()
         if board.display != bool(words.plain):
             board.display = bool(words.plain)
         set_text(board, words, layout=True)
@@ -267,6 +291,10 @@ class LobbyScreen(MoonScreen):
         if rows.set_rows(self._rows(lobby.tables, (*width, lobby.operators))) \
                 and had_rows != (rows.selected is not None):
             self.refresh_bindings()  # join and watch need a table to choose
+        new = [t.table_id for t in waiting if t.table_id not in self._waiting_shown]
+        if new:
+            rows.select(new[0])
+        self._waiting_shown = frozenset(t.table_id for t in waiting)
 
     def _rows(self, tables: tuple[TableInfo, ...], made_for: tuple[int, int, tuple[str, ...]]
               ) -> list[Row]:

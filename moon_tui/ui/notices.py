@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from ..lobby.messages import Disconnected, Notice, TableLeft
 from ..lobby.notices import Ending, Leave, Tell
-from ..rules import TRUMP_DOUBLES, TRUMP_NONE, Action
+from ..rules import TRUMP_DOUBLES, TRUMP_NONE, Action, Tile
 from ..rules.illegal import Param
 from .dominoes import small_tile
 from .words import bid_words, trump_words
@@ -84,13 +84,34 @@ TELL: dict[Tell, Callable[[Params], str]] = {
                                 if p.get("on") else
                                 "Invitations are off: nobody can invite you (x turns them "
                                 "on again).",
-    Tell.LEFT_FOR_COMPUTER: lambda p: f"{p.get('name')} left the table: a computer plays "
-                                      f"seat {_seat(p)} from now on.",
+    Tell.LEFT_FOR_COMPUTER: lambda p: (f"{p.get('name')} is away: a computer plays seat "
+                                       f"{_seat(p)} until they take it back.")
+                                      if p.get("held") else
+                                      (f"{p.get('name')} left the table: a computer plays "
+                                       f"seat {_seat(p)} from now on."),
     Tell.NOW_OWNER: lambda p: f"You now own {p.get('table')}: you start the next game.",
+    Tell.CLAIMED: lambda p: _claimed(p),
     Tell.TIMED_OUT_PLAYED: lambda p: f"Your time ran out: the computer {_action(p)} for you.",
     Tell.TIMED_OUT_PASSED: lambda p: "Your time ran out: you passed.",
     Tell.TIMED_OUT_BID: lambda p: f"Your time ran out: you bid {p.get('bid')}, the least "
                                   "you could.",
+    Tell.CANNOT_SAVE: lambda p: "The server cannot save right now: the game waits (and "
+                                "goes on by itself once it can; the operators are told).",
+    Tell.SAVING_AGAIN: lambda p: "The server saves again: the game goes on.",
+    Tell.SEAT_WAITS: lambda p: f"Your game at {p.get('table')} goes on: Enter takes your "
+                               "seat back.",
+    Tell.WHILE_AWAY: lambda p: while_away_words(p),
+    Tell.TOOK_SEAT_BACK: lambda p: f"{p.get('name')} is back in seat {_seat(p)}.",
+    Tell.JOINED_SEAT: lambda p: f"{p.get('name')} took the computer's seat {_seat(p)}.",
+    Tell.SEATS_OPENED: lambda p: "Newcomers may now take a computer's seat (o closes them)."
+                                 if p.get("open") else
+                                 "The computers' seats are no longer open to newcomers.",
+    Tell.HANDOVER_ASKED: lambda p: f"{p.get('name')} asks that a computer play seat "
+                                   f"{_seat(p)} now ({p.get('votes')} of {p.get('needed')}; "
+                                   "h to agree).",
+    Tell.HANDED_OVER: lambda p: f"A computer plays for {p.get('name')} now"
+                                + (f" ({p.get('by')} asked)." if p.get("by") else
+                                   " (everyone here asked)."),
 }
 
 LEAVE: dict[Leave, Callable[[Params], str]] = {
@@ -113,6 +134,38 @@ ENDING: dict[Ending, Callable[[Params], str]] = {
 }
 
 
+def _claimed(params: Params) -> str:
+    """`ann claimed the rest: 2 tricks, played out at once: [6|6] [5|1] [4|0] · [6|5]
+    [3|1] [2|0]` (the tiles of each trick in the order played)."""
+    tricks = params.get("tricks")
+    count = tricks if isinstance(tricks, int) and tricks > 0 else 1
+    plays = params.get("plays")
+    tiles = [small_tile(Tile.parse(t)) for t in plays] if isinstance(plays, tuple) else []
+    size = max(1, len(tiles) // count)
+    shown = " · ".join(" ".join(tiles[i:i + size]) for i in range(0, len(tiles), size))
+    who = params.get("name") or f"seat {_seat(params)}"
+    what = "the last trick" if count == 1 else f"the {count} tricks left"
+    return f"{who} claimed {what}, played out at once: {shown}"
+
+
+def while_away_words(params: Params) -> str:
+    """`While you were away: the computer passed, discarded [4|2] and named 3s trump`;
+    plays run together: `…played [5|1], [6|6]`."""
+    texts = [t for t in str(params.get("actions", "")).split(";") if t]
+    parts: list[str] = []
+    for text in texts:
+        said = _action({"action": text})
+        if parts and said.startswith("played ") and parts[-1].startswith("played "):
+            parts[-1] += ", " + said.removeprefix("played ")
+        else:
+            parts.append(said)
+    more = params.get("more")
+    earlier = f"(after {more} earlier choices) " if isinstance(more, int) and more else ""
+    listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else \
+        "".join(parts)
+    return f"While you were away: the computer {earlier}{listed}."
+
+
 def _seat(params: Params) -> str:
     seat = params.get("seat")
     return str(seat + 1) if isinstance(seat, int) else str(seat)
@@ -128,6 +181,8 @@ def notice_title(notice: Notice) -> str:
         return f"From {_by(notice.params)}"
     if notice.code is Tell.INVITED:
         return "Invitation"
+    if notice.code is Tell.CLAIMED:
+        return "Claim"
 
     return ""
 

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..lobby.messages import AddBot, Command, Rejected, RemoveBot, Spectate, StartGame
+from ..lobby.messages import (
+    AddBot,
+    Command,
+    OpenSeats,
+    Rejected,
+    RemoveBot,
+    Spectate,
+    StartGame,
+)
 from ..lobby.refusals import Refusal
 from ..rules import SUIT_TRUMP, TRUMP_DOUBLES, TRUMP_NONE, RuleBroken
 from ..rules.illegal import Param
@@ -56,7 +64,8 @@ def _trump_barred(params: Params) -> str:
 
 def _owner_only(params: Params, command: Command) -> str:
     what = {StartGame: "start the game", AddBot: "add computer players",
-            RemoveBot: "remove computer players"}.get(type(command), "do that")
+            RemoveBot: "remove computer players",
+            OpenSeats: "let newcomers take a computer's seat"}.get(type(command), "do that")
     return f"only the table's owner ({params.get('owner')}) may {what}"
 
 
@@ -135,6 +144,11 @@ LOBBY: dict[Refusal, _Words] = {
                                        "the hour: "
                                        f"you may open another in {_minutes(p)}; join one "
                                        "meanwhile",
+    Refusal.PRACTICE_NOT_RATED: lambda p: "a practice table is never rated: untick one of "
+                                          "the two",
+    Refusal.BAD_PLAY_ON: lambda p: f"cannot play on from there: {p.get('problem')}",
+    Refusal.CANNOT_SAVE: lambda p: "the server cannot save right now, so it starts no new "
+                                   "game: try again in a while (the operators are told)",
     Refusal.TABLE_FAILED: lambda p: "the table could not do that command",
     Refusal.TABLE_CLOSING: lambda p: f"table {p.get('table_id')} is closing",
     Refusal.TABLE_CLOSED: lambda p: f"table {p.get('table_id')} has closed",
@@ -162,9 +176,21 @@ LOBBY: dict[Refusal, _Words] = {
                                              "watch",
     Refusal.GAME_NOT_STARTED: lambda p: "the game has not started",
     Refusal.NOT_AN_ACTION: lambda p: f"not an action: {p.get('action')}",
+    Refusal.CLAIM_NOT_YOUR_LEAD: lambda p: "you can claim the rest only when you are to lead "
+                                           "a trick",
+    Refusal.CLAIM_CHECKING: lambda p: "your claim is being checked",
+    Refusal.CLAIM_NOT_PROVEN: lambda p: f"not claimed: with {p.get('tricks')} tricks left, "
+                                        "some play of the others still takes one from you. "
+                                        "Play on",
+    Refusal.CLAIM_UNCHECKED: lambda p: "the claim could not be checked just now: play on",
     Refusal.REMATCH_NOT_OVER: lambda p: "a rematch is only possible once a game is over",
     Refusal.REMATCH_SEATED_ONLY: lambda p: "only seated players vote for a rematch",
     Refusal.REMATCH_SEATS_EMPTY: lambda p: "every seat must be filled for a rematch",
+    Refusal.SEAT_NOT_AWAY: lambda p: f"nobody is away at seat {_seat(p)}",
+    Refusal.SEATED_ONLY: lambda p: "only the owner and the seated players may hand a seat "
+                                   "to a computer",
+    Refusal.PRACTICE_ALONE: lambda p: f"table {p.get('table_id')} is a practice table, "
+                                      "for one player with computer players",
 }
 """The lobby's and the tables' own refusals (those that need the command are below)."""
 

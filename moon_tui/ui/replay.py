@@ -4,6 +4,10 @@ It draws what the table screen draws (the same text functions of `table_text.py`
 views rebuilt by replaying the record (`rules/timeline.py`): one seat's view, what that
 seat knew, or, for a finished game, all hands open. An unfinished game shows only its
 viewer's own seat: the timeline refuses the others.
+
+`p` plays on from the position shown: a practice table (`lobby/practice.py`) whose game is
+the record's decisions up to here, the player in the seat viewed (the seat to decide
+next when all hands are open), computer players in the others.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from textual.widgets import Static
 
 from ..bots.analysis import HandAnalysis
 from ..bots.pool import WorkerLost
+from ..lobby.messages import BotLevel, CreateTable, PlayOn
 from ..rules import Phase, SeatView
+from ..rules.record import dumps_record, record_of
 from ..rules.timeline import Timeline
 from ..services import OpenedGame
 from .analysis_text import decision_lines, progress_line, swing_line
@@ -32,6 +38,8 @@ from .words import fit, name_width
 
 ALL = -1
 """The view with every hand open."""
+PLAY_ON_LEVEL: BotLevel = "expert"
+"""The computer players of a play-on: the club's best, as the analysis weighs."""
 
 
 class ReplayScreen(MoonScreen):
@@ -48,6 +56,7 @@ class ReplayScreen(MoonScreen):
         Binding("v", "view", "view"),
         Binding("a", "analysis", "analysis"),
         Binding("n", "swing", "next swing"),
+        Binding("p", "play_on", "play on from here"),
         Binding("question_mark", "help", "help"),
         Binding("escape,q", "back", "back"),
     ]
@@ -158,7 +167,32 @@ class ReplayScreen(MoonScreen):
             return self.moon.analyst is not None
         if action == "swing":
             return self.analysing
+        if action == "play_on":
+            return self.play_on_seat() is not None
         return True
+
+    # -- playing on ------------------------------------------------------------------------
+    def play_on_seat(self) -> int | None:
+        """The seat `p` plays on in: the one viewed, with all hands open the one to
+        decide next (or the player's own). None at a finished game's end."""
+        if self.index == self.timeline.last and self.opened.entry.finished:
+            return None
+        if self.seat != ALL:
+            return self.seat
+        step = self.timeline.next_step(self.index)
+        seats = self.opened.entry.seats
+        mine = seats.index(self.moon.player_name) if self.moon.player_name in seats else None
+        return step.seat if step is not None else (mine or 0)
+
+    def action_play_on(self) -> None:
+        """A practice table from this position: the record's decisions up to here."""
+        seat = self.play_on_seat()
+        if seat is None:
+            return
+        state = self.timeline.state(self.index)
+        record = dumps_record(record_of(state, self.opened.entry.seats))
+        self.moon.send(CreateTable(f"practice from {self.opened.entry.code}",
+                                   play_on=PlayOn(record, seat, PLAY_ON_LEVEL)))
 
     # -- analysis --------------------------------------------------------------------------
     def action_analysis(self) -> None:
@@ -215,6 +249,9 @@ class ReplayScreen(MoonScreen):
             text.append(" (what this seat knew)")
         if len(self.views) > 1:
             text.append(" · v: another view")
+        seat = self.play_on_seat()
+        if seat is not None:
+            text.append(f" · p: play on as {fit(self.opened.entry.seats[seat], names)}")
         return text
 
     # -- moving ----------------------------------------------------------------------------

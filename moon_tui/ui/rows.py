@@ -109,6 +109,12 @@ class RowList(Widget, can_focus=True):
                 self.refresh(Region(0, 1 + y, self.size.width, 1))
         return True
 
+    def select(self, key: str) -> None:
+        """Put the cursor on the row of `key` (if shown)."""
+        keys = [k for k, _ in self._rows]
+        if key in keys:
+            self._move_to(keys.index(key))
+
     def _on_screen(self) -> list[tuple[str | None, bool]]:
         """What each row line on screen shows: its text (None: blank) and whether it is
         the cursor's."""

@@ -125,7 +125,9 @@ class WaitingScreen(MoonScreen):
         extra.append(f"turn timer {info.turn_seconds}s" if info.turn_seconds else "no timer")
         extra.append("private" if info.private else "public")
         extra.append("spectators welcome" if info.spectators_allowed else "no spectators")
-        extra.append("rated: who leaves early ranks last" if info.rated else "not rated")
+        extra.append("rated: who leaves early ranks last" if info.rated else
+                     "practice: one player, h shows hints, not rated" if info.practice
+                     else "not rated")
         if info.spectators:
             extra.append("watching: " + ", ".join(info.spectators))
         lines.append(" · ".join(extra))

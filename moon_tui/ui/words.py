@@ -52,8 +52,10 @@ def seat_name(table: TableInfo, seat: int, width: int | None = None) -> str:
 
 
 def seat_detail(info: SeatInfo) -> str:
-    """`computer, expert` / `away: computer playing` / ``."""
+    """`computer, expert` / `computer for bob` / `away: computer playing` / ``."""
     if info.name is None and info.bot_level is not None:
+        if info.held_for is not None:
+            return f"computer for {info.held_for}"
         return f"computer, {info.bot_level}"
     if info.away:
         return "away: computer playing"

@@ -1,0 +1,44 @@
+"""A practice game that starts where a saved game stops ("play on from here").
+
+The position is not a state sent whole: it is the saved game's record cut at that
+decision, and the game is rebuilt by replaying its decisions through the rules, as a
+replay or a restart rebuilds one (python-chess's PGN: a record holds decisions only). So
+a practice table can start from anything a record can say, and from nothing else.
+"""
+
+from __future__ import annotations
+
+from ..rules import GameState, IllegalRecordError, RecordFormatError
+from ..rules.record import game_from_record
+from .messages import BOT_LEVELS, PlayOn
+from .refusals import Refusal, Refused
+
+RECORD_MAX = 1 << 20
+"""The longest record text a play-on may carry (a game of 100 hands is ~40 KB)."""
+
+
+def _refuse(problem: str) -> Refused:
+    return Refused(Refusal.BAD_PLAY_ON, problem=problem)
+
+
+def start_of(play_on: PlayOn) -> GameState:
+    """The game at the position `play_on.record` stops at, checked: a legal record that
+    stops before the game's end, a seat and a computer level that exist."""
+    text = play_on.record
+    if not isinstance(text, str) or len(text) > RECORD_MAX:
+        raise _refuse("the record is missing or too long")
+    try:
+        state = game_from_record(text)
+    except (RecordFormatError, IllegalRecordError) as exc:
+        raise _refuse(f"not a legal game record ({str(exc)[:80]})") from None
+    if state.is_terminal():
+        raise _refuse("the game is over at that point")
+    seat = play_on.seat
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
+        raise _refuse(f"there is no seat {seat!r} in a game of {state.players}")
+    if play_on.level not in BOT_LEVELS:
+        raise _refuse(f"no computer level {play_on.level!r}")
+    return state
+
+
+__all__ = ["RECORD_MAX", "start_of"]

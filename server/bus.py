@@ -1,0 +1,63 @@
+"""A worker's place in a club of several processes, and its connection to the bus.
+
+`moon-server --workers N` runs N worker processes (`supervisor.py`); each is a
+`MoonServer` given a `WorkerPlace`: which worker it is, the bus's URL, and whether a
+supervisor holds the data folder for it. The bus is Valkey (or Redis), reached through
+valkey-py's asyncio client, imported only here and only in this mode: the embedded
+default (one process, no bus) needs nothing of it installed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from .datafolder import CannotStart
+
+if TYPE_CHECKING:
+    from valkey.asyncio import Valkey
+
+CONNECT_SECONDS = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerPlace:
+    """Worker `index` of a club on the bus at `bus`. A `supervised` worker shares the port
+    with its siblings (SO_REUSEPORT) and leaves the data folder's lock to the supervisor."""
+
+    index: int
+    bus: str
+    supervised: bool = True
+
+    @property
+    def name(self) -> str:
+        """The worker's name on the bus and in the log."""
+        return f"w{self.index}"
+
+
+def where(url: str) -> str:
+    """The bus's URL as the log shows it: no password."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        return f"unix://{parts.path}"
+    return f"{parts.scheme}://{parts.hostname}:{parts.port or 6379}"
+
+
+async def connect(url: str) -> Valkey:
+    """A client of the bus at `url`, once it answers; `CannotStart` says why not."""
+    try:
+        from valkey.asyncio import Valkey
+        from valkey.exceptions import ValkeyError
+    except ImportError:
+        raise CannotStart("a bus needs the valkey client: install the scale extra "
+                          "(pip install 'moon[scale]', or -e '.[scale]' from a checkout).") \
+            from None
+    client: Valkey = Valkey.from_url(url, socket_connect_timeout=CONNECT_SECONDS,
+                             health_check_interval=30)
+    try:
+        await client.ping()
+    except (ValkeyError, OSError) as error:
+        await client.aclose()
+        raise CannotStart(f"cannot reach the bus at {where(url)}: {error}") from None
+    return client

@@ -1,0 +1,310 @@
+"""The table's link over the bus: a table on one worker, its members on any.
+
+`moon_tui.lobby.links.TableLink` is how a table and the lobby's side reach each other
+(two streams of messages, in the versioned wire format of `codec.py`). With several
+workers, a table runs on the worker that owns it (`ownership.py`) and its members may be
+served by others; `WorkerBus` carries the two streams between them over Valkey:
+
+- **into a table**: the stream `moon:table:<id>:in`. A worker whose player commands a
+  table elsewhere writes there (`RemoteTableLink.to_table`), each entry the message's
+  codec bytes and the sender worker's name. The owner reads it (`OwnerLink`) and takes
+  only what another worker may send: a member's command, attach, detach, close. A
+  command's id is the sender's: the owner gives it one of its own (negative, apart from
+  its lobby's) and sends the acknowledgement back to the sender under the sender's id.
+- **out of a table**: each worker reads its own stream `moon:worker:<name>:in`. An event
+  for a member (`ToMember`) goes to the worker that serves that member now (the key
+  `moon:member:<name>` names it), and to no other: a seat's view reaches only the worker
+  of that seat's player, a spectator's only that spectator's. No worker serving the
+  name: the event is dropped (the member is away; `Resync` brings them up to date).
+  A worker takes only `ToMember` and `Acked` from its stream.
+
+Streams, not pub/sub: an entry waits in the stream while its reader is briefly away (a
+reconnection to the bus), they keep their order, and each is bounded (`STREAM_MAX`).
+Everything read is decoded by the codec, checked, and dropped with a log line if it is
+not what that stream may carry: a worker treats the bus as input, not as trusted objects.
+The lobby layer never imports valkey: this module is the server's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import re
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from moon_tui.lobby import codec
+from moon_tui.lobby.internal import (
+    Acked,
+    Attach,
+    CloseNow,
+    Detach,
+    FromMember,
+    TableMessage,
+    TableOutput,
+    ToMember,
+)
+from moon_tui.lobby.links import InProcessLink
+from moon_tui.lobby.refusals import Refusal, Refused
+from moon_tui.lobby.restoring import shown
+
+if TYPE_CHECKING:
+    from valkey.asyncio import Valkey
+
+log = logging.getLogger(__name__)
+
+STREAM_MAX = 10_000
+"""Entries a stream keeps at most (approximately): a reader that is gone for good does
+not make the bus grow without end."""
+READ_BLOCK_MS = 1_000
+READ_COUNT = 256
+WAKE = b"wake"
+LAST_SEQUENCE = 2**64 - 1
+"""The highest sequence number of a stream entry id within one millisecond."""
+"""An entry a worker writes to its own stream to stop waiting and read its tables anew."""
+WORKER_NAME = re.compile(r"w\d{1,3}")
+INTO_A_TABLE = (FromMember, Attach, Detach, CloseNow)
+"""What another worker may put into a table (its clocks and computers are its own)."""
+OUT_TO_A_WORKER = (ToMember, Acked)
+
+
+def table_inbox(table_id: str) -> str:
+    return f"moon:table:{table_id}:in"
+
+
+def worker_inbox(worker: str) -> str:
+    return f"moon:worker:{worker}:in"
+
+
+def member_key(name: str) -> str:
+    return f"moon:member:{name}"
+
+
+_LEAVE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+Receiver = Callable[[TableOutput], None]
+
+
+class OwnerLink(InProcessLink):
+    """A table run here: its lobby's side is in this process, and other workers' members
+    reach it through its stream on the bus."""
+
+    def __init__(self, table_id: str, receiver: Receiver, bus: WorkerBus) -> None:
+        super().__init__(table_id, receiver)
+        self._bus = bus
+        self._remote_ids = itertools.count(-1, -1)
+        self.senders: dict[int, tuple[str, int]] = {}
+        """Commands from other workers not yet acknowledged: our id -> (worker, theirs)."""
+
+    def open(self, inbox: Callable[[TableMessage], None]) -> None:
+        super().open(inbox)
+        self._bus.take_up(self)
+
+    def shut(self) -> None:
+        super().shut()
+        self._bus.let_go(self.table_id)
+        for worker, command_id in self.senders.values():  # they wait in vain otherwise
+            self._bus.send(worker_inbox(worker), Acked(command_id), self.table_id)
+        self.senders.clear()
+
+    def from_bus(self, message: TableMessage, sender: str) -> None:
+        """A message another worker sent this table (checked by the caller's decoding)."""
+        if isinstance(message, FromMember) and message.command_id:
+            ours = next(self._remote_ids)
+            self.senders[ours] = (sender, message.command_id)
+            message = FromMember(message.name, message.command, message.by_code, ours)
+        self.to_table(message)
+
+    def to_lobby(self, message: TableOutput) -> None:
+        if isinstance(message, Acked) and message.command_id < 0:
+            sender = self.senders.pop(message.command_id, None)
+            if sender is not None:
+                worker, theirs = sender
+                self._bus.send(worker_inbox(worker), Acked(theirs), self.table_id)
+        elif isinstance(message, ToMember) and not self._bus.serves(message.name):
+            self._bus.to_member(message, self.table_id)
+        else:
+            super().to_lobby(message)
+
+
+class RemoteTableLink(InProcessLink):
+    """A table run on another worker, seen from this one: commands go to its stream;
+    what it sends this worker's members comes in through this worker's stream."""
+
+    def __init__(self, table_id: str, receiver: Receiver, bus: WorkerBus) -> None:
+        super().__init__(table_id, receiver)
+        self._bus = bus
+        bus.remote[table_id] = self
+
+    def open(self, inbox: Callable[[TableMessage], None]) -> None:
+        raise RuntimeError(f"table {self.table_id} runs on another worker")
+
+    def shut(self) -> None:
+        self._bus.remote.pop(self.table_id, None)
+
+    def to_table(self, message: TableMessage) -> None:
+        try:
+            data = codec.encode(message)
+        except codec.CodecError as exc:  # refused here, as `LoopbackLink` does
+            if not isinstance(message, FromMember):
+                raise
+            self._refuse(message, Refused(Refusal.NOT_A_COMMAND, command=str(exc)))
+            return
+        self._bus.send_bytes(table_inbox(self.table_id), data)
+
+
+class WorkerBus:
+    """One worker's end of the bus: its stream and its tables' streams, read by one task;
+    what it sends, written in order by another."""
+
+    def __init__(self, bus: Valkey, reader: Valkey, worker: str,
+                 serves: Callable[[str], bool]) -> None:
+        """`bus` writes, `reader` blocks reading (a connection of its own); `serves(name)`
+        says whether this worker's lobby has `name` connected now."""
+        self.bus = bus
+        self.reader = reader
+        self.worker = worker
+        self.serves = serves
+        self.owned: dict[str, OwnerLink] = {}
+        self.remote: dict[str, RemoteTableLink] = {}
+        self._outbox: asyncio.Queue[tuple[str, bytes | None, str | None]] = asyncio.Queue()
+        """Entries to write, in order: a stream, the bytes (None: delete the stream), and
+        the table they are about."""
+        self._positions: dict[str, str] = {}
+        self.dropped = 0
+        """Entries read and refused (not a message, or not one this stream may carry)."""
+
+    # --- links ------------------------------------------------------------------------
+
+    def owner_link(self, table_id: str, receiver: Receiver) -> OwnerLink:
+        return OwnerLink(table_id, receiver, self)
+
+    def remote_link(self, table_id: str, receiver: Receiver) -> RemoteTableLink:
+        return RemoteTableLink(table_id, receiver, self)
+
+    def take_up(self, link: OwnerLink) -> None:
+        """A table runs here from now on: its stream is read from this moment (what was
+        written to it before, for an earlier owner, is not this table's to act on)."""
+        self.owned[link.table_id] = link
+        # XREAD gives the entries after an id: the last one of the millisecond before
+        # this one, so an entry written in this very millisecond (id `<now>-0`) is read.
+        self._positions[table_inbox(link.table_id)] = \
+            f"{int(time.time() * 1000) - 1}-{LAST_SEQUENCE}"
+        self._outbox.put_nowait((worker_inbox(self.worker), WAKE, None))
+
+    def let_go(self, table_id: str) -> None:
+        if self.owned.pop(table_id, None) is not None:
+            key = table_inbox(table_id)
+            self._positions.pop(key, None)
+            self._outbox.put_nowait((key, None, None))
+
+    # --- who is served where ------------------------------------------------------------
+
+    async def serve(self, name: str) -> None:
+        """`name` is connected to this worker now: their tables' events come here."""
+        await self.bus.set(member_key(name), self.worker)
+
+    async def leave(self, name: str) -> None:
+        """`name` left this worker (if another took them meanwhile, it stays theirs)."""
+        await self.bus.eval(_LEAVE, 1, member_key(name), self.worker)  # type: ignore[misc]
+
+    # --- sending ----------------------------------------------------------------------
+
+    def send(self, stream: str, message: Any, table_id: str | None = None) -> None:
+        self.send_bytes(stream, codec.encode(message), table_id)
+
+    def send_bytes(self, stream: str, data: bytes, table_id: str | None = None) -> None:
+        """Queued, written in order by `run` (a link never blocks)."""
+        self._outbox.put_nowait((stream, data, table_id))
+
+    def to_member(self, message: ToMember, table_id: str) -> None:
+        """To the worker serving `message.name` now, found when it is sent."""
+        self._outbox.put_nowait((member_key(message.name), codec.encode(message), table_id))
+
+    async def _send(self) -> None:
+        while True:
+            batch = [await self._outbox.get()]
+            while not self._outbox.empty():
+                batch.append(self._outbox.get_nowait())
+            members = sorted({stream for stream, _, _ in batch if stream.startswith(
+                "moon:member:")})
+            where = dict(zip(members, await self.bus.mget(members), strict=True)) \
+                if members else {}
+            async with self.bus.pipeline(transaction=False) as pipe:
+                for stream, data, table_id in batch:
+                    if data is None:
+                        pipe.delete(stream)
+                        continue
+                    if stream in where:
+                        worker = where[stream]
+                        if worker is None:
+                            continue  # nobody serves the name: nothing crosses
+                        stream = worker_inbox(worker.decode())
+                    fields = {"m": data, "from": self.worker.encode()}
+                    if table_id is not None:
+                        fields["t"] = table_id.encode()
+                    pipe.xadd(stream, fields, maxlen=STREAM_MAX, approximate=True)
+                await pipe.execute()
+
+    # --- reading ----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Read and send until cancelled."""
+        sender = asyncio.create_task(self._send(), name=f"bus-send-{self.worker}")
+        try:
+            await self._read()
+        finally:
+            sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sender
+
+    async def _read(self) -> None:
+        own = worker_inbox(self.worker)
+        self._positions[own] = "$"
+        while True:
+            streams = dict(self._positions)
+            answer = await self.reader.xread(streams, count=READ_COUNT, block=READ_BLOCK_MS)
+            for key, entries in answer or ():
+                stream = key.decode() if isinstance(key, bytes) else str(key)
+                for entry_id, fields in entries:
+                    self._positions[stream] = entry_id.decode() \
+                        if isinstance(entry_id, bytes) else str(entry_id)
+                    self._take(stream, fields)
+
+    def _take(self, stream: str, fields: dict[bytes, bytes]) -> None:
+        """One entry read: decoded, checked, and handed on, or dropped (logged)."""
+        if fields.get(b"m") == WAKE:
+            return  # a table was taken up: the next read reads its stream too
+        try:
+            message = codec.decode(fields.get(b"m", b""))
+            sender = fields.get(b"from", b"").decode("ascii")
+            if not WORKER_NAME.fullmatch(sender):
+                raise codec.CodecError(f"a sender that is not a worker: {shown(sender)}")
+            if stream == worker_inbox(self.worker):
+                self._for_this_worker(message, fields.get(b"t", b"").decode("utf-8"))
+            else:
+                table_id = stream.removeprefix("moon:table:").removesuffix(":in")
+                if not isinstance(message, INTO_A_TABLE):
+                    raise codec.CodecError(f"a {type(message).__name__} cannot come "
+                                           "from another worker")
+                link = self.owned.get(table_id)
+                if link is not None:
+                    link.from_bus(message, sender)
+        except (codec.CodecError, UnicodeDecodeError) as error:
+            self.dropped += 1
+            log.warning("bus: an entry of %s dropped: %s", stream, shown(str(error)))
+
+    def _for_this_worker(self, message: Any, table_id: str) -> None:
+        if not isinstance(message, OUT_TO_A_WORKER):
+            raise codec.CodecError(f"a {type(message).__name__} is not for a worker")
+        link = self.remote.get(table_id)
+        if link is None:
+            raise codec.CodecError(f"no table {shown(table_id)} here")
+        if isinstance(message, ToMember) and not self.serves(message.name):
+            return  # they left this worker meanwhile
+        link.to_lobby(message)

@@ -1,0 +1,147 @@
+"""The table's link over a real bus: commands to the table's stream, each member's own view
+to the one worker serving them, and nothing read from the bus taken on trust."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+import valkey.asyncio as valkey
+
+from moon_tui.lobby import codec
+from moon_tui.lobby.internal import (
+    Acked,
+    BotMoved,
+    FromMember,
+    TableMessage,
+    TableOutput,
+    ToMember,
+)
+from moon_tui.lobby.messages import Act, JoinSeat, Rejected, TableUpdate
+from moon_tui.lobby.refusals import Refusal
+from moon_tui.rules import Action
+from server.bus_link import WorkerBus, table_inbox
+from server.bus_server import BusServer
+from tests.test_lobby_codec import a_real_update
+from tools.probe import eventually
+
+
+@asynccontextmanager
+async def worker(bus: BusServer, name: str, serving: set[str]) -> AsyncIterator[WorkerBus]:
+    """One worker's end of the bus, serving the names in `serving`, running."""
+    writer, reader = valkey.Valkey.from_url(bus.url), valkey.Valkey.from_url(bus.url)
+    end = WorkerBus(writer, reader, name, serving.__contains__)
+    for person in serving:
+        await end.serve(person)
+    task = asyncio.create_task(end.run())
+    try:
+        yield end
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await writer.aclose()
+        await reader.aclose()
+
+
+def collect() -> tuple[list[object], Callable[[object], None]]:
+    got: list[object] = []
+    return got, got.append
+
+
+async def test_commands_reach_the_owner_and_each_member_gets_only_their_own_view(
+    valkey_bus: BusServer,
+) -> None:
+    watcher = valkey.Valkey.from_url(valkey_bus.url)
+    seen: list[str] = []
+
+    async def monitor() -> None:  # everything any client asks of the bus
+        async with watcher.monitor() as commands:
+            async for command in commands.listen():
+                seen.append(command["command"])
+
+    spy = asyncio.create_task(monitor())
+    try:
+        async with worker(valkey_bus, "w0", {"olga"}) as w0, \
+                worker(valkey_bus, "w1", {"ann"}) as w1, \
+                worker(valkey_bus, "w2", {"bob"}) as w2:
+            owner_out: list[TableOutput] = []
+            inbox: list[TableMessage] = []
+            owner = w0.owner_link("t1", owner_out.append)
+            owner.open(inbox.append)
+            ann_got, ann_receive = collect()
+            bob_got, bob_receive = collect()
+            w1.remote_link("t1", ann_receive)
+            w2.remote_link("t1", bob_receive)
+            await eventually(lambda: len(seen) > 0, "the monitor runs")
+
+            act = Act("t1", Action.parse("pass"))
+            w1.remote["t1"].to_table(FromMember("ann", act, False, 7))
+            await eventually(lambda: bool(inbox), "ann's command reached the table on w0")
+            [command] = inbox
+            assert isinstance(command, FromMember) and command.command == act
+            assert command.command_id < 0  # the owner's own number for it
+            owner.to_lobby(Acked(command.command_id))
+            await eventually(lambda: ann_got == [Acked(7)], "w1 got its own command id back")
+
+            # Each member's view goes only to the worker serving them.
+            ann_view = a_real_update()
+            assert ann_view.view is not None and ann_view.view.hand
+            bob_view = TableUpdate(ann_view.table, None, None, ann_view.seq)
+            owner.to_lobby(ToMember("ann", ann_view))
+            owner.to_lobby(ToMember("bob", bob_view))
+            owner.to_lobby(ToMember("olga", bob_view))  # served by the owner: not on the bus
+            owner.to_lobby(ToMember("carl", ann_view))  # served by nobody: dropped
+            await eventually(lambda: len(ann_got) == 2 and len(bob_got) == 1, "the views")
+            assert ann_got[1] == ToMember("ann", ann_view)
+            assert bob_got == [ToMember("bob", bob_view)]
+            assert owner_out == [ToMember("olga", bob_view)]
+            hand = json.dumps([str(t) for t in ann_view.view.hand], separators=(",", ":"))
+            carrying = [c for c in seen if hand in c.replace("\\\"", "\"")]
+            assert carrying and all("moon:worker:w1:in" in c for c in carrying), carrying
+    finally:
+        spy.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await spy
+        await watcher.aclose()
+
+
+async def test_what_the_bus_carries_is_checked_and_bad_entries_are_dropped(
+    valkey_bus: BusServer,
+) -> None:
+    async with worker(valkey_bus, "w0", set()) as w0, worker(valkey_bus, "w1", {"ann"}) as w1:
+        inbox: list[TableMessage] = []
+        w0.owner_link("t1", lambda _: None).open(inbox.append)
+        forged = codec.encode(BotMoved(1, 0, Action.parse("pass"), False))
+        for fields in ({"m": b"\xff not json", "from": "w1"},
+                       {"m": json.dumps({"v": codec.VERSION + 1, "t": "Attach", "name": "x"}),
+                        "from": "w1"},
+                       {"m": forged, "from": "w1"},  # the table's own computers only
+                       {"m": codec.encode(FromMember("ann", JoinSeat("t1"))), "from": "w1\n"},
+                       {"m": codec.encode(FromMember("ann", JoinSeat("t1")))}):
+            await w1.bus.xadd(table_inbox("t1"), fields)
+        good = FromMember("ann", JoinSeat("t1", 1))
+        w1.send(table_inbox("t1"), good)
+        await eventually(lambda: bool(inbox), "the good command after the bad ones")
+        assert inbox == [good] and w0.dropped == 5
+
+        # A command that cannot be written is refused on the sender's side.
+        ann_got, ann_receive = collect()
+        link = w1.remote_link("t1", ann_receive)
+        link.to_table(FromMember("ann", JoinSeat("t1", "2"), False, 3))  # type: ignore[arg-type]
+        assert [type(m) for m in ann_got] == [ToMember, Acked]
+        refusal = ann_got[0]
+        assert isinstance(refusal, ToMember) and isinstance(refusal.event, Rejected)
+        assert refusal.event.code is Refusal.NOT_A_COMMAND
+
+
+async def test_a_member_who_moved_to_another_worker_stays_theirs(valkey_bus: BusServer) -> None:
+    async with worker(valkey_bus, "w1", {"ann"}) as w1, worker(valkey_bus, "w2", set()) as w2:
+        await w2.serve("ann")  # ann reconnected and landed on w2
+        await w1.leave("ann")  # w1's old session of ann ends after
+        assert await w1.bus.get("moon:member:ann") == b"w2"
+        await w2.leave("ann")
+        assert await w1.bus.get("moon:member:ann") is None
