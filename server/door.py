@@ -281,6 +281,7 @@ class Door:
                            else "Goodbye from Moon.")
                 write_farewell(process, goodbye)
                 return
+        first = "table" if seated else choice
         if self.start_slots.locked():
             if height:
                 process.stdout.write(banner.status_line(banner.STARTING, height).encode())
@@ -297,7 +298,7 @@ class Door:
 
         try:
             await run_game_session(
-                process, player, lambda p: self._make_app(p, "table" if seated else choice, replay),
+                process, player, lambda p: self._make_app(p, first, replay),
                 on_start=self._sessions.started, on_end=self._sessions.ended,
                 on_first_frame=first_frame, end_slots=self.end_slots,
                 limits=self._config.limits,
