@@ -41,7 +41,7 @@ from .lobby.messages import (
 )
 from .lobby.notices import Tell
 from .services import GameArchive, KeyManager, RatingBook, ServerHealth
-from .ui.base import MoonModal, MoonParts, MoonScreen
+from .ui.base import FirstScreen, MoonModal, MoonParts, MoonScreen
 from .ui.context import ScreenContext
 from .ui.frames import draw_now
 from .ui.game import GameScreen
@@ -152,6 +152,11 @@ class MoonApp(App[None]):
         self.chat_max_chars = lobby.config.chat_max_chars
         self.handle: PlayerHandle | None = None
         self.current_table: str | None = None
+        self.to_table = False
+        """A table holds this player's place (they come back to it): the first screen is
+        that table's, and the lobby is built when they first leave it. After a restart
+        every seated player comes back at once, and a lobby composed and drawn for each
+        before their table, unseen, was a third of each one's start (docs/CAPACITY.md)."""
         self.help_first = False
         """Open the help over the first screen (the player pressed ? on the SSH banner)."""
         self._ended = False
@@ -179,8 +184,12 @@ class MoonApp(App[None]):
         return super()._background_screens
 
     # -- the session -----------------------------------------------------------------------
+    def get_default_screen(self) -> Screen[Any]:
+        return FirstScreen()
+
     def on_mount(self) -> None:
-        self.push_screen(LobbyScreen())
+        if not self.to_table:
+            self.push_screen(LobbyScreen())
         if self.open_replay is not None and self.games is not None:
             from .ui.games import GamesScreen
 
@@ -288,6 +297,9 @@ class MoonApp(App[None]):
         self._maybe_call(event, before)
         if isinstance(event, TableUpdate):
             self._follow_table(event)
+        elif isinstance(event, LobbyUpdate) and isinstance(self.screen, FirstScreen) \
+                and self._at_no_table(event):
+            self._lobby_on_need()  # the place the door saw went before they came in
         elif isinstance(event, TableLeft) and event.table_id == self.current_table:
             self._leave_table(event)
         elif isinstance(event, Notice) and event.code is not Tell.SEAT_WAITS:
@@ -350,7 +362,7 @@ class MoonApp(App[None]):
         while isinstance(self.screen, MoonModal):
             self.pop_screen()
         # A play-on from the replay viewer opens over it (leaving goes back there).
-        if not isinstance(self.screen, LobbyScreen | WaitingScreen | GameScreen
+        if not isinstance(self.screen, FirstScreen | LobbyScreen | WaitingScreen | GameScreen
                           | ReplayScreen):
             self.switch_screen(LobbyScreen())
         # Straight from the lobby into a game under way: the player came back to it.
@@ -361,6 +373,17 @@ class MoonApp(App[None]):
             self.switch_screen(new)
         else:
             self.push_screen(new)
+
+    def _lobby_on_need(self) -> None:
+        """Show the lobby where nothing is over the first screen: a player who came
+        straight to their table (`to_table`) gets theirs built when they first leave it."""
+        if isinstance(self.screen, FirstScreen):
+            self.push_screen(LobbyScreen())
+
+    def _at_no_table(self, lobby: LobbyUpdate) -> bool:
+        """The lobby says this player neither sits at nor watches a table."""
+        place = dict(zip(lobby.online, lobby.places, strict=False)).get(self.player_name)
+        return place is not None and place[0] == "idle"
 
     # -- calling the player ----------------------------------------------------------------
     def _maybe_call(self, event: Event, before: TableUpdate | None) -> None:
@@ -415,6 +438,7 @@ class MoonApp(App[None]):
             self.pop_screen()
         if isinstance(self.screen, WaitingScreen | GameScreen):
             self.pop_screen()
+        self._lobby_on_need()
         self.notify(left_words(event), timeout=6)
         for table_id in self.model.tables:
             self._follow_table(self.model.tables[table_id])

@@ -22,6 +22,7 @@ from .lesson_deal import LESSON_RULES, LESSON_SEED
 from .lobby import Lobby, LobbyConfig, PlayerHandle
 from .lobby.messages import Event
 from .local import LocalMoonApp
+from .ui.base import FirstScreen
 from .ui.game import GameScreen
 from .ui.lesson_text import FINISH
 from .ui.lobby_screen import LobbyScreen
@@ -91,8 +92,8 @@ class LessonApp(LocalMoonApp):
         self.model = Model(self.player_name)
         self.current_table = None
         self.chat_max_chars = self.club.config.chat_max_chars
-        while not isinstance(self.screen, LobbyScreen):
+        while not isinstance(self.screen, FirstScreen):
             self.pop_screen()
-        self.switch_screen(LobbyScreen())
+        self.push_screen(LobbyScreen())
         self._moving = False
         self.run_worker(self._session(), name="session", exclusive=True)

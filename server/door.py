@@ -53,7 +53,8 @@ IDENTIFY_TIMEOUT = 30.0
 
 MakeApp = Callable[[Player, str, str | None], App[Any]]
 """The player's app; the first string: what the player chose on the banner ("lobby",
-"help" to open the help first, "lesson" for the first lesson);
+"help" to open the help first, "lesson" for the first lesson; "table": no banner, a
+table holds the player's place and they go straight to it);
 the code: open that saved game in the replay viewer (`ssh -t host replay CODE`)."""
 
 NO_PTY = (
@@ -260,7 +261,8 @@ class Door:
         choice: banner.Choice = "lobby"
         height = 0
         # A player coming back to a seat goes straight back to it; a replay, to the game.
-        if self._banner_first and replay is None and not self._has_seat(player.name):
+        seated = replay is None and self._has_seat(player.name)
+        if self._banner_first and replay is None and not seated:
             self.at_banner.add(process)
             try:
                 choice, height = await banner.show(
@@ -279,6 +281,7 @@ class Door:
                            else "Goodbye from Moon.")
                 write_farewell(process, goodbye)
                 return
+        first = "table" if seated else choice
         if self.start_slots.locked():
             if height:
                 process.stdout.write(banner.status_line(banner.STARTING, height).encode())
@@ -295,7 +298,7 @@ class Door:
 
         try:
             await run_game_session(
-                process, player, lambda p: self._make_app(p, choice, replay),
+                process, player, lambda p: self._make_app(p, first, replay),
                 on_start=self._sessions.started, on_end=self._sessions.ended,
                 on_first_frame=first_frame, end_slots=self.end_slots,
                 limits=self._config.limits,

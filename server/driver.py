@@ -32,6 +32,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input
 
+from moon_tui.ui.base import FirstScreen
+
 from .config import Limits
 from .internals import Internal
 from .keyboard import InputDecoder, TokenBucket
@@ -178,7 +180,8 @@ class SSHDriver(Driver):
         if channel.is_closing():
             return
         first_frame = self._terminal.on_first_frame
-        if first_frame is not None:  # drawn: sent now, or dropped below for a stalled client
+        if first_frame is not None and not self._blank_first_screen():
+            # Drawn: sent now, or dropped below for a stalled client.
             self._terminal.on_first_frame = None
             self._loop.call_soon(first_frame)
         if channel.get_write_buffer_size() > OUTPUT_LIMIT:
@@ -191,6 +194,12 @@ class SSHDriver(Driver):
         self._terminal.bytes_out += len(encoded)
         self._terminal.frames += 1
         channel.write(encoded)
+
+    def _blank_first_screen(self) -> bool:
+        """The frame is the app's blank first screen: a returning player's table is not
+        up yet, and their start is not done (`moon_tui.ui.base.FirstScreen`)."""
+        shown = self._app.screen_stack[-1:]
+        return bool(shown) and isinstance(shown[0], FirstScreen)
 
     def _mark_stale(self) -> None:
         self._stale = True

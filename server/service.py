@@ -410,8 +410,9 @@ class MoonServer:
                  replay: str | None = None) -> App[Any]:
         """The player's app; it opens in the lobby (the server drew the welcome banner),
         with the help over it (`first` "help"), at the first lesson's table of its own
-        ("lesson": a table no one else sees, then the club's lobby), or with the saved
-        game `replay` in the replay viewer (`ssh -t host replay CODE`)."""
+        ("lesson": a table no one else sees, then the club's lobby), at the table that
+        holds the player's place ("table": the lobby is built when they leave it), or
+        with the saved game `replay` in the replay viewer (`ssh -t host replay CODE`)."""
         if self._app_factory is not None:
             return self._app_factory(player)
         from moon_tui.app import MoonApp
@@ -440,6 +441,7 @@ class MoonServer:
         else:
             app = MoonApp(self.lobby, player.name, **options)
         app.help_first = first == "help"
+        app.to_table = first == "table"
         app.open_replay = replay
         return app
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 import asyncssh
 import pytest
+from textual.app import ComposeResult
+from textual.widgets import Input
 
 from moon_tui.lobby import LobbyConfig
+from moon_tui.ui.lobby_screen import LobbyScreen
 from tools.probe import (
     ScreenClient,
     enter_lobby,
@@ -125,6 +129,49 @@ async def test_a_client_that_vanishes_mid_hand_comes_back_to_its_seat(
         assert "✗" not in told  # a greeting, not a refusal
         await back.press("enter")  # the second takes the marked choice: the turn moves on
         await eventually(lambda: "Welcome back" not in back.text(), "her move taken")
+        await back.close()
+
+
+async def test_a_returning_player_gets_the_lobby_only_when_leaving_the_table(
+    tmp_path: Path, key: asyncssh.SSHKey, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Straight back to the seat, the lobby unbuilt (after a restart every seated player
+    comes back at once: an unseen lobby each was a third of the start); leaving the table
+    builds it, and it works."""
+    lobbies: list[str] = []
+    compose_body = LobbyScreen.compose_body
+
+    def composed(screen: LobbyScreen) -> ComposeResult:
+        lobbies.append(screen.moon.player_name)
+        return compose_body(screen)
+
+    monkeypatch.setattr(LobbyScreen, "compose_body", composed)
+    config = dataclasses.replace(FAST, motd="Cake at nine")
+    async with running_server(tmp_path, lobby_config=config) as server:
+        client = await ScreenClient.connect(server.port, "ann", key=key)
+        await enter_lobby(client)
+        await open_bot_table(client)
+        assert lobbies == ["ann"]
+        client.conn.abort()
+        await client.wait_closed()
+        back = await ScreenClient.connect(server.port, "ann", key=key)
+        await back.wait_for("ann's table")
+        await eventually(lambda: next_move(back.text()) is not None, "ann's turn")
+        assert lobbies == ["ann"]  # the table's screen went up on its own
+        await back.press("q")
+        await back.wait_for("Press q again")
+        await back.press("q")
+        # Who is online, laid out at the panel's width (not `i…`).
+        lobby = await back.wait_for("ann (you) idle")
+        assert lobbies == ["ann", "ann"]
+        assert "Today: Cake at nine" in lobby  # the notice board
+        await back.wait_for("You left the table")
+        await back.press("c")  # the lobby's chat (its line is under the toast)
+        (session,) = server.sessions.all()
+        await eventually(lambda: isinstance(session.app.focused, Input), "the chat's line")
+        back.send("hi all")
+        await back.press("enter")
+        await back.wait_for("hi all")
         await back.close()
 
 

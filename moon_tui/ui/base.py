@@ -141,6 +141,13 @@ class MoonParts:
         self.app.push_screen(HelpScreen())  # type: ignore[attr-defined]
 
 
+class FirstScreen(Screen[None]):
+    """The app's default screen, under every other: blank until the player's first screen
+    goes over it (the lobby; for a player coming back to a table, that table's screen,
+    and the lobby only when they first leave it). The server counts an app as started
+    at its first frame of another screen (`server/driver.py`)."""
+
+
 class MoonScreen(MoonParts, Screen[None]):
     """A full screen of the app."""
 

@@ -230,6 +230,10 @@ class LobbyScreen(MoonScreen):
     def on_mount(self) -> None:
         self.show(self.moon.model.lobby)
         self.query_one(ChatPanel).show(self.moon.model.chat_of(None), self.moon.model.operators)
+        # Drawn before its first layout (the panels' widths unknown): again once laid
+        # out. A lobby opened after the app's start (a player who came straight to their
+        # table leaves it) gets no resize that would do it.
+        self.on_resize()
 
     def lobby_event(self, event: LobbyUpdate | ChatPosted) -> None:
         if not self.is_current:
