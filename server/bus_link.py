@@ -48,8 +48,11 @@ from moon_tui.lobby.internal import (
     ToMember,
 )
 from moon_tui.lobby.links import InProcessLink
+from moon_tui.lobby.messages import ChatPosted
 from moon_tui.lobby.refusals import Refusal, Refused
 from moon_tui.lobby.restoring import shown
+
+from .bus import still_running
 
 if TYPE_CHECKING:
     from valkey.asyncio import Valkey
@@ -64,9 +67,18 @@ READ_COUNT = 256
 WAKE = b"wake"
 """An entry a worker writes to its own stream to stop waiting and read its tables anew."""
 WORKER_NAME = re.compile(r"w\d{1,3}")
+CHAT_STREAM = "moon:club:chat"
+"""The lobby chat's lines, from every worker, read by every worker (`bus_club.py`)."""
+CHAT_STREAM_MAX = 1_000
 INTO_A_TABLE = (FromMember, Attach, Detach, CloseNow)
 """What another worker may put into a table (its clocks and computers are its own)."""
 OUT_TO_A_WORKER = (ToMember, Acked)
+
+
+def _now_id() -> str:
+    """A stream position just before now: an entry written in this very millisecond is
+    read too (its id may be `<now>-0`, which a position of `<now>-0` passes over)."""
+    return f"{int(time.time() * 1000) - 1}-0"
 
 
 def table_inbox(table_id: str) -> str:
@@ -86,6 +98,10 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 Receiver = Callable[[TableOutput], None]
+_Out = tuple[str, str, bytes | None, str | None]
+"""An entry to write: what to do (`add` to a stream, `member`: add to the stream of the
+worker serving a name, `del`ete a key, `serve` or `leave` a name), the key, the bytes, and
+the table they are about."""
 
 
 class OwnerLink(InProcessLink):
@@ -170,9 +186,10 @@ class WorkerBus:
         self.serves = serves
         self.owned: dict[str, OwnerLink] = {}
         self.remote: dict[str, RemoteTableLink] = {}
-        self._outbox: asyncio.Queue[tuple[str, bytes | None, str | None]] = asyncio.Queue()
-        """Entries to write, in order: a stream, the bytes (None: delete the stream), and
-        the table they are about."""
+        self._outbox: asyncio.Queue[_Out] = asyncio.Queue()
+        """What to write, in order (`_Out`)."""
+        self.on_chat: Callable[[ChatPosted], None] | None = None
+        """Where the lobby chat's lines posted on other workers go (None: not read)."""
         self._positions: dict[str, str] = {}
         self.dropped = 0
         """Entries read and refused (not a message, or not one this stream may carry)."""
@@ -189,14 +206,21 @@ class WorkerBus:
         """A table runs here from now on: its stream is read from this moment (what was
         written to it before, for an earlier owner, is not this table's to act on)."""
         self.owned[link.table_id] = link
-        self._positions[table_inbox(link.table_id)] = f"{int(time.time() * 1000)}-0"
-        self._outbox.put_nowait((worker_inbox(self.worker), WAKE, None))
+        self._positions[table_inbox(link.table_id)] = _now_id()
+        self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None))
+
+    def hear_chat(self, on_chat: Callable[[ChatPosted], None], after: str) -> None:
+        """The lobby chat's lines posted on other workers after the entry `after` (an id)
+        go to `on_chat` from now on."""
+        self.on_chat = on_chat
+        self._positions[CHAT_STREAM] = after
+        self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None))
 
     def let_go(self, table_id: str) -> None:
         if self.owned.pop(table_id, None) is not None:
             key = table_inbox(table_id)
             self._positions.pop(key, None)
-            self._outbox.put_nowait((key, None, None))
+            self._outbox.put_nowait(("del", key, None, None))
 
     # --- who is served where ------------------------------------------------------------
 
@@ -208,6 +232,12 @@ class WorkerBus:
         """`name` left this worker (if another took them meanwhile, it stays theirs)."""
         await self.bus.eval(_LEAVE, 1, member_key(name), self.worker)  # type: ignore[misc]
 
+    def serve_soon(self, name: str, serving: bool) -> None:
+        """`serve` (or `leave`) in order with what is sent: an attach written after it
+        finds the name served here."""
+        self._outbox.put_nowait(("serve" if serving else "leave", member_key(name), None,
+                                 None))
+
     # --- sending ----------------------------------------------------------------------
 
     def send(self, stream: str, message: Any, table_id: str | None = None) -> None:
@@ -215,36 +245,49 @@ class WorkerBus:
 
     def send_bytes(self, stream: str, data: bytes, table_id: str | None = None) -> None:
         """Queued, written in order by `run` (a link never blocks)."""
-        self._outbox.put_nowait((stream, data, table_id))
+        self._outbox.put_nowait(("add", stream, data, table_id))
 
     def to_member(self, message: ToMember, table_id: str) -> None:
         """To the worker serving `message.name` now, found when it is sent."""
-        self._outbox.put_nowait((member_key(message.name), codec.encode(message), table_id))
+        self._outbox.put_nowait(("member", member_key(message.name), codec.encode(message),
+                                 table_id))
+
+    def chat(self, posted: ChatPosted) -> None:
+        """A lobby chat line posted here, for the other workers."""
+        self._outbox.put_nowait(("add", CHAT_STREAM, codec.encode(posted), None))
 
     async def _send(self) -> None:
         while True:
             batch = [await self._outbox.get()]
             while not self._outbox.empty():
                 batch.append(self._outbox.get_nowait())
-            members = sorted({stream for stream, _, _ in batch if stream.startswith(
-                "moon:member:")})
+            members = sorted({key for kind, key, _, _ in batch if kind == "member"})
             where = dict(zip(members, await self.bus.mget(members), strict=True)) \
                 if members else {}
             async with self.bus.pipeline(transaction=False) as pipe:
-                for stream, data, table_id in batch:
-                    if data is None:
-                        pipe.delete(stream)
+                for kind, key, data, table_id in batch:
+                    if kind == "del":
+                        pipe.delete(key)
                         continue
-                    if stream in where:
-                        worker = where[stream]
-                        if worker is None:
+                    if kind == "serve":
+                        pipe.set(key, self.worker)
+                        continue
+                    if kind == "leave":
+                        pipe.eval(_LEAVE, 1, key, self.worker)
+                        continue
+                    if kind == "member":
+                        worker = where[key]
+                        if worker is None or data is None:
                             continue  # nobody serves the name: nothing crosses
-                        stream = worker_inbox(worker.decode())
+                        key = worker_inbox(worker.decode())
+                    assert data is not None
                     fields = {"m": data, "from": self.worker.encode()}
                     if table_id is not None:
                         fields["t"] = table_id.encode()
-                    pipe.xadd(stream, fields, maxlen=STREAM_MAX, approximate=True)
+                    pipe.xadd(key, fields, approximate=True,
+                              maxlen=CHAT_STREAM_MAX if key == CHAT_STREAM else STREAM_MAX)
                 await pipe.execute()
+            still_running()
 
     # --- reading ----------------------------------------------------------------------
 
@@ -259,11 +302,13 @@ class WorkerBus:
                 await sender
 
     async def _read(self) -> None:
-        own = worker_inbox(self.worker)
-        self._positions[own] = "$"
+        # Not "$": that would mean "from this read on" at every read until an entry comes,
+        # and pass over what is written between two reads.
+        self._positions[worker_inbox(self.worker)] = _now_id()
         while True:
             streams = dict(self._positions)
             answer = await self.reader.xread(streams, count=READ_COUNT, block=READ_BLOCK_MS)
+            still_running()
             for key, entries in answer or ():
                 stream = key.decode() if isinstance(key, bytes) else str(key)
                 for entry_id, fields in entries:
@@ -280,7 +325,9 @@ class WorkerBus:
             sender = fields.get(b"from", b"").decode("ascii")
             if not WORKER_NAME.fullmatch(sender):
                 raise codec.CodecError(f"a sender that is not a worker: {shown(sender)}")
-            if stream == worker_inbox(self.worker):
+            if stream == CHAT_STREAM:
+                self._chat(message, sender)
+            elif stream == worker_inbox(self.worker):
                 self._for_this_worker(message, fields.get(b"t", b"").decode("utf-8"))
             else:
                 table_id = stream.removeprefix("moon:table:").removesuffix(":in")
@@ -293,6 +340,12 @@ class WorkerBus:
         except (codec.CodecError, UnicodeDecodeError) as error:
             self.dropped += 1
             log.warning("bus: an entry of %s dropped: %s", stream, shown(str(error)))
+
+    def _chat(self, message: Any, sender: str) -> None:
+        if not isinstance(message, ChatPosted):
+            raise codec.CodecError(f"a {type(message).__name__} is not a chat line")
+        if sender != self.worker and self.on_chat is not None:
+            self.on_chat(message)
 
     def _for_this_worker(self, message: Any, table_id: str) -> None:
         if not isinstance(message, OUT_TO_A_WORKER):

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from moon_tui.lobby.journal import JournalEntry, SavedTable, TableGone
 
+from .bus import still_running
 from .journal import SqliteJournal, StaleOwner
 
 if TYPE_CHECKING:
@@ -152,6 +153,7 @@ class OwnedJournal:
                 await self.renew()
             except Exception as error:  # noqa: BLE001 - the bus is down: try again
                 log.warning("cannot renew the tables' leases on the bus: %s", error)
+            still_running()
 
     async def renew(self) -> None:
         """Renew the leases; a table whose lease lapsed (the bus restarted empty, or this

@@ -6,6 +6,10 @@ sent it, not whoever holds the name when the table gets to it (it was taken off 
 name's *current* session, so a reconnection could send past the bound). What comes out
 of a table is routed from here: an event to the member's current session, its entry and
 its closing to the lobby's inbox, its counts to the lobby's statistics.
+
+A worker of a club (`peers.py`) also routes to tables other workers run: `links` are the
+tables run here (the lobby waits for them to close when it stops), `remote` those run
+elsewhere that the club lists (never closed from here).
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ class Router:
                  stats: LobbyStats) -> None:
         self.players: dict[str, PlayerHandle] = {}
         self.links: dict[str, TableLink] = {}
+        self.remote: dict[str, TableLink] = {}
+        """Links to the tables other workers run (`sync_remote`)."""
         self._make_link = make_link
         self._lobby_post = lobby_post
         self._stats = stats
@@ -63,11 +69,25 @@ class Router:
     def forget(self, table_id: str) -> None:
         self.links.pop(table_id, None)
 
+    def find(self, table_id: str) -> TableLink | None:
+        """The link to table `table_id`, run here or elsewhere."""
+        link = self.links.get(table_id)
+        return link if link is not None else self.remote.get(table_id)
+
+    def sync_remote(self, table_ids: Iterable[str], make: LinkFactory) -> None:
+        """Links to exactly the tables `table_ids` run elsewhere: new ones made by `make`,
+        those no longer listed shut (a command on its way is refused)."""
+        wanted = set(table_ids) - self.links.keys()
+        for table_id in self.remote.keys() - wanted:
+            self.remote.pop(table_id).shut()
+        for table_id in wanted - self.remote.keys():
+            self.remote[table_id] = make(table_id, self.received)
+
     def command(self, handle: PlayerHandle, table_id: str, command: Command, *,
                 by_code: bool = False) -> bool:
         """Send `handle`'s command to the table, pending until acknowledged; False when
         there is no such table."""
-        link = self.links.get(table_id)
+        link = self.find(table_id)
         if link is None:
             return False
         self._commanded.setdefault(handle.name, set()).add(table_id)
@@ -80,7 +100,7 @@ class Router:
     def tell(self, table_ids: Iterable[str], message: TableMessage) -> None:
         """`message` (an `Attach`, `Detach` or `CloseNow`) to each table of `table_ids`."""
         for table_id in table_ids:
-            link = self.links.get(table_id)
+            link = self.find(table_id)
             if link is not None:
                 link.to_table(message)
 
