@@ -13,10 +13,11 @@ import pytest
 import valkey.asyncio as valkey
 
 from moon_tui.lobby import codec
-from moon_tui.lobby.internal import Acked, ToMember
-from moon_tui.lobby.messages import TableUpdate
+from moon_tui.lobby.internal import Acked, ClubShare, FromPeers, ToMember
+from moon_tui.lobby.messages import ChatLine, ChatPosted, TableUpdate
 from server.bus import WorkerPlace
-from server.bus_link import WAKE, worker_inbox
+from server.bus_club import WORKERS_KEY, ClubOnBus, checked_chat, share_key
+from server.bus_link import WAKE, WorkerBus, worker_inbox
 from server.bus_server import BusServer
 from server.service import MoonServer
 from tests.test_ssh_game import FAST
@@ -96,3 +97,41 @@ async def test_a_game_across_three_workers_and_the_spectator_sees_no_hidden_tile
         await carl.wait_for(lambda s: "hand 2" in s or "game is over" in s, WAIT)
         for client in (ann, bob, carl):
             await client.close()
+
+
+class Listener:
+    """What a lobby is asked and told by its `ClubOnBus` (the test's stand-in lobby)."""
+
+    def __init__(self) -> None:
+        self.heard: list[object] = []
+
+    def shared(self) -> ClubShare:
+        return ClubShare((), ("ann",), ())
+
+    def from_peers(self, message: object) -> None:
+        self.heard.append(message)
+
+
+async def test_what_other_workers_share_is_checked_and_a_bad_share_dropped(
+    valkey_bus: BusServer,
+) -> None:
+    bus = valkey.Valkey.from_url(valkey_bus.url)
+    try:
+        club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200)
+        lobby = Listener()
+        club._lobby = lobby  # type: ignore[assignment]  # the stand-in, not started
+        good = ClubShare((), ("bob",), ())
+        await bus.set(share_key("w1"), codec.encode(good))
+        await bus.set(share_key("w2"), codec.encode(ClubShare((), ("bob\nforged",), ())))
+        await bus.set(share_key("w3"), codec.encode(Acked(1)))
+        await bus.set(share_key("w4"), b"\x80 not a message")
+        await bus.sadd(WORKERS_KEY, "w1", "w2", "w3", "w4", "x9")
+        await club.share_round()
+        assert lobby.heard == [FromPeers((good,))] and club.dropped == 3
+        assert codec.decode(await bus.get(share_key("w0"))) == lobby.shared()
+        with pytest.raises(codec.CodecError):  # a chat line is let through as plain text
+            checked_chat(ChatPosted(ChatLine("bob", "hi", "t1")), 200)
+        long = checked_chat(ChatPosted(ChatLine("bob", "[b]x" * 100)), 200)
+        assert long.line.text == ("[b]x" * 100)[:200]
+    finally:
+        await bus.aclose()
