@@ -4,10 +4,20 @@ their links, who is online there, their lobby chat, and this lobby's own share."
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from moon_tui.lobby import ChatPosted, Event, JoinSeat, Lobby, PlayerHandle, SendChat
+from moon_tui.lobby import (
+    AddBot,
+    ChatPosted,
+    CreateTable,
+    Event,
+    JoinSeat,
+    Lobby,
+    MemoryRecordStore,
+    PlayerHandle,
+    SendChat,
+)
 from moon_tui.lobby.internal import (
     Acked,
     ClubShare,
@@ -17,6 +27,7 @@ from moon_tui.lobby.internal import (
     TableOutput,
     ToMember,
 )
+from moon_tui.lobby.journal import JournalEntry, MemoryJournal, NotOwner
 from moon_tui.lobby.links import InProcessLink, TableLink
 from moon_tui.lobby.messages import ChatLine, TableUpdate
 from tests.test_lobby import FAST
@@ -93,3 +104,34 @@ async def test_the_other_workers_tables_and_people_are_listed_and_reached() -> N
         assert lobby.online() == ("ann", "bob")
         await ann.close()
         await eventually(lambda: ("left", "ann") in peers.told, "ann left")
+
+
+class MovedAway(MemoryJournal):
+    """A journal that, once `moved`, refuses every write: another worker owns the table."""
+
+    moved = False
+
+    async def write(self, entries: Sequence[JournalEntry],
+                    then: Callable[[], object] | None = None) -> None:
+        if self.moved:
+            raise NotOwner("another worker owns it now")
+        await super().write(entries, then)
+
+
+async def test_a_table_another_worker_took_over_stops_here_telling_and_saving_nothing(
+) -> None:
+    journal, store = MovedAway(), MemoryRecordStore()
+    async with Lobby(FAST, store, journal=journal) as lobby:
+        ann = await lobby.connect("ann")
+        ann.send(CreateTable("mine"))
+        await eventually(lambda: len(lobby.tables()) == 1, "the table opened")
+        [table] = lobby.tables()
+        await heard(ann, lambda e: isinstance(e, TableUpdate))
+        saved = dict(journal.tables)
+        journal.moved = True
+        ann.send(AddBot(table.table_id, 1, "easy"))
+        await eventually(lambda: lobby.tables() == (), "the table stopped here")
+        assert journal.tables == saved and not store.records  # nothing written, or saved
+        while ann.has_events:  # and nobody was told of the computer it did not write
+            event = await ann.next_event()
+            assert not (isinstance(event, TableUpdate) and event.table.seats[1].name)

@@ -81,13 +81,21 @@ class SavedTable:
     chat: tuple[JsonObject, ...] = ()
 
 
+class NotOwner(Exception):
+    """A table's entries were refused because another process owns the table now (a
+    worker of a club that lost the table's lease: `server/ownership.py`). The table
+    stops here at once, telling nothing more and saving nothing: its new owner runs it
+    on from the journal."""
+
+
 class TableJournal(Protocol):
     """Where tables write themselves down. One journal is shared by every table."""
 
     async def write(self, entries: Sequence[JournalEntry],
                     then: Callable[[], object] | None = None) -> None:
         """Make `entries` durable, in order, and return once they are. Raises if they
-        cannot be written (the table carries on in memory and says so in the log).
+        cannot be written (the table carries on in memory and says so in the log), or
+        `NotOwner` (the table stops).
 
         `then` runs once they are durable or have failed, before this returns or raises,
         in the same pass of the event loop as the journal learns it: a table tells its

@@ -29,6 +29,7 @@ from .journal import (
     JournalEntry,
     JsonObject,
     NewGame,
+    NotOwner,
     TableGone,
     TableJournal,
     TableRow,
@@ -164,6 +165,8 @@ class TableWriter:
                      then: Callable[[], object] | None = None) -> bool:
         try:
             await self.journal.write(entries, then)
+        except NotOwner:
+            raise  # the table stops (`Table.run`)
         except Exception:
             if not self.failing:
                 log.exception("table %s: the journal failed; the table goes on in memory and "
