@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from moon_tui.lobby.journal import JournalEntry, SavedTable, TableGone
@@ -40,6 +40,9 @@ LEASE_MS = 10_000
 its last renewal (the issue asks for a takeover within 10 s of the lease lapsing)."""
 RENEW_MS = 3_000
 """How often the owner renews its leases: three renewals may fail before one lapses."""
+TAKE_OVER_SECONDS = 2.0
+"""How often each worker looks for saved tables that no worker holds (a dead worker's):
+one is taken over at most this long after its lease lapsed."""
 
 _RENEW = """
 local lost = {}
@@ -113,13 +116,41 @@ class OwnedJournal:
         """Tables this worker owned and another took over: never written again here."""
 
     async def load(self) -> list[SavedTable]:
-        """The saved tables no worker holds, now held and claimed by this one."""
-        mine = []
+        """The saved tables no worker holds, now held and claimed by this one: at start,
+        and then every `TAKE_OVER_SECONDS` (`take_over`), those of a worker that died."""
+        taken = []
         for saved in await self.journal.load():
-            if await self.leases.take(saved.table_id):
-                await self.journal.claim(saved.table_id)
-                mine.append(saved)
+            table_id = saved.table_id
+            if table_id not in self.leases.held and await self.leases.take(table_id):
+                taken.append(table_id)
+        if not taken:
+            return []
+        # Read again: a table closed (gone) between the first read and its lease given
+        # up must not come back.
+        still = {saved.table_id: saved for saved in await self.journal.load()}
+        mine = []
+        for table_id in taken:
+            if table_id in still:
+                await self.journal.claim(table_id)
+                self.lost.discard(table_id)
+                mine.append(still[table_id])
+            else:
+                await self.leases.give_up(table_id)
         return mine
+
+    async def take_over(self, take_up: Callable[[SavedTable], Awaitable[object]]) -> None:
+        """Every `TAKE_OVER_SECONDS` until cancelled: the saved tables whose worker died
+        (their lease lapsed) are taken up here (`take_up`), if no other worker was first."""
+        while True:
+            await asyncio.sleep(TAKE_OVER_SECONDS)
+            try:
+                for saved in await self.load():
+                    log.warning("table %s: its worker is gone; taken over here",
+                                saved.table_id)
+                    await take_up(saved)
+            except Exception as error:  # noqa: BLE001 - the bus is down: try again
+                log.warning("cannot look for tables to take over: %s", error)
+            still_running()
 
     async def write(self, entries: Sequence[JournalEntry],
                     then: Callable[[], object] | None = None) -> None:

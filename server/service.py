@@ -286,6 +286,9 @@ class MoonServer:
         if self.club_bus is not None:
             await self.club_bus.start(lobby)
             self._tasks.append(asyncio.create_task(self.club_bus.run(), name="moon-club"))
+            assert self.owned is not None
+            self._tasks.append(asyncio.create_task(self.owned.take_over(lobby.take_up),
+                                                   name="moon-take-over"))
         self.analyst = Analyst(lobby.bots)
         self.door.motd = lambda: lobby.motd
         bans = self.bans

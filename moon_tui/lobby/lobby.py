@@ -510,7 +510,7 @@ class Lobby:
             if listed.get(table_id) != info:
                 self._listing.update(info)
         self._dirty = self._dirty or self._listing.version != version
-        self._router.sync_remote(theirs, self._peers.remote_link)
+        self._attach_here(self._router.sync_remote(theirs, self._peers.remote_link))
         self._codes_elsewhere = {t.invite_code: t.table_id for t in theirs.values()
                                  if t.invite_code}
         elsewhere = tuple(sorted({n for share in shares for n in share.online}))
@@ -797,6 +797,22 @@ class Lobby:
         self._codes[info.invite_code or ""] = info.table_id
         self._opened_at[info.table_id] = time.time()
         self._listing.update(info)
+        if self._running:  # taken over from a worker that died: who is here is back
+            self._dirty = True
+            self._attach_here({info.table_id})
+            self._post(TableChanged(info))  # wakes the actor to tell everyone
+
+    async def take_up(self, saved: SavedTable) -> None:
+        """Run here from now on a table the journal kept that nobody runs any more (the
+        worker that ran it died, and this one won its lease: `server/ownership.py`)."""
+        if self._running and not self._closing and saved.table_id not in self._router.links:
+            await self._restore(saved)
+
+    def _attach_here(self, table_ids: set[str]) -> None:
+        """The tables `table_ids` are run from somewhere new: each person connected here
+        whom they hold a place for is attached (the table sends them the table afresh)."""
+        for name in list(self._players):
+            self._router.attach(name, self._listing.tables_of(name) & table_ids)
 
     def _new_code(self) -> str:
         while True:

@@ -74,14 +74,16 @@ class Router:
         link = self.links.get(table_id)
         return link if link is not None else self.remote.get(table_id)
 
-    def sync_remote(self, table_ids: Iterable[str], make: LinkFactory) -> None:
+    def sync_remote(self, table_ids: Iterable[str], make: LinkFactory) -> set[str]:
         """Links to exactly the tables `table_ids` run elsewhere: new ones made by `make`,
-        those no longer listed shut (a command on its way is refused)."""
+        those no longer listed shut (a command on its way is refused). The new ones."""
         wanted = set(table_ids) - self.links.keys()
         for table_id in self.remote.keys() - wanted:
             self.remote.pop(table_id).shut()
-        for table_id in wanted - self.remote.keys():
+        new = wanted - self.remote.keys()
+        for table_id in new:
             self.remote[table_id] = make(table_id, self.received)
+        return new
 
     def command(self, handle: PlayerHandle, table_id: str, command: Command, *,
                 by_code: bool = False) -> bool:
