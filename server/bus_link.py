@@ -53,6 +53,7 @@ from moon_tui.lobby.refusals import Refusal, Refused
 from moon_tui.lobby.restoring import shown
 
 from .bus import still_running
+from .ownership import lease_key
 
 if TYPE_CHECKING:
     from valkey.asyncio import Valkey
@@ -97,11 +98,20 @@ _LEAVE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+_LET_GO = """
+local owner = redis.call('GET', KEYS[2])
+if not owner or string.sub(owner, 1, #ARGV[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+"""Deletes a table's stream (KEYS[1]) unless another worker holds its lease (KEYS[2]):
+the stream is the new owner's then, with what was sent to it meanwhile."""
 Receiver = Callable[[TableOutput], None]
 _Out = tuple[str, str, bytes | None, str | None]
 """An entry to write: what to do (`add` to a stream, `member`: add to the stream of the
-worker serving a name, `del`ete a key, `serve` or `leave` a name), the key, the bytes, and
-the table they are about."""
+worker serving a name, `let go` of a table's stream, `serve` or `leave` a name), the key,
+the bytes, and the table they are about."""
 
 
 class OwnerLink(InProcessLink):
@@ -220,7 +230,7 @@ class WorkerBus:
         if self.owned.pop(table_id, None) is not None:
             key = table_inbox(table_id)
             self._positions.pop(key, None)
-            self._outbox.put_nowait(("del", key, None, None))
+            self._outbox.put_nowait(("let go", key, None, table_id))
 
     # --- who is served where ------------------------------------------------------------
 
@@ -266,8 +276,9 @@ class WorkerBus:
                 if members else {}
             async with self.bus.pipeline(transaction=False) as pipe:
                 for kind, key, data, table_id in batch:
-                    if kind == "del":
-                        pipe.delete(key)
+                    if kind == "let go":
+                        pipe.eval(_LET_GO, 2, key, lease_key(str(table_id)),
+                                  f"{self.worker}.")
                         continue
                     if kind == "serve":
                         pipe.set(key, self.worker)
