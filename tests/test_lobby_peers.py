@@ -98,9 +98,14 @@ async def test_the_other_workers_tables_and_people_are_listed_and_reached() -> N
         await heard(ann, lambda e: e == line)
         assert ("chat", "hi all") in peers.told
 
-        # Their table closed: unlisted, its link shut (a command is refused at once).
+        # Their table closed: unlisted, its link shut; a command that was on its way
+        # counts no more (its acknowledgement will not come).
+        ann.send(JoinSeat("far1", 2))
+        await eventually(lambda: len(peers.into) == 2, "a second command sent")
+        assert ann.pending == 1
         lobby.from_peers(FromPeers((ClubShare((), ("bob",), ()),)))
         await eventually(lambda: lobby.tables() == (), "their table unlisted")
+        assert ann.pending == 0
         assert lobby.online() == ("ann", "bob")
         await ann.close()
         await eventually(lambda: ("left", "ann") in peers.told, "ann left")

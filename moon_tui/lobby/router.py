@@ -54,8 +54,9 @@ class Router:
         self._lobby_post = lobby_post
         self._stats = stats
         self._ids = itertools.count(1)
-        self._waiting: dict[int, PlayerHandle] = {}
-        """Commands sent and not yet acknowledged, by id: the session that sent each."""
+        self._waiting: dict[int, tuple[PlayerHandle, str]] = {}
+        """Commands sent and not yet acknowledged, by id: the session that sent each, and
+        the table it went to."""
         self._commanded: dict[str, set[str]] = {}
         """The tables each name sent a command to since it last dropped: a seat taken a
         moment before dropping is not in the lobby's listing yet, and must hear of it."""
@@ -78,8 +79,14 @@ class Router:
         """Links to exactly the tables `table_ids` run elsewhere: new ones made by `make`,
         those no longer listed shut (a command on its way is refused). The new ones."""
         wanted = set(table_ids) - self.links.keys()
-        for table_id in self.remote.keys() - wanted:
+        gone = self.remote.keys() - wanted
+        for table_id in gone:
             self.remote.pop(table_id).shut()
+        if gone:  # their acknowledgements will not come: the commands count no more
+            for command_id, (handle, table_id) in list(self._waiting.items()):
+                if table_id in gone:
+                    del self._waiting[command_id]
+                    handle.pending -= 1
         new = wanted - self.remote.keys()
         for table_id in new:
             self.remote[table_id] = make(table_id, self.received)
@@ -94,7 +101,7 @@ class Router:
             return False
         self._commanded.setdefault(handle.name, set()).add(table_id)
         command_id = next(self._ids)
-        self._waiting[command_id] = handle
+        self._waiting[command_id] = (handle, table_id)
         handle.pending += 1
         link.to_table(FromMember(handle.name, command, by_code, command_id))
         return True
@@ -120,9 +127,9 @@ class Router:
             if handle is not None:
                 handle.deliver(message.event)
         elif isinstance(message, Acked):
-            sender = self._waiting.pop(message.command_id, None)
-            if sender is not None:
-                sender.pending -= 1
+            waiting = self._waiting.pop(message.command_id, None)
+            if waiting is not None:
+                waiting[0].pending -= 1
         elif isinstance(message, EntryChanged):
             self._lobby_post(TableChanged(message.info))
         elif isinstance(message, TableClosed | HandDealt):
