@@ -31,7 +31,13 @@ from typing import TYPE_CHECKING
 
 from moon_tui.lobby import codec
 from moon_tui.lobby.chat import CHAT_KEPT, clean_text
-from moon_tui.lobby.internal import ClubShare, FromPeers, PeerChat, TableOutput
+from moon_tui.lobby.internal import (
+    ClubShare,
+    FromPeers,
+    PeerChat,
+    TableOutput,
+    TakenElsewhere,
+)
 from moon_tui.lobby.links import TableLink
 from moon_tui.lobby.messages import ChatLine, ChatPosted
 from moon_tui.lobby.restoring import shown
@@ -131,7 +137,13 @@ class ClubOnBus:
         for _, fields in reversed(recent):
             self._chat_read(fields.get(b"m", b""))
         last = recent[0][0].decode("ascii") if recent else "0-0"
+        self.link.on_taken = self._taken
         self.link.hear_chat(self._chat_heard, last)
+
+    def _taken(self, name: str) -> None:
+        self.served.discard(name)
+        assert self._lobby is not None
+        self._lobby.from_peers(TakenElsewhere(name))
 
     def _chat_read(self, data: bytes) -> None:
         try:

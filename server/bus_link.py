@@ -48,7 +48,8 @@ from moon_tui.lobby.internal import (
     ToMember,
 )
 from moon_tui.lobby.links import InProcessLink
-from moon_tui.lobby.messages import ChatPosted
+from moon_tui.lobby.messages import ChatPosted, Disconnected
+from moon_tui.lobby.notices import Ending
 from moon_tui.lobby.refusals import Refusal, Refused
 from moon_tui.lobby.restoring import shown
 
@@ -198,6 +199,8 @@ class WorkerBus:
         self.remote: dict[str, RemoteTableLink] = {}
         self._outbox: asyncio.Queue[_Out] = asyncio.Queue()
         """What to write, in order (`_Out`)."""
+        self.on_taken: Callable[[str], None] | None = None
+        """Where a name this worker served and another now serves goes (None: nowhere)."""
         self.on_chat: Callable[[ChatPosted], None] | None = None
         """Where the lobby chat's lines posted on other workers go (None: not read)."""
         self._positions: dict[str, str] = {}
@@ -274,6 +277,8 @@ class WorkerBus:
             members = sorted({key for kind, key, _, _ in batch if kind == "member"})
             where = dict(zip(members, await self.bus.mget(members), strict=True)) \
                 if members else {}
+            served: list[tuple[int, str]] = []
+            """The pipeline's replies to `serve`: the worker that served each name."""
             async with self.bus.pipeline(transaction=False) as pipe:
                 for kind, key, data, table_id in batch:
                     if kind == "let go":
@@ -281,7 +286,8 @@ class WorkerBus:
                                   f"{self.worker}.")
                         continue
                     if kind == "serve":
-                        pipe.set(key, self.worker)
+                        served.append((len(pipe), key.removeprefix("moon:member:")))
+                        pipe.set(key, self.worker, get=True)
                         continue
                     if kind == "leave":
                         pipe.eval(_LEAVE, 1, key, self.worker)
@@ -297,8 +303,18 @@ class WorkerBus:
                         fields["t"] = table_id.encode()
                     pipe.xadd(key, fields, approximate=True,
                               maxlen=CHAT_STREAM_MAX if key == CHAT_STREAM else STREAM_MAX)
-                await pipe.execute()
+                replies = await pipe.execute()
             still_running()
+            self._take_over_names([(name, replies[at]) for at, name in served])
+
+    def _take_over_names(self, served: list[tuple[str, bytes | None]]) -> None:
+        """Names this worker serves now that another served: that worker ends its
+        session of each (`Ending.TAKEN_OVER`), as one worker does for a second login."""
+        for name, before in served:
+            worker = before.decode("ascii", "replace") if before is not None else ""
+            if worker != self.worker and WORKER_NAME.fullmatch(worker):
+                self.send(worker_inbox(worker),
+                          ToMember(name, Disconnected(Ending.TAKEN_OVER)))
 
     # --- reading ----------------------------------------------------------------------
 
@@ -361,6 +377,11 @@ class WorkerBus:
     def _for_this_worker(self, message: Any, table_id: str) -> None:
         if not isinstance(message, OUT_TO_A_WORKER):
             raise codec.CodecError(f"a {type(message).__name__} is not for a worker")
+        if not table_id and isinstance(message, ToMember) and \
+                message.event == Disconnected(Ending.TAKEN_OVER):
+            if self.on_taken is not None:  # they connected to another worker
+                self.on_taken(message.name)
+            return
         link = self.remote.get(table_id)
         if link is None:
             raise codec.CodecError(f"no table {shown(table_id)} here")

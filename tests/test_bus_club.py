@@ -61,7 +61,8 @@ async def test_a_game_across_three_workers_and_the_spectator_sees_no_hidden_tile
         await bob.press("enter")
         await ann.wait_for("hello from w1", WAIT)
         await bob.press("escape")
-        carl = await ScreenClient.connect(servers[2].port, "carl", key=new_key())
+        carl_key = new_key()
+        carl = await ScreenClient.connect(servers[2].port, "carl", key=carl_key)
         assert "hello from w1" in await enter_lobby(carl, WAIT)
         # Who is online on the other workers is in everyone's lobby.
         await ann.wait_for(lambda s: "bob" in s and "carl" in s, WAIT)
@@ -95,7 +96,13 @@ async def test_a_game_across_three_workers_and_the_spectator_sees_no_hidden_tile
         # To the end of the hand, bob playing from w1.
         await play([ann, bob], lambda s: "hand 2" in s[0] or "game is over" in s[0])
         await carl.wait_for(lambda s: "hand 2" in s or "game is over" in s, WAIT)
-        for client in (ann, bob, carl):
+
+        # carl connects again, to w0: his session on w2 ends, as on one worker.
+        again = await ScreenClient.connect(servers[0].port, "carl", key=carl_key)
+        await again.wait_for("You are watching", WAIT)
+        await carl.wait_closed(WAIT)
+        assert servers[0].lobby.serves("carl") and not servers[2].lobby.serves("carl")
+        for client in (ann, bob, carl, again):
             await client.close()
 
 

@@ -120,9 +120,18 @@ class PeerChat:
     posted: ChatPosted
 
 
+@dataclass(frozen=True, slots=True)
+class TakenElsewhere:
+    """`name` connected to another worker of the club: their session here ends (as a
+    second connection on one worker takes over the first), without detaching them from
+    their tables (they are attached from there)."""
+
+    name: str
+
+
 LobbyMessage = (FromHandle | HandleClosed | Connect | ServerBroadcast | ServerKick
                 | ServerRestartNews | Shutdown | TableChanged | TableClosed | HandDealt
-                | FromPeers | PeerChat)
+                | FromPeers | PeerChat | TakenElsewhere)
 
 
 # --- to a table ---------------------------------------------------------------------------

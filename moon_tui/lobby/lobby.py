@@ -56,6 +56,7 @@ from .internal import (
     Shutdown,
     TableChanged,
     TableClosed,
+    TakenElsewhere,
 )
 from .journal import MemoryJournal, SavedTable, TableJournal
 from .links import TableLink
@@ -305,9 +306,10 @@ class Lobby:
                          tuple(sorted(self._players)),
                          tuple(sorted(n for n, h in self._players.items() if h.operator)))
 
-    def from_peers(self, message: FromPeers | PeerChat) -> None:
-        """What the club's other workers share now, or a chat line posted on one (the
-        server's side reads them off its bus, decoded and checked)."""
+    def from_peers(self, message: FromPeers | PeerChat | TakenElsewhere) -> None:
+        """What the club's other workers share now, a chat line posted on one, or a
+        person here who connected to one (the server's side reads them off its bus,
+        decoded and checked)."""
         if self._running and not self._closing:
             self._post(message)
 
@@ -473,6 +475,11 @@ class Lobby:
             self._handle_gone(message.handle)
         elif isinstance(message, FromPeers):
             self._take_shares(message.shares)
+        elif isinstance(message, TakenElsewhere):
+            old = self._players.pop(message.name, None)
+            if old is not None:
+                old.end(Ending.TAKEN_OVER)
+                self._presence_dirty = True
         elif isinstance(message, PeerChat):
             self._chat_kept.append(message.posted)
             for handle in list(self._players.values()):
