@@ -110,6 +110,8 @@ class ClubOnBus:
         """Shares and chat lines read and refused."""
         self._lobby: Lobby | None = None
         self._last: dict[str, bytes] = {}
+        self._shared = False
+        """A share was written (the next one finds it, unless the bus lost it)."""
 
     # --- the lobby's peers ---------------------------------------------------------------
 
@@ -174,10 +176,16 @@ class ClubOnBus:
         lobby = self._lobby
         assert lobby is not None, "the club's sharing has not started"
         async with self.bus.pipeline(transaction=False) as pipe:
-            pipe.set(share_key(self.worker), codec.encode(lobby.shared()), px=SHARE_TTL_MS)
+            pipe.set(share_key(self.worker), codec.encode(lobby.shared()), px=SHARE_TTL_MS,
+                     get=True)
             pipe.sadd(WORKERS_KEY, self.worker)
             pipe.smembers(WORKERS_KEY)
-            *_, members = await pipe.execute()
+            before, *_, members = await pipe.execute()
+        if before is None and self._shared:  # the bus restarted empty (or we were away)
+            log.warning("bus: this worker's share was gone: its people are served again")
+            for name in sorted(self.served):
+                self.link.serve_soon(name, True)
+        self._shared = True
         workers = sorted(w for w in (m.decode("ascii", "replace") for m in members)
                          if WORKER_NAME.fullmatch(w) and w != self.worker)
         datas = await self.bus.mget([share_key(w) for w in workers]) if workers else []

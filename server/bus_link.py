@@ -36,6 +36,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from valkey.exceptions import ValkeyError
+
 from moon_tui.lobby import codec
 from moon_tui.lobby.internal import (
     Acked,
@@ -66,6 +68,8 @@ STREAM_MAX = 10_000
 not make the bus grow without end."""
 READ_BLOCK_MS = 1_000
 READ_COUNT = 256
+RETRY_SECONDS = 1.0
+"""How long a worker waits to read or write the bus again after it did not answer."""
 WAKE = b"wake"
 """An entry a worker writes to its own stream to stop waiting and read its tables anew."""
 WORKER_NAME = re.compile(r"w\d{1,3}")
@@ -274,38 +278,48 @@ class WorkerBus:
             batch = [await self._outbox.get()]
             while not self._outbox.empty():
                 batch.append(self._outbox.get_nowait())
-            members = sorted({key for kind, key, _, _ in batch if kind == "member"})
-            where = dict(zip(members, await self.bus.mget(members), strict=True)) \
-                if members else {}
             served: list[tuple[int, str]] = []
-            """The pipeline's replies to `serve`: the worker that served each name."""
-            async with self.bus.pipeline(transaction=False) as pipe:
-                for kind, key, data, table_id in batch:
-                    if kind == "let go":
-                        pipe.eval(_LET_GO, 2, key, lease_key(str(table_id)),
-                                  f"{self.worker}.")
-                        continue
-                    if kind == "serve":
-                        served.append((len(pipe), key.removeprefix("moon:member:")))
-                        pipe.set(key, self.worker, get=True)
-                        continue
-                    if kind == "leave":
-                        pipe.eval(_LEAVE, 1, key, self.worker)
-                        continue
-                    if kind == "member":
-                        worker = where[key]
-                        if worker is None or data is None:
-                            continue  # nobody serves the name: nothing crosses
-                        key = worker_inbox(worker.decode())
-                    assert data is not None
-                    fields = {"m": data, "from": self.worker.encode()}
-                    if table_id is not None:
-                        fields["t"] = table_id.encode()
-                    pipe.xadd(key, fields, approximate=True,
-                              maxlen=CHAT_STREAM_MAX if key == CHAT_STREAM else STREAM_MAX)
-                replies = await pipe.execute()
+            try:
+                replies = await self._write(batch, served)
+            except (ValkeyError, OSError) as error:  # lost: a member's `Resync` catches up
+                still_running()
+                log.warning("bus: %d entries not written (%s)", len(batch), error)
+                await asyncio.sleep(RETRY_SECONDS)
+                continue
             still_running()
             self._take_over_names([(name, replies[at]) for at, name in served])
+
+    async def _write(self, batch: list[_Out], served: list[tuple[int, str]]) -> list[Any]:
+        """One batch in one round trip (and one before, to find the workers serving its
+        members); `served` gets where each `serve`'s reply is."""
+        members = sorted({key for kind, key, _, _ in batch if kind == "member"})
+        where = dict(zip(members, await self.bus.mget(members), strict=True)) \
+            if members else {}
+        async with self.bus.pipeline(transaction=False) as pipe:
+            for kind, key, data, table_id in batch:
+                if kind == "let go":
+                    pipe.eval(_LET_GO, 2, key, lease_key(str(table_id)),
+                              f"{self.worker}.")
+                    continue
+                if kind == "serve":
+                    served.append((len(pipe), key.removeprefix("moon:member:")))
+                    pipe.set(key, self.worker, get=True)
+                    continue
+                if kind == "leave":
+                    pipe.eval(_LEAVE, 1, key, self.worker)
+                    continue
+                if kind == "member":
+                    worker = where[key]
+                    if worker is None or data is None:
+                        continue  # nobody serves the name: nothing crosses
+                    key = worker_inbox(worker.decode())
+                assert data is not None
+                fields = {"m": data, "from": self.worker.encode()}
+                if table_id is not None:
+                    fields["t"] = table_id.encode()
+                pipe.xadd(key, fields, approximate=True,
+                          maxlen=CHAT_STREAM_MAX if key == CHAT_STREAM else STREAM_MAX)
+            return list(await pipe.execute())
 
     def _take_over_names(self, served: list[tuple[str, bytes | None]]) -> None:
         """Names this worker serves now that another served: that worker ends its
@@ -334,7 +348,14 @@ class WorkerBus:
         self._positions[worker_inbox(self.worker)] = _now_id()
         while True:
             streams = dict(self._positions)
-            answer = await self.reader.xread(streams, count=READ_COUNT, block=READ_BLOCK_MS)
+            try:
+                answer = await self.reader.xread(streams, count=READ_COUNT,
+                                                 block=READ_BLOCK_MS)
+            except (ValkeyError, OSError) as error:  # the bus restarts: read again soon
+                still_running()
+                log.warning("bus: cannot read (%s): trying again in %g s", error, RETRY_SECONDS)
+                await asyncio.sleep(RETRY_SECONDS)
+                continue
             still_running()
             for key, entries in answer or ():
                 stream = key.decode() if isinstance(key, bytes) else str(key)

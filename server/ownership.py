@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -42,7 +43,8 @@ RENEW_MS = 3_000
 """How often the owner renews its leases: three renewals may fail before one lapses."""
 TAKE_OVER_SECONDS = 2.0
 """How often each worker looks for saved tables that no worker holds (a dead worker's):
-one is taken over at most this long after its lease lapsed."""
+one is taken over once it has been seen free for two renewals' time (`RENEW_MS`): its
+owner, alive after a bus that restarted empty, takes it back first)."""
 
 _RENEW = """
 local lost = {}
@@ -112,16 +114,32 @@ class OwnedJournal:
     def __init__(self, journal: SqliteJournal, leases: TableLeases) -> None:
         self.journal = journal
         self.leases = leases
+        self._unheld: dict[str, float] = {}
+        """Saved tables that no worker held at the last look (`load(patient=True)`), and
+        since when (monotonic): taken only after two renewals' time."""
         self.lost: set[str] = set()
         """Tables this worker owned and another took over: never written again here."""
 
-    async def load(self) -> list[SavedTable]:
+    async def load(self, *, patient: bool = False) -> list[SavedTable]:
         """The saved tables no worker holds, now held and claimed by this one: at start,
-        and then every `TAKE_OVER_SECONDS` (`take_over`), those of a worker that died."""
+        and then every `TAKE_OVER_SECONDS` (`take_over`), those of a worker that died.
+        `patient`: only those no worker held for two renewals' time (after a bus that
+        restarted empty, each owner takes its own back at its next renewal: another
+        worker taking them first would move every table, and its players, for nothing)."""
+        candidates = [saved.table_id for saved in await self.journal.load()
+                      if saved.table_id not in self.leases.held]
+        if patient:
+            holders = await self.leases.bus.mget([lease_key(t) for t in candidates]) \
+                if candidates else []
+            now = time.monotonic()
+            self._unheld = {t: self._unheld.get(t, now)
+                            for t, holder in zip(candidates, holders, strict=True)
+                            if holder is None}
+            wait = 2 * self.leases.renew_ms / 1000
+            candidates = [t for t, since in self._unheld.items() if now - since >= wait]
         taken = []
-        for saved in await self.journal.load():
-            table_id = saved.table_id
-            if table_id not in self.leases.held and await self.leases.take(table_id):
+        for table_id in candidates:
+            if await self.leases.take(table_id):
                 taken.append(table_id)
         if not taken:
             return []
@@ -144,7 +162,7 @@ class OwnedJournal:
         while True:
             await asyncio.sleep(TAKE_OVER_SECONDS)
             try:
-                for saved in await self.load():
+                for saved in await self.load(patient=True):
                     log.warning("table %s: its worker is gone; taken over here",
                                 saved.table_id)
                     await take_up(saved)

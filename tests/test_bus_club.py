@@ -142,3 +142,30 @@ async def test_what_other_workers_share_is_checked_and_a_bad_share_dropped(
         assert long.line.text == ("[b]x" * 100)[:200]
     finally:
         await bus.aclose()
+
+
+async def test_a_game_across_two_workers_goes_on_after_the_bus_restarts_empty(
+    valkey_bus: BusServer, tmp_path: Path,
+) -> None:
+    async with contextlib.AsyncExitStack() as stack:
+        servers: list[MoonServer] = [await stack.enter_async_context(running_server(
+            tmp_path, lobby_config=FAST, place=WorkerPlace(i, valkey_bus.url)))
+            for i in range(2)]
+        ann, bob = [await ScreenClient.connect(server.port, name, key=new_key())
+                    for server, name in zip(servers, ("ann", "bob"), strict=True)]
+        for client in (ann, bob):
+            await enter_lobby(client, WAIT)
+        await create_table(ann, bots=1)
+        await bob.wait_for("ann's table", WAIT)
+        await bob.press("j")
+        await bob.wait_for("waiting room", WAIT)
+        await start_game(ann)
+        await play([ann, bob], lambda s: "Trick 2" in s[0], WAIT)
+
+        valkey_bus.stop()  # nothing of the bus is kept: leases, shares, who is where
+        valkey_bus.start()
+        await play([ann, bob], lambda s: "hand 2" in s[0] or "game is over" in s[0])
+        [table] = servers[0].lobby.tables()
+        assert servers[0].owned is not None and table.table_id in servers[0].owned.leases.held
+        for client in (ann, bob):
+            await client.close()

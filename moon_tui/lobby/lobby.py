@@ -217,6 +217,9 @@ class Lobby:
         """The operators, online or not: sent with `_places` (same key)."""
         self._places_key: tuple[object, ...] = ()
         self._peers = peers
+        self._taken_up: set[str] = set()
+        """Tables taken over since the lobby started, whose people here are not attached
+        yet (at their first entry: the table runs by then)."""
         self._elsewhere: tuple[str, ...] = ()
         """Who is connected to the club's other workers (and not here)."""
         self._operators_elsewhere: frozenset[str] = frozenset()
@@ -456,6 +459,9 @@ class Lobby:
             if table_id in self._router.links:
                 self._listing.update(message.info)
                 self._dirty = True
+                if table_id in self._taken_up:  # it runs now: its people here rejoin it
+                    self._taken_up.discard(table_id)
+                    self._attach_here({table_id})
                 if message.info.status == "playing":
                     self._started_at.setdefault(table_id, time.time())
                 else:
@@ -806,7 +812,7 @@ class Lobby:
         self._listing.update(info)
         if self._running:  # taken over from a worker that died: who is here is back
             self._dirty = True
-            self._attach_here({info.table_id})
+            self._taken_up.add(info.table_id)
             self._post(TableChanged(info))  # wakes the actor to tell everyone
 
     async def take_up(self, saved: SavedTable) -> None:
