@@ -9,6 +9,7 @@ default (one process, no bus) needs nothing of it installed.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -19,6 +20,16 @@ if TYPE_CHECKING:
     from valkey.asyncio import Valkey
 
 CONNECT_SECONDS = 5.0
+
+
+def still_running() -> None:
+    """Raise `CancelledError` if the current task was cancelled. valkey-py's asyncio
+    client may let a cancellation go (seen: a pipeline's `execute` returned as usual
+    after its task was cancelled, and the task then waited for ever, holding up the
+    server's stop): every loop over the bus calls this after its calls to the bus."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from valkey.exceptions import ValkeyError
+
 from moon_tui.lobby import codec
 from moon_tui.lobby.internal import (
     Acked,
@@ -48,8 +50,13 @@ from moon_tui.lobby.internal import (
     ToMember,
 )
 from moon_tui.lobby.links import InProcessLink
+from moon_tui.lobby.messages import ChatPosted, Disconnected
+from moon_tui.lobby.notices import Ending
 from moon_tui.lobby.refusals import Refusal, Refused
 from moon_tui.lobby.restoring import shown
+
+from .bus import still_running
+from .ownership import lease_key
 
 if TYPE_CHECKING:
     from valkey.asyncio import Valkey
@@ -61,14 +68,23 @@ STREAM_MAX = 10_000
 not make the bus grow without end."""
 READ_BLOCK_MS = 1_000
 READ_COUNT = 256
+RETRY_SECONDS = 1.0
+"""How long a worker waits to read or write the bus again after it did not answer."""
 WAKE = b"wake"
-LAST_SEQUENCE = 2**64 - 1
-"""The highest sequence number of a stream entry id within one millisecond."""
 """An entry a worker writes to its own stream to stop waiting and read its tables anew."""
 WORKER_NAME = re.compile(r"w\d{1,3}")
+CHAT_STREAM = "moon:club:chat"
+"""The lobby chat's lines, from every worker, read by every worker (`bus_club.py`)."""
+CHAT_STREAM_MAX = 1_000
 INTO_A_TABLE = (FromMember, Attach, Detach, CloseNow)
 """What another worker may put into a table (its clocks and computers are its own)."""
 OUT_TO_A_WORKER = (ToMember, Acked)
+
+
+def _now_id() -> str:
+    """A stream position just before now: an entry written in this very millisecond is
+    read too (its id may be `<now>-0`, which a position of `<now>-0` passes over)."""
+    return f"{int(time.time() * 1000) - 1}-0"
 
 
 def table_inbox(table_id: str) -> str:
@@ -87,7 +103,20 @@ _LEAVE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+_LET_GO = """
+local owner = redis.call('GET', KEYS[2])
+if not owner or string.sub(owner, 1, #ARGV[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+"""Deletes a table's stream (KEYS[1]) unless another worker holds its lease (KEYS[2]):
+the stream is the new owner's then, with what was sent to it meanwhile."""
 Receiver = Callable[[TableOutput], None]
+_Out = tuple[str, str, bytes | None, str | None]
+"""An entry to write: what to do (`add` to a stream, `member`: add to the stream of the
+worker serving a name, `let go` of a table's stream, `serve` or `leave` a name), the key,
+the bytes, and the table they are about."""
 
 
 class OwnerLink(InProcessLink):
@@ -172,9 +201,12 @@ class WorkerBus:
         self.serves = serves
         self.owned: dict[str, OwnerLink] = {}
         self.remote: dict[str, RemoteTableLink] = {}
-        self._outbox: asyncio.Queue[tuple[str, bytes | None, str | None]] = asyncio.Queue()
-        """Entries to write, in order: a stream, the bytes (None: delete the stream), and
-        the table they are about."""
+        self._outbox: asyncio.Queue[_Out] = asyncio.Queue()
+        """What to write, in order (`_Out`)."""
+        self.on_taken: Callable[[str], None] | None = None
+        """Where a name this worker served and another now serves goes (None: nowhere)."""
+        self.on_chat: Callable[[ChatPosted], None] | None = None
+        """Where the lobby chat's lines posted on other workers go (None: not read)."""
         self._positions: dict[str, str] = {}
         self.dropped = 0
         """Entries read and refused (not a message, or not one this stream may carry)."""
@@ -191,17 +223,21 @@ class WorkerBus:
         """A table runs here from now on: its stream is read from this moment (what was
         written to it before, for an earlier owner, is not this table's to act on)."""
         self.owned[link.table_id] = link
-        # XREAD gives the entries after an id: the last one of the millisecond before
-        # this one, so an entry written in this very millisecond (id `<now>-0`) is read.
-        self._positions[table_inbox(link.table_id)] = \
-            f"{int(time.time() * 1000) - 1}-{LAST_SEQUENCE}"
-        self._outbox.put_nowait((worker_inbox(self.worker), WAKE, None))
+        self._positions[table_inbox(link.table_id)] = _now_id()
+        self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None))
+
+    def hear_chat(self, on_chat: Callable[[ChatPosted], None], after: str) -> None:
+        """The lobby chat's lines posted on other workers after the entry `after` (an id)
+        go to `on_chat` from now on."""
+        self.on_chat = on_chat
+        self._positions[CHAT_STREAM] = after
+        self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None))
 
     def let_go(self, table_id: str) -> None:
         if self.owned.pop(table_id, None) is not None:
             key = table_inbox(table_id)
             self._positions.pop(key, None)
-            self._outbox.put_nowait((key, None, None))
+            self._outbox.put_nowait(("let go", key, None, table_id))
 
     # --- who is served where ------------------------------------------------------------
 
@@ -213,6 +249,12 @@ class WorkerBus:
         """`name` left this worker (if another took them meanwhile, it stays theirs)."""
         await self.bus.eval(_LEAVE, 1, member_key(name), self.worker)  # type: ignore[misc]
 
+    def serve_soon(self, name: str, serving: bool) -> None:
+        """`serve` (or `leave`) in order with what is sent: an attach written after it
+        finds the name served here."""
+        self._outbox.put_nowait(("serve" if serving else "leave", member_key(name), None,
+                                 None))
+
     # --- sending ----------------------------------------------------------------------
 
     def send(self, stream: str, message: Any, table_id: str | None = None) -> None:
@@ -220,36 +262,73 @@ class WorkerBus:
 
     def send_bytes(self, stream: str, data: bytes, table_id: str | None = None) -> None:
         """Queued, written in order by `run` (a link never blocks)."""
-        self._outbox.put_nowait((stream, data, table_id))
+        self._outbox.put_nowait(("add", stream, data, table_id))
 
     def to_member(self, message: ToMember, table_id: str) -> None:
         """To the worker serving `message.name` now, found when it is sent."""
-        self._outbox.put_nowait((member_key(message.name), codec.encode(message), table_id))
+        self._outbox.put_nowait(("member", member_key(message.name), codec.encode(message),
+                                 table_id))
+
+    def chat(self, posted: ChatPosted) -> None:
+        """A lobby chat line posted here, for the other workers."""
+        self._outbox.put_nowait(("add", CHAT_STREAM, codec.encode(posted), None))
 
     async def _send(self) -> None:
         while True:
             batch = [await self._outbox.get()]
             while not self._outbox.empty():
                 batch.append(self._outbox.get_nowait())
-            members = sorted({stream for stream, _, _ in batch if stream.startswith(
-                "moon:member:")})
-            where = dict(zip(members, await self.bus.mget(members), strict=True)) \
-                if members else {}
-            async with self.bus.pipeline(transaction=False) as pipe:
-                for stream, data, table_id in batch:
-                    if data is None:
-                        pipe.delete(stream)
-                        continue
-                    if stream in where:
-                        worker = where[stream]
-                        if worker is None:
-                            continue  # nobody serves the name: nothing crosses
-                        stream = worker_inbox(worker.decode())
-                    fields = {"m": data, "from": self.worker.encode()}
-                    if table_id is not None:
-                        fields["t"] = table_id.encode()
-                    pipe.xadd(stream, fields, maxlen=STREAM_MAX, approximate=True)
-                await pipe.execute()
+            served: list[tuple[int, str]] = []
+            try:
+                replies = await self._write(batch, served)
+            except (ValkeyError, OSError) as error:  # lost: a member's `Resync` catches up
+                still_running()
+                log.warning("bus: %d entries not written (%s)", len(batch), error)
+                await asyncio.sleep(RETRY_SECONDS)
+                continue
+            still_running()
+            self._take_over_names([(name, replies[at]) for at, name in served])
+
+    async def _write(self, batch: list[_Out], served: list[tuple[int, str]]) -> list[Any]:
+        """One batch in one round trip (and one before, to find the workers serving its
+        members); `served` gets where each `serve`'s reply is."""
+        members = sorted({key for kind, key, _, _ in batch if kind == "member"})
+        where = dict(zip(members, await self.bus.mget(members), strict=True)) \
+            if members else {}
+        async with self.bus.pipeline(transaction=False) as pipe:
+            for kind, key, data, table_id in batch:
+                if kind == "let go":
+                    pipe.eval(_LET_GO, 2, key, lease_key(str(table_id)),
+                              f"{self.worker}.")
+                    continue
+                if kind == "serve":
+                    served.append((len(pipe), key.removeprefix("moon:member:")))
+                    pipe.set(key, self.worker, get=True)
+                    continue
+                if kind == "leave":
+                    pipe.eval(_LEAVE, 1, key, self.worker)
+                    continue
+                if kind == "member":
+                    worker = where[key]
+                    if worker is None or data is None:
+                        continue  # nobody serves the name: nothing crosses
+                    key = worker_inbox(worker.decode())
+                assert data is not None
+                fields = {"m": data, "from": self.worker.encode()}
+                if table_id is not None:
+                    fields["t"] = table_id.encode()
+                pipe.xadd(key, fields, approximate=True,
+                          maxlen=CHAT_STREAM_MAX if key == CHAT_STREAM else STREAM_MAX)
+            return list(await pipe.execute())
+
+    def _take_over_names(self, served: list[tuple[str, bytes | None]]) -> None:
+        """Names this worker serves now that another served: that worker ends its
+        session of each (`Ending.TAKEN_OVER`), as one worker does for a second login."""
+        for name, before in served:
+            worker = before.decode("ascii", "replace") if before is not None else ""
+            if worker != self.worker and WORKER_NAME.fullmatch(worker):
+                self.send(worker_inbox(worker),
+                          ToMember(name, Disconnected(Ending.TAKEN_OVER)))
 
     # --- reading ----------------------------------------------------------------------
 
@@ -264,11 +343,20 @@ class WorkerBus:
                 await sender
 
     async def _read(self) -> None:
-        own = worker_inbox(self.worker)
-        self._positions[own] = "$"
+        # Not "$": that would mean "from this read on" at every read until an entry comes,
+        # and pass over what is written between two reads.
+        self._positions[worker_inbox(self.worker)] = _now_id()
         while True:
             streams = dict(self._positions)
-            answer = await self.reader.xread(streams, count=READ_COUNT, block=READ_BLOCK_MS)
+            try:
+                answer = await self.reader.xread(streams, count=READ_COUNT,
+                                                 block=READ_BLOCK_MS)
+            except (ValkeyError, OSError) as error:  # the bus restarts: read again soon
+                still_running()
+                log.warning("bus: cannot read (%s): trying again in %g s", error, RETRY_SECONDS)
+                await asyncio.sleep(RETRY_SECONDS)
+                continue
+            still_running()
             for key, entries in answer or ():
                 stream = key.decode() if isinstance(key, bytes) else str(key)
                 for entry_id, fields in entries:
@@ -285,7 +373,9 @@ class WorkerBus:
             sender = fields.get(b"from", b"").decode("ascii")
             if not WORKER_NAME.fullmatch(sender):
                 raise codec.CodecError(f"a sender that is not a worker: {shown(sender)}")
-            if stream == worker_inbox(self.worker):
+            if stream == CHAT_STREAM:
+                self._chat(message, sender)
+            elif stream == worker_inbox(self.worker):
                 self._for_this_worker(message, fields.get(b"t", b"").decode("utf-8"))
             else:
                 table_id = stream.removeprefix("moon:table:").removesuffix(":in")
@@ -299,9 +389,20 @@ class WorkerBus:
             self.dropped += 1
             log.warning("bus: an entry of %s dropped: %s", stream, shown(str(error)))
 
+    def _chat(self, message: Any, sender: str) -> None:
+        if not isinstance(message, ChatPosted):
+            raise codec.CodecError(f"a {type(message).__name__} is not a chat line")
+        if sender != self.worker and self.on_chat is not None:
+            self.on_chat(message)
+
     def _for_this_worker(self, message: Any, table_id: str) -> None:
         if not isinstance(message, OUT_TO_A_WORKER):
             raise codec.CodecError(f"a {type(message).__name__} is not for a worker")
+        if not table_id and isinstance(message, ToMember) and \
+                message.event == Disconnected(Ending.TAKEN_OVER):
+            if self.on_taken is not None:  # they connected to another worker
+                self.on_taken(message.name)
+            return
         link = self.remote.get(table_id)
         if link is None:
             raise codec.CodecError(f"no table {shown(table_id)} here")

@@ -48,6 +48,7 @@ from moon_tui.lobby.journal import (
     HandRow,
     JournalEntry,
     NewGame,
+    NotOwner,
     SavedTable,
     TableGone,
     TableRow,
@@ -105,7 +106,7 @@ _Fenced = tuple[JournalEntry, "int | None"]
 """An entry and the epoch it was written under (None: not checked)."""
 
 
-class StaleOwner(Exception):
+class StaleOwner(NotOwner):
     """A table's entries were refused: another worker took the table over since."""
 
     def __init__(self, tables: frozenset[str]) -> None:

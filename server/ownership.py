@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from moon_tui.lobby.journal import JournalEntry, SavedTable, TableGone
 
+from .bus import still_running
 from .journal import SqliteJournal, StaleOwner
 
 if TYPE_CHECKING:
@@ -39,6 +41,10 @@ LEASE_MS = 10_000
 its last renewal (the issue asks for a takeover within 10 s of the lease lapsing)."""
 RENEW_MS = 3_000
 """How often the owner renews its leases: three renewals may fail before one lapses."""
+TAKE_OVER_SECONDS = 2.0
+"""How often each worker looks for saved tables that no worker holds (a dead worker's):
+one is taken over once it has been seen free for two renewals' time (`RENEW_MS`): its
+owner, alive after a bus that restarted empty, takes it back first)."""
 
 _RENEW = """
 local lost = {}
@@ -108,6 +114,9 @@ class OwnedJournal:
     def __init__(self, journal: SqliteJournal, leases: TableLeases) -> None:
         self.journal = journal
         self.leases = leases
+        self._unheld: dict[str, float] = {}
+        """Saved tables that no worker held at the last look (`load(patient=True)`), and
+        since when (monotonic): taken only after two renewals' time."""
         self.lost: set[str] = set()
         """Tables this worker owned and another took over: never written again here."""
 
@@ -117,14 +126,55 @@ class OwnedJournal:
     async def lobby_chat(self) -> list[Any]:
         return await self.journal.lobby_chat()
 
-    async def load(self) -> list[SavedTable]:
-        """The saved tables no worker holds, now held and claimed by this one."""
+    async def load(self, *, patient: bool = False) -> list[SavedTable]:
+        """The saved tables no worker holds, now held and claimed by this one: at start,
+        and then every `TAKE_OVER_SECONDS` (`take_over`), those of a worker that died.
+        `patient`: only those no worker held for two renewals' time (after a bus that
+        restarted empty, each owner takes its own back at its next renewal: another
+        worker taking them first would move every table, and its players, for nothing)."""
+        candidates = [saved.table_id for saved in await self.journal.load()
+                      if saved.table_id not in self.leases.held]
+        if patient:
+            holders = await self.leases.bus.mget([lease_key(t) for t in candidates]) \
+                if candidates else []
+            now = time.monotonic()
+            self._unheld = {t: self._unheld.get(t, now)
+                            for t, holder in zip(candidates, holders, strict=True)
+                            if holder is None}
+            wait = 2 * self.leases.renew_ms / 1000
+            candidates = [t for t, since in self._unheld.items() if now - since >= wait]
+        taken = []
+        for table_id in candidates:
+            if await self.leases.take(table_id):
+                taken.append(table_id)
+        if not taken:
+            return []
+        # Read again: a table closed (gone) between the first read and its lease given
+        # up must not come back.
+        still = {saved.table_id: saved for saved in await self.journal.load()}
         mine = []
-        for saved in await self.journal.load():
-            if await self.leases.take(saved.table_id):
-                await self.journal.claim(saved.table_id)
-                mine.append(saved)
+        for table_id in taken:
+            if table_id in still:
+                await self.journal.claim(table_id)
+                self.lost.discard(table_id)
+                mine.append(still[table_id])
+            else:
+                await self.leases.give_up(table_id)
         return mine
+
+    async def take_over(self, take_up: Callable[[SavedTable], Awaitable[object]]) -> None:
+        """Every `TAKE_OVER_SECONDS` until cancelled: the saved tables whose worker died
+        (their lease lapsed) are taken up here (`take_up`), if no other worker was first."""
+        while True:
+            await asyncio.sleep(TAKE_OVER_SECONDS)
+            try:
+                for saved in await self.load(patient=True):
+                    log.warning("table %s: its worker is gone; taken over here",
+                                saved.table_id)
+                    await take_up(saved)
+            except Exception as error:  # noqa: BLE001 - the bus is down: try again
+                log.warning("cannot look for tables to take over: %s", error)
+            still_running()
 
     async def write(self, entries: Sequence[JournalEntry],
                     then: Callable[[], object] | None = None) -> None:
@@ -158,6 +208,7 @@ class OwnedJournal:
                 await self.renew()
             except Exception as error:  # noqa: BLE001 - the bus is down: try again
                 log.warning("cannot renew the tables' leases on the bus: %s", error)
+            still_running()
 
     async def renew(self) -> None:
         """Renew the leases; a table whose lease lapsed (the bus restarted empty, or this

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from valkey.asyncio import Valkey
 
     from .bus import WorkerPlace
+    from .bus_club import ClubOnBus
     from .ownership import OwnedJournal
 
 log = logging.getLogger(__name__)
@@ -143,6 +144,9 @@ class MoonServer:
         """The bus's client, while a worker on one runs."""
         self.owned: OwnedJournal | None = None
         """A worker's tables: their leases on the bus and their epochs."""
+        self.club_bus: ClubOnBus | None = None
+        """A worker's part of the club on the bus: its tables' links, its shares."""
+        self._bus_reader: Valkey | None = None
         self._lobby_config = lobby_config or config.lobby_config()
         self._app_factory = app_factory
         self.db = Database(config.database_path)
@@ -277,12 +281,21 @@ class MoonServer:
             holder = f"{self.place.name}.{os.getpid()}"
             journal = self.owned = OwnedJournal(self.journal, TableLeases(self.bus, holder))
             self._tasks.append(asyncio.create_task(self.owned.keep(), name="moon-leases"))
+            self.club_bus = await self._join_club(self.place, self.bus)
         limits = self.config.limits
         lobby = Lobby(self._lobby_config, self.records, journal=journal,
                       on_ban=self.bans.ban,
                       on_restart=self._restart_asked, restart_news=self._restart_news,
-                      keeper=self.club, kept=await self.club.load())
+                      keeper=self.club, kept=await self.club.load(),
+                      link=None if self.club_bus is None else self.club_bus.link.owner_link,
+                      peers=self.club_bus)
         self._lobby = await lobby.__aenter__()
+        if self.club_bus is not None:
+            await self.club_bus.start(lobby)
+            self._tasks.append(asyncio.create_task(self.club_bus.run(), name="moon-club"))
+            assert self.owned is not None
+            self._tasks.append(asyncio.create_task(self.owned.take_over(lobby.take_up),
+                                                   name="moon-take-over"))
         self.analyst = Analyst(lobby.bots, store=DatabaseAnalyses(self.db))
         self.door.motd = lambda: lobby.motd
         bans = self.bans
@@ -380,7 +393,29 @@ class MoonServer:
         self._unpatch()
         log.info("stopped")
 
+    async def _join_club(self, place: WorkerPlace, bus: Valkey) -> ClubOnBus:
+        """The tables' links and the club's shares over the bus (`bus_club.py`): one more
+        connection, which blocks reading the streams."""
+        from .bus import connect
+        from .bus_club import ClubOnBus
+        from .bus_link import WorkerBus
+
+        self._bus_reader = await connect(place.bus)
+
+        def serves(name: str) -> bool:
+            return self._lobby is not None and self._lobby.serves(name)
+
+        link = WorkerBus(bus, self._bus_reader, place.name, serves)
+        self._tasks.append(asyncio.create_task(link.run(), name="moon-bus"))
+        return ClubOnBus(link, self._lobby_config.chat_max_chars)
+
     async def _close_bus(self) -> None:
+        if self.club_bus is not None:
+            await self.club_bus.close()
+        reader, self._bus_reader = self._bus_reader, None
+        if reader is not None:
+            with contextlib.suppress(Exception):
+                await reader.aclose()
         bus, self.bus = self.bus, None
         if self.owned is not None:  # the tables were saved: another worker may take them
             for table_id in sorted(self.owned.leases.held):

@@ -14,6 +14,7 @@ import valkey.asyncio as valkey
 from moon_tui.lobby import codec
 from moon_tui.lobby.internal import (
     Acked,
+    Attach,
     BotMoved,
     FromMember,
     TableMessage,
@@ -25,6 +26,7 @@ from moon_tui.lobby.refusals import Refusal
 from moon_tui.rules import Action
 from server.bus_link import WorkerBus, table_inbox
 from server.bus_server import BusServer
+from server.ownership import lease_key
 from tests.test_lobby_codec import a_real_update
 from tools.probe import eventually
 
@@ -145,3 +147,24 @@ async def test_a_member_who_moved_to_another_worker_stays_theirs(valkey_bus: Bus
         assert await w1.bus.get("moon:member:ann") == b"w2"
         await w2.leave("ann")
         assert await w1.bus.get("moon:member:ann") is None
+
+
+async def test_a_table_let_go_leaves_its_stream_to_a_worker_that_took_it_over(
+    valkey_bus: BusServer,
+) -> None:
+    async with worker(valkey_bus, "w0", set()) as w0:
+        for holder, kept in (("w1.7", True), ("w0.7", False), (None, False)):
+            await w0.bus.delete(lease_key("t1"))
+            if holder is not None:
+                await w0.bus.set(lease_key("t1"), holder)
+            link = w0.owner_link("t1", lambda _: None)
+            link.open(lambda _: None)
+            await w0.bus.xadd(table_inbox("t1"), {"m": codec.encode(Attach("ann")),
+                                                  "from": "w1"})
+            link.shut()
+            w0.send("after", Attach("ann"))  # written after the stream was let go
+            async with asyncio.timeout(10):
+                while not await w0.bus.exists("after"):
+                    await asyncio.sleep(0.02)
+            assert bool(await w0.bus.exists(table_inbox("t1"))) is kept, holder
+            await w0.bus.delete("after", table_inbox("t1"))

@@ -397,17 +397,18 @@ async def running_server(
 ) -> AsyncIterator[MoonServer]:
     """A real server on a free loopback port with its data in `data` (tests, benchmarks).
 
-    `options` go to `ServerConfig` except `app_factory`, `lobby_config` and
-    `freeze_memory` (`MoonServer`'s). Its players are let go at once when it stops (no
-    `shutdown_notice_seconds`) unless a test asks.
+    `options` go to `ServerConfig` except `app_factory`, `lobby_config`, `freeze_memory`
+    and `place` (`MoonServer`'s: a worker of a club on a bus). Its players are let go at
+    once when it stops (no `shutdown_notice_seconds`) unless a test asks.
     """
     options.setdefault("shutdown_notice_seconds", 0.0)
     app_factory = options.pop("app_factory", None)
     lobby_config = options.pop("lobby_config", None)
     freeze_memory = options.pop("freeze_memory", False)
+    place = options.pop("place", None)
     config = ServerConfig(host="127.0.0.1", port=0, data=data, **options)
     server = MoonServer(config, app_factory=app_factory, lobby_config=lobby_config,
-                        freeze_memory=freeze_memory)
+                        freeze_memory=freeze_memory, place=place)
     await server.start()
     try:
         yield server

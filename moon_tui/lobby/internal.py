@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..rules import Action
 from ..rules.illegal import Param
-from .messages import Command, Event, RestartNotice, TableInfo
+from .messages import ChatPosted, Command, Event, RestartNotice, TableInfo
 from .notices import Leave
 
 if TYPE_CHECKING:
@@ -95,8 +95,43 @@ class HandDealt:
     hand: int
 
 
+@dataclass(frozen=True, slots=True)
+class ClubShare:
+    """What one worker of a club shows the others (`peers.py`): its own tables' entries
+    (invite codes included: the other workers route codes to them), who is connected to
+    it, and which of them are operators. Crosses the bus in the wire format."""
+
+    tables: tuple[TableInfo, ...]
+    online: tuple[str, ...]
+    operators: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FromPeers:
+    """What the club's other workers share now, one `ClubShare` each."""
+
+    shares: tuple[ClubShare, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PeerChat:
+    """A line of the lobby chat posted on another worker."""
+
+    posted: ChatPosted
+
+
+@dataclass(frozen=True, slots=True)
+class TakenElsewhere:
+    """`name` connected to another worker of the club: their session here ends (as a
+    second connection on one worker takes over the first), without detaching them from
+    their tables (they are attached from there)."""
+
+    name: str
+
+
 LobbyMessage = (FromHandle | HandleClosed | Connect | ServerBroadcast | ServerKick
-                | ServerRestartNews | Shutdown | TableChanged | TableClosed | HandDealt)
+                | ServerRestartNews | Shutdown | TableChanged | TableClosed | HandDealt
+                | FromPeers | PeerChat | TakenElsewhere)
 
 
 # --- to a table ---------------------------------------------------------------------------

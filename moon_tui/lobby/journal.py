@@ -86,6 +86,13 @@ class SavedTable:
     chat: tuple[JsonObject, ...] = ()
 
 
+class NotOwner(Exception):
+    """A table's entries were refused because another process owns the table now (a
+    worker of a club that lost the table's lease: `server/ownership.py`). The table
+    stops here at once, telling nothing more and saving nothing: its new owner runs it
+    on from the journal."""
+
+
 class TableJournal(Protocol):
     """Where tables write themselves down. One journal is shared by every table."""
 
@@ -93,7 +100,8 @@ class TableJournal(Protocol):
                     then: Callable[[], object] | None = None) -> None:
         """Make `entries` durable, in order, and return once they are. Raises if they
         cannot be written: nothing of them is kept, the table holds what it would tell
-        and writes them again (`table.py`: it waits for its journal).
+        and writes them again (`table.py`: it waits for its journal); `NotOwner` when
+        another worker owns the table now (the table stops).
 
         `then` runs once they are durable (never when they failed), before this returns,
         in the same pass of the event loop as the journal learns it: a table tells its

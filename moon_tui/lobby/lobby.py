@@ -12,6 +12,10 @@ The tables write themselves to a `TableJournal` (`journal.py`) as they go; enter
 `async with Lobby()` takes up every table the journal kept (`restoring.py`), so a table
 survives a restart, and a crash too, as it was at its last decision anyone was told of.
 Leaving it stops the tables without forgetting them, to come back with the next lobby.
+
+A lobby may be one worker's of a club spread over several processes (`peers.py`): it
+runs the tables opened here and lists, besides, the tables the other workers run, who is
+connected to them, and the lobby chat posted there, as they share it (`from_peers`).
 """
 
 from __future__ import annotations
@@ -38,17 +42,21 @@ from .handle import LobbyClosed, PlayerHandle
 from .host import TableHost
 from .internal import (
     CloseNow,
+    ClubShare,
     Connect,
     FromHandle,
+    FromPeers,
     HandDealt,
     HandleClosed,
     LobbyMessage,
+    PeerChat,
     ServerBroadcast,
     ServerKick,
     ServerRestartNews,
     Shutdown,
     TableChanged,
     TableClosed,
+    TakenElsewhere,
 )
 from .journal import LOBBY_ROOM, ChatRow, MemoryJournal, SavedTable, TableJournal
 from .links import TableLink
@@ -85,6 +93,7 @@ from .messages import (
     Unban,
 )
 from .notices import Ending, Leave, Tell
+from .peers import Peers
 from .practice import start_of
 from .refusals import Refusal, Refused
 from .restoring import SavedTableError, new_table_id, saved_chat
@@ -127,7 +136,7 @@ class Lobby:
                  restart_news: Callable[[], RestartNotice | None] | None = None,
                  clock: Clock | None = None, journal: TableJournal | None = None,
                  keeper: ClubKeeper | None = None, kept: ClubState | None = None,
-                 link: links.LinkFactory | None = None) -> None:
+                 link: links.LinkFactory | None = None, peers: Peers | None = None) -> None:
         """`on_ban(name, reason)` makes an operator's ban last; `on_restart(command,
         operator)` hands an operator's restart (or its cancelling) to whoever owns the
         countdown (the server), and returns why not, if it will not; `restart_news()` is
@@ -137,7 +146,8 @@ class Lobby:
         them for good, each saving its unfinished game as a record, as nothing would
         bring them back. `keeper` makes kicks, unbans, the notice board and players'
         settings last (`club.py`); `kept` is what it kept from before. `link` makes each
-        table's link (`links.py`): in process unless told (`links.default_link`)."""
+        table's link (`links.py`): in process unless told (`links.default_link`).
+        `peers` are the club's other workers (`peers.py`); None: the lobby is the club."""
         self.config = config
         self.journal: TableJournal = journal if journal is not None else MemoryJournal()
         self._tables_outlive_it = journal is not None
@@ -208,6 +218,15 @@ class Lobby:
         self._operators: tuple[str, ...] = ()
         """The operators, online or not: sent with `_places` (same key)."""
         self._places_key: tuple[object, ...] = ()
+        self._peers = peers
+        self._taken_up: set[str] = set()
+        """Tables taken over since the lobby started, whose people here are not attached
+        yet (at their first entry: the table runs by then)."""
+        self._elsewhere: tuple[str, ...] = ()
+        """Who is connected to the club's other workers (and not here)."""
+        self._operators_elsewhere: frozenset[str] = frozenset()
+        self._codes_elsewhere: dict[str, str] = {}
+        """The invite codes of the tables other workers run: each code's table id."""
 
     # -- the lifetime ----------------------------------------------------------------------
     async def __aenter__(self) -> Lobby:
@@ -276,7 +295,29 @@ class Lobby:
         return await reply
 
     def online(self) -> tuple[str, ...]:
-        return tuple(sorted(self._players))
+        """Who is connected, here or to the club's other workers."""
+        if not self._elsewhere:
+            return tuple(sorted(self._players))
+        return tuple(sorted(self._players.keys() | set(self._elsewhere)))
+
+    def serves(self, name: str) -> bool:
+        """`name` is connected to this lobby (not to another worker of the club)."""
+        return name in self._players
+
+    def shared(self) -> ClubShare:
+        """What this worker shows the club's other workers: the tables run here (their
+        full entries), who is connected here, and which of them are operators."""
+        runs = self._router.links
+        return ClubShare(tuple(t for t in self._listing.tables() if t.table_id in runs),
+                         tuple(sorted(self._players)),
+                         tuple(sorted(n for n, h in self._players.items() if h.operator)))
+
+    def from_peers(self, message: FromPeers | PeerChat | TakenElsewhere) -> None:
+        """What the club's other workers share now, a chat line posted on one, or a
+        person here who connected to one (the server's side reads them off its bus,
+        decoded and checked)."""
+        if self._running and not self._closing:
+            self._post(message)
 
     @property
     def motd(self) -> str:
@@ -421,6 +462,9 @@ class Lobby:
             if table_id in self._router.links:
                 self._listing.update(message.info)
                 self._dirty = True
+                if table_id in self._taken_up:  # it runs now: its people here rejoin it
+                    self._taken_up.discard(table_id)
+                    self._attach_here({table_id})
                 if message.info.status == "playing":
                     self._started_at.setdefault(table_id, time.time())
                 else:
@@ -438,6 +482,17 @@ class Lobby:
                 self._hands[message.table_id] = message.hand
         elif isinstance(message, HandleClosed):
             self._handle_gone(message.handle)
+        elif isinstance(message, FromPeers):
+            self._take_shares(message.shares)
+        elif isinstance(message, TakenElsewhere):
+            old = self._players.pop(message.name, None)
+            if old is not None:
+                old.end(Ending.TAKEN_OVER)
+                self._presence_dirty = True
+        elif isinstance(message, PeerChat):
+            self._chat_kept.append(message.posted)
+            for handle in list(self._players.values()):
+                handle.deliver(message.posted)
         elif isinstance(message, Connect):
             self._connect(message)
         elif isinstance(message, ServerBroadcast):
@@ -455,6 +510,30 @@ class Lobby:
                 else Leave.SERVER_STOPPED
             self._router.tell(list(self._router.links),
                               CloseNow(stopping, for_good=not self._tables_outlive_it))
+
+    def _take_shares(self, shares: tuple[ClubShare, ...]) -> None:
+        """The other workers' tables listed (a table run here wins over an entry of one
+        that ran it before), those gone unlisted; who is connected there."""
+        assert self._peers is not None, "a lobby alone has no peers"
+        runs = self._router.links
+        theirs = {t.table_id: t for share in shares for t in share.tables
+                  if t.table_id not in runs}
+        listed = {t.table_id: t for t in self._listing.tables()}
+        version = self._listing.version
+        for table_id in listed.keys() - runs.keys() - theirs.keys():
+            self._listing.remove(table_id)
+        for table_id, info in theirs.items():
+            if listed.get(table_id) != info:
+                self._listing.update(info)
+        self._dirty = self._dirty or self._listing.version != version
+        self._attach_here(self._router.sync_remote(theirs, self._peers.remote_link))
+        self._codes_elsewhere = {t.invite_code: t.table_id for t in theirs.values()
+                                 if t.invite_code}
+        elsewhere = tuple(sorted({n for share in shares for n in share.online}))
+        operators = frozenset(n for share in shares for n in share.operators)
+        if (elsewhere, operators) != (self._elsewhere, self._operators_elsewhere):
+            self._elsewhere, self._operators_elsewhere = elsewhere, operators
+            self._presence_dirty = True
 
     # -- players connecting and leaving ----------------------------------------------------
     def _connect(self, message: Connect) -> None:
@@ -484,6 +563,8 @@ class Lobby:
 
         if restart is not None:
             handle.deliver(restart)
+        if self._peers is not None:  # before their tables hear of them
+            self._peers.arrived(name)
         self._router.attach(name, self._listing.tables_of(name))
         self._presence_dirty = True
         message.reply.set_result(handle)
@@ -496,6 +577,8 @@ class Lobby:
         self._wrong_codes.forget_idle()
         self._tables_opened.forget_idle(self.clock.now())
         self._router.detach(handle.name, self._listing.tables_of(handle.name), kicked=kicked)
+        if self._peers is not None:
+            self._peers.left(handle.name)
         self._presence_dirty = True
 
     def _kick(self, name: str, ending: Ending, by: str, reason: str,
@@ -535,6 +618,8 @@ class Lobby:
         or once the journal failed (then it goes on in memory), goes to everyone."""
         for other in list(self._players.values()):
             other.deliver(line)
+        if self._peers is not None:
+            self._peers.chat(line)
 
     async def _keep(self, done: Awaitable[object], what: str) -> None:
         """Wait for the keeper; a failure is logged, the lobby goes on in memory."""
@@ -546,11 +631,12 @@ class Lobby:
     # -- what everyone sees --------------------------------------------------------------
     def _lobby_update(self, name: str) -> LobbyUpdate:
         online = self.online()
-        key = (self._listing.version, online)
+        key = (self._listing.version, online, self._operators_elsewhere)
         if key != self._places_key:
             self._places = tuple(self._listing.place_of(n) for n in online)
             self._operators = tuple(sorted(self.config.operators.union(
-                n for n, handle in self._players.items() if handle.operator)))
+                self._operators_elsewhere,
+                (n for n, handle in self._players.items() if handle.operator))))
             self._places_key = key
         return LobbyUpdate(self._listing.for_player(name), online, self._places,
                            self._operators, self._board, self.motd)
@@ -588,7 +674,8 @@ class Lobby:
         if isinstance(command, CreateTable):
             self._create_table(handle, command, reject)
         elif isinstance(command, JoinByCode):
-            table_id = self._codes.get(str(command.code).strip().upper())
+            code = str(command.code).strip().upper()
+            table_id = self._codes.get(code) or self._codes_elsewhere.get(code)
             if self._wrong_codes.full(handle.name):
                 reject(Refused(Refusal.TOO_MANY_CODES))
             elif table_id is None:
@@ -627,7 +714,7 @@ class Lobby:
         table's invite code (the sender plays there: they hold it already)."""
         name, table_id = str(command.name), str(command.table_id)
         info = next((t for t in self._listing.tables() if t.table_id == table_id), None)
-        if table_id not in self._router.links or info is None:
+        if self._router.find(table_id) is None or info is None:
             reject(Refused(Refusal.NO_SUCH_TABLE, table_id=clean_text(table_id)))
             return
         if handle.name != info.owner and all(s.name != handle.name for s in info.seats):
@@ -726,7 +813,7 @@ class Lobby:
         tables, those taken up after a restart included)."""
         while True:
             table_id = new_table_id(TABLE_IDS)
-            if table_id not in self._router.links:
+            if self._router.find(table_id) is None:
                 return table_id
 
     async def _restore(self, saved: SavedTable) -> None:
@@ -752,6 +839,22 @@ class Lobby:
         self._codes[info.invite_code or ""] = info.table_id
         self._opened_at[info.table_id] = time.time()
         self._listing.update(info)
+        if self._running:  # taken over from a worker that died: who is here is back
+            self._dirty = True
+            self._taken_up.add(info.table_id)
+            self._post(TableChanged(info))  # wakes the actor to tell everyone
+
+    async def take_up(self, saved: SavedTable) -> None:
+        """Run here from now on a table the journal kept that nobody runs any more (the
+        worker that ran it died, and this one won its lease: `server/ownership.py`)."""
+        if self._running and not self._closing and saved.table_id not in self._router.links:
+            await self._restore(saved)
+
+    def _attach_here(self, table_ids: set[str]) -> None:
+        """The tables `table_ids` are run from somewhere new: each person connected here
+        whom they hold a place for is attached (the table sends them the table afresh)."""
+        for name in list(self._players):
+            self._router.attach(name, self._listing.tables_of(name) & table_ids)
 
     def _new_code(self) -> str:
         while True:
@@ -808,7 +911,7 @@ class Lobby:
             self._kick(command.name, Ending.BANNED, handle.name, command.reason)
             handle.deliver(Notice(Tell.BANNED, {"name": command.name}))
         else:
-            if command.table_id not in self._router.links:
+            if self._router.find(command.table_id) is None:
                 reject(Refused(Refusal.NO_SUCH_TABLE, table_id=command.table_id))
             else:
                 self._router.tell([command.table_id], CloseNow(

@@ -6,6 +6,10 @@ sent it, not whoever holds the name when the table gets to it (it was taken off 
 name's *current* session, so a reconnection could send past the bound). What comes out
 of a table is routed from here: an event to the member's current session, its entry and
 its closing to the lobby's inbox, its counts to the lobby's statistics.
+
+A worker of a club (`peers.py`) also routes to tables other workers run: `links` are the
+tables run here (the lobby waits for them to close when it stops), `remote` those run
+elsewhere that the club lists (never closed from here).
 """
 
 from __future__ import annotations
@@ -44,12 +48,15 @@ class Router:
                  stats: LobbyStats) -> None:
         self.players: dict[str, PlayerHandle] = {}
         self.links: dict[str, TableLink] = {}
+        self.remote: dict[str, TableLink] = {}
+        """Links to the tables other workers run (`sync_remote`)."""
         self._make_link = make_link
         self._lobby_post = lobby_post
         self._stats = stats
         self._ids = itertools.count(1)
-        self._waiting: dict[int, PlayerHandle] = {}
-        """Commands sent and not yet acknowledged, by id: the session that sent each."""
+        self._waiting: dict[int, tuple[PlayerHandle, str]] = {}
+        """Commands sent and not yet acknowledged, by id: the session that sent each, and
+        the table it went to."""
         self._commanded: dict[str, set[str]] = {}
         """The tables each name sent a command to since it last dropped: a seat taken a
         moment before dropping is not in the lobby's listing yet, and must hear of it."""
@@ -63,16 +70,38 @@ class Router:
     def forget(self, table_id: str) -> None:
         self.links.pop(table_id, None)
 
+    def find(self, table_id: str) -> TableLink | None:
+        """The link to table `table_id`, run here or elsewhere."""
+        link = self.links.get(table_id)
+        return link if link is not None else self.remote.get(table_id)
+
+    def sync_remote(self, table_ids: Iterable[str], make: LinkFactory) -> set[str]:
+        """Links to exactly the tables `table_ids` run elsewhere: new ones made by `make`,
+        those no longer listed shut (a command on its way is refused). The new ones."""
+        wanted = set(table_ids) - self.links.keys()
+        gone = self.remote.keys() - wanted
+        for table_id in gone:
+            self.remote.pop(table_id).shut()
+        if gone:  # their acknowledgements will not come: the commands count no more
+            for command_id, (handle, table_id) in list(self._waiting.items()):
+                if table_id in gone:
+                    del self._waiting[command_id]
+                    handle.pending -= 1
+        new = wanted - self.remote.keys()
+        for table_id in new:
+            self.remote[table_id] = make(table_id, self.received)
+        return new
+
     def command(self, handle: PlayerHandle, table_id: str, command: Command, *,
                 by_code: bool = False) -> bool:
         """Send `handle`'s command to the table, pending until acknowledged; False when
         there is no such table."""
-        link = self.links.get(table_id)
+        link = self.find(table_id)
         if link is None:
             return False
         self._commanded.setdefault(handle.name, set()).add(table_id)
         command_id = next(self._ids)
-        self._waiting[command_id] = handle
+        self._waiting[command_id] = (handle, table_id)
         handle.pending += 1
         link.to_table(FromMember(handle.name, command, by_code, command_id))
         return True
@@ -80,7 +109,7 @@ class Router:
     def tell(self, table_ids: Iterable[str], message: TableMessage) -> None:
         """`message` (an `Attach`, `Detach` or `CloseNow`) to each table of `table_ids`."""
         for table_id in table_ids:
-            link = self.links.get(table_id)
+            link = self.find(table_id)
             if link is not None:
                 link.to_table(message)
 
@@ -99,9 +128,9 @@ class Router:
             if handle is not None:
                 handle.deliver(message.event)
         elif isinstance(message, Acked):
-            sender = self._waiting.pop(message.command_id, None)
-            if sender is not None:
-                sender.pending -= 1
+            waiting = self._waiting.pop(message.command_id, None)
+            if waiting is not None:
+                waiting[0].pending -= 1
         elif isinstance(message, EntryChanged):
             self._lobby_post(TableChanged(message.info))
         elif isinstance(message, TableClosed | HandDealt):

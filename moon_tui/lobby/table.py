@@ -56,7 +56,7 @@ from .internal import (
     TableMessage,
     ToMember,
 )
-from .journal import TableJournal
+from .journal import NotOwner, TableJournal
 from .links import TableLink
 from .messages import CreateTable, Notice, NoticeLevel, TableInfo, TableLeft
 from .notices import Tell
@@ -140,8 +140,13 @@ class Table:
                 record = core.unfinished_record() if core.for_good else None
                 if record is not None:
                     await store_record(self._store, self.table_id, record, finished=False)
-        except Exception:
-            log.exception("table %s crashed", self.table_id)
+        except Exception as error:
+            if not _moved(error):
+                log.exception("table %s crashed", self.table_id)
+            else:  # what this pass holds was not written: nobody may be told it
+                self._held.clear()
+                log.warning("table %s is run by another worker now: it stops here, "
+                            "saving nothing", self.table_id)
         finally:
             self._tg = None
             self._tell()
@@ -281,3 +286,11 @@ class Table:
                 and self._tg is not None:
             self._timers.work(self._tg.create_task(self._computers.choose(
                 think.generation, think.seat, think.level, think.view, think.stand_in)))
+
+
+def _moved(error: BaseException) -> bool:
+    """The table stopped because another worker owns it now (`NotOwner`, raised in the
+    table's task group: alone, or in a group)."""
+    if isinstance(error, BaseExceptionGroup):
+        return error.subgroup(NotOwner) is not None
+    return isinstance(error, NotOwner)

@@ -30,6 +30,7 @@ from .journal import (
     JournalEntry,
     JsonObject,
     NewGame,
+    NotOwner,
     TableGone,
     TableJournal,
     TableRow,
@@ -170,6 +171,8 @@ class TableWriter:
                      then: Callable[[], object] | None = None) -> bool:
         try:
             await self.journal.write(entries, then)
+        except NotOwner:
+            raise  # the table stops (`Table.run`)
         except Exception:
             if not self.failing:
                 log.exception("table %s: the journal failed; the table waits, telling "

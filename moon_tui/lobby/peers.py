@@ -1,0 +1,40 @@
+"""The other workers of a club, as the lobby sees them (`moon-server --workers N`).
+
+A lobby alone (the default) has no peers. A worker's lobby is given one `Peers`, made by
+the server over its bus (`server/bus_club.py`: the lobby layer knows no bus): the lobby
+tells it who arrives and leaves here (their tables' events must reach this worker), the
+lobby chat's lines posted here, and asks it for the link of a table run elsewhere. What
+the other workers share comes back into the lobby's inbox (`Lobby.from_peers`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from .internal import TableOutput
+from .links import TableLink
+from .messages import ChatPosted
+
+
+class Peers(Protocol):
+    """This worker's side of the club's other workers."""
+
+    def arrived(self, name: str) -> None:
+        """`name` is connected here now: their tables' events come to this worker. Told
+        before anything is sent to their tables for them."""
+        ...
+
+    def left(self, name: str) -> None:
+        """`name`'s session here ended."""
+        ...
+
+    def chat(self, posted: ChatPosted) -> None:
+        """A lobby chat line posted here, for everyone on the other workers."""
+        ...
+
+    def remote_link(self, table_id: str, receiver: Callable[[TableOutput], None]
+                    ) -> TableLink:
+        """The link of a table another worker runs: commands go to it, what it sends this
+        worker's members comes to `receiver`."""
+        ...

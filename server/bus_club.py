@@ -1,0 +1,201 @@
+"""One club on every worker: what each worker's lobby shares with the others on the bus.
+
+Each worker (`moon-server --workers N`) runs the tables opened on it; its lobby is given
+a `ClubOnBus` as its peers (`moon_tui/lobby/peers.py`), which:
+
+- **shares** this worker's part of the club: every `SHARE_SECONDS` the lobby's
+  `ClubShare` (its own tables' entries, who is connected here, its operators) is written,
+  in the wire format, to `moon:club:worker:<w>` with an expiry of `SHARE_TTL_MS`, renewed
+  each time: a worker that dies leaves the list within that time. The worker's name is
+  kept in the set `moon:club:workers`;
+- **reads** the other workers' shares at the same pace, decodes and checks each (a share
+  that is not a `ClubShare`, too big, or with names that cannot be players' is dropped and
+  logged), and gives them to the lobby (`Lobby.from_peers`), which lists their tables
+  beside its own and who is online there;
+- carries the **lobby chat** through the stream `moon:club:chat` (read by `WorkerBus`'s
+  reader as it comes; its last lines read at start, for whoever connects first);
+- says on the bus which names this worker serves (`moon:member:<name>`), in order with
+  what it sends their tables, and makes the links of tables run elsewhere.
+
+Nothing here is the truth: the journal is. A bus that restarts empty is filled again by
+the next round of shares.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from moon_tui.lobby import codec
+from moon_tui.lobby.chat import clean_text
+from moon_tui.lobby.internal import (
+    ClubShare,
+    FromPeers,
+    PeerChat,
+    TableOutput,
+    TakenElsewhere,
+)
+from moon_tui.lobby.links import TableLink
+from moon_tui.lobby.messages import ChatLine, ChatPosted
+from moon_tui.lobby.restoring import shown
+
+from .bus import still_running
+from .bus_link import CHAT_STREAM, WORKER_NAME, WorkerBus
+
+if TYPE_CHECKING:
+    from moon_tui.lobby import Lobby
+
+log = logging.getLogger(__name__)
+
+SHARE_SECONDS = 0.5
+"""How often a worker writes its share and reads the others' (a table opened on one
+worker is listed on the others about this long after)."""
+SHARE_TTL_MS = 5_000
+"""How long a worker's share lasts unless written again: a dead worker's tables and
+players leave the other workers' lists this long after its last write."""
+WORKERS_KEY = "moon:club:workers"
+TABLES_MAX = 10_000
+"""The most tables one share may list, and the most names it may say are online."""
+NAME_CHARS_MAX = 32
+
+
+def share_key(worker: str) -> str:
+    return f"moon:club:worker:{worker}"
+
+
+def _a_name(name: str) -> bool:
+    return 0 < len(name) <= NAME_CHARS_MAX and name.isprintable()
+
+
+def checked_share(data: bytes) -> ClubShare:
+    """A share read from the bus, decoded and checked (`codec.CodecError` if it is not one
+    this server could have written)."""
+    share = codec.decode(data)
+    if not isinstance(share, ClubShare):
+        raise codec.CodecError(f"a {type(share).__name__} is not a worker's share")
+    if len(share.tables) > TABLES_MAX or len(share.online) > TABLES_MAX:
+        raise codec.CodecError("a share too big")
+    names = [*share.online, *share.operators]
+    for table in share.tables:
+        names += [table.owner, *table.spectators,
+                  *(seat.name for seat in table.seats if seat.name is not None)]
+        if not _a_name(table.table_id):
+            raise codec.CodecError(f"a table id {shown(table.table_id)}")
+    if not all(_a_name(name) for name in names):
+        raise codec.CodecError("a name that no player could have")
+    return share
+
+
+def checked_chat(posted: ChatPosted, chars_max: int) -> ChatPosted:
+    """A lobby chat line from another worker, as this one would have let it through."""
+    line = posted.line
+    if line.table_id is not None or not _a_name(line.sender):
+        raise codec.CodecError("not a lobby chat line")
+    return ChatPosted(ChatLine(line.sender, clean_text(line.text)[:chars_max], None, line.at))
+
+
+class ClubOnBus:
+    """This worker's lobby's peers (`moon_tui.lobby.peers.Peers`) over the bus."""
+
+    def __init__(self, link: WorkerBus, chat_chars_max: int) -> None:
+        self.link = link
+        self.bus = link.bus
+        self.worker = link.worker
+        self.chat_chars_max = chat_chars_max
+        self.served: set[str] = set()
+        self.dropped = 0
+        """Shares and chat lines read and refused."""
+        self._lobby: Lobby | None = None
+        self._last: dict[str, bytes] = {}
+        self._shared = False
+        """A share was written (the next one finds it, unless the bus lost it)."""
+
+    # --- the lobby's peers ---------------------------------------------------------------
+
+    def arrived(self, name: str) -> None:
+        self.served.add(name)
+        self.link.serve_soon(name, True)
+
+    def left(self, name: str) -> None:
+        self.served.discard(name)
+        self.link.serve_soon(name, False)
+
+    def chat(self, posted: ChatPosted) -> None:
+        self.link.chat(posted)
+
+    def remote_link(self, table_id: str, receiver: Callable[[TableOutput], None]
+                    ) -> TableLink:
+        return self.link.remote_link(table_id, receiver)
+
+    # --- sharing -----------------------------------------------------------------------
+
+    async def start(self, lobby: Lobby) -> None:
+        """The lobby hears the chat from now on. The lines posted before, on every
+        worker, it has read from the database the workers share (each worker keeps the
+        lines posted on it there): read from the bus as well, they came twice."""
+        self._lobby = lobby
+        recent = await self.bus.xrevrange(CHAT_STREAM, count=1)
+        last = recent[0][0].decode("ascii") if recent else "0-0"
+        self.link.on_taken = self._taken
+        self.link.hear_chat(self._chat_heard, last)
+
+    def _taken(self, name: str) -> None:
+        self.served.discard(name)
+        assert self._lobby is not None
+        self._lobby.from_peers(TakenElsewhere(name))
+
+    def _chat_heard(self, posted: ChatPosted) -> None:
+        assert self._lobby is not None
+        self._lobby.from_peers(PeerChat(checked_chat(posted, self.chat_chars_max)))
+
+    async def run(self) -> None:
+        """Share and read every `SHARE_SECONDS` until cancelled; a bus that does not
+        answer is tried again at the next round."""
+        while True:
+            try:
+                await self.share_round()
+            except Exception as error:  # noqa: BLE001 - the bus is away: next round
+                log.warning("cannot share the club on the bus: %s", error)
+            still_running()
+            await asyncio.sleep(SHARE_SECONDS)
+
+    async def share_round(self) -> None:
+        lobby = self._lobby
+        assert lobby is not None, "the club's sharing has not started"
+        async with self.bus.pipeline(transaction=False) as pipe:
+            pipe.set(share_key(self.worker), codec.encode(lobby.shared()), px=SHARE_TTL_MS,
+                     get=True)
+            pipe.sadd(WORKERS_KEY, self.worker)
+            pipe.smembers(WORKERS_KEY)
+            before, *_, members = await pipe.execute()
+        if before is None and self._shared:  # the bus restarted empty (or we were away)
+            log.warning("bus: this worker's share was gone: its people are served again")
+            for name in sorted(self.served):
+                self.link.serve_soon(name, True)
+        self._shared = True
+        workers = sorted(w for w in (m.decode("ascii", "replace") for m in members)
+                         if WORKER_NAME.fullmatch(w) and w != self.worker)
+        datas = await self.bus.mget([share_key(w) for w in workers]) if workers else []
+        read = {w: d for w, d in zip(workers, datas, strict=True) if d is not None}
+        if read == self._last:
+            return
+        self._last = read
+        shares = []
+        for worker, data in read.items():
+            try:
+                shares.append(checked_share(data))
+            except codec.CodecError as error:
+                self.dropped += 1
+                log.warning("bus: the share of %s dropped: %s", worker, shown(str(error)))
+        lobby.from_peers(FromPeers(tuple(shares)))
+
+    async def close(self) -> None:
+        """This worker stops: its share and the names it served leave the bus."""
+        with contextlib.suppress(Exception):
+            await self.bus.delete(share_key(self.worker))
+            for name in sorted(self.served):
+                await self.link.leave(name)
+        self.served.clear()

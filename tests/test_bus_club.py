@@ -1,0 +1,171 @@
+"""One club on several workers: three real servers on one data folder and one real bus,
+each player on the worker the test chose (each worker has its own port here), real SSH
+clients. A table opened on one worker is listed on the others, joined and watched from
+them, and played; a spectator's worker never receives a hidden tile."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+import pytest
+import valkey.asyncio as valkey
+
+from moon_tui.lobby import codec
+from moon_tui.lobby.internal import Acked, ClubShare, FromPeers, ToMember
+from moon_tui.lobby.messages import ChatLine, ChatPosted, TableUpdate
+from server.bus import WorkerPlace
+from server.bus_club import WORKERS_KEY, ClubOnBus, checked_chat, share_key
+from server.bus_link import WAKE, WorkerBus, worker_inbox
+from server.bus_server import BusServer
+from server.service import MoonServer
+from tests.test_ssh_game import FAST
+from tests.test_ssh_survive import WAIT, create_table, play, start_game
+from tools.probe import ScreenClient, cursor_on, enter_lobby, new_key, running_server
+
+pytestmark = pytest.mark.ssh
+
+
+async def entries(bus: valkey.Valkey, worker: str) -> list[tuple[bytes, object]]:
+    """Every entry written to `worker`'s stream so far: its bytes and its message."""
+    return [(fields[b"m"], codec.decode(fields[b"m"]))
+            for _, fields in await bus.xrange(worker_inbox(worker)) if fields[b"m"] != WAKE]
+
+
+def hands(got: list[tuple[bytes, object]], name: str) -> set[str]:
+    """The hands `name` was shown, as the wire format writes them."""
+    return {json.dumps([str(t) for t in m.event.view.hand], separators=(",", ":"))
+            for _, m in got if isinstance(m, ToMember) and m.name == name
+            and isinstance(m.event, TableUpdate) and m.event.view is not None
+            and m.event.view.hand}
+
+
+async def test_a_game_across_three_workers_and_the_spectator_sees_no_hidden_tile(
+    valkey_bus: BusServer, tmp_path: Path,
+) -> None:
+    bus = valkey.Valkey.from_url(valkey_bus.url)
+    async with contextlib.AsyncExitStack() as stack:
+        servers: list[MoonServer] = [await stack.enter_async_context(running_server(
+            tmp_path, lobby_config=FAST, place=WorkerPlace(i, valkey_bus.url)))
+            for i in range(3)]
+        stack.push_async_callback(bus.aclose)
+        ann, bob = [await ScreenClient.connect(server.port, name, key=new_key())
+                    for server, name in zip(servers, ("ann", "bob"), strict=False)]
+        for client in (ann, bob):
+            await enter_lobby(client, WAIT)
+        # The lobby chat reaches every worker, and its recent lines whoever comes later.
+        await bob.press("c")
+        await bob.wait_for(lambda _: cursor_on(bob, "c: chat with everyone"), WAIT)
+        bob.send("hello from w1")
+        await bob.press("enter")
+        await ann.wait_for("hello from w1", WAIT)
+        await bob.press("escape")
+        carl_key = new_key()
+        carl = await ScreenClient.connect(servers[2].port, "carl", key=carl_key)
+        assert "hello from w1" in await enter_lobby(carl, WAIT)
+        # Who is online on the other workers is in everyone's lobby.
+        await ann.wait_for(lambda s: "bob" in s and "carl" in s, WAIT)
+
+        await create_table(ann, bots=1)  # on w0, ann's worker
+        [table] = servers[0].lobby.tables()
+        assert servers[0].owned is not None and table.table_id in servers[0].owned.leases.held
+        await bob.wait_for("ann's table", WAIT)  # listed on w1
+        await bob.press("j")
+        await bob.wait_for("waiting room", WAIT)
+        await start_game(ann)
+        await bob.wait_for("hand 1", WAIT)
+        await carl.wait_for("ann's table", WAIT)  # on w2
+        await carl.press("w")
+        await carl.wait_for("You are watching", WAIT)
+
+        # Mid-hand: what crossed the bus to the spectator's worker holds no hand.
+        await play([ann, bob], lambda s: "Trick 2" in s[0], WAIT)
+        to_bob, to_carl = await entries(bus, "w1"), await entries(bus, "w2")
+        bob_hands = hands(to_bob, "bob")
+        assert bob_hands, "bob's views crossed to w1"
+        assert {m.name for _, m in to_bob if isinstance(m, ToMember)} == {"bob"}
+        views = [m.event for _, m in to_carl if isinstance(m, ToMember)
+                 and isinstance(m.event, TableUpdate)]
+        assert views and all(v.seat is None and (v.view is None or not v.view.hand)
+                             for v in views)
+        assert all(isinstance(m, Acked) or (isinstance(m, ToMember) and m.name == "carl")
+                   for _, m in to_carl)
+        assert not any(hand.encode() in raw for raw, _ in to_carl for hand in bob_hands)
+
+        # To the end of the hand, bob playing from w1.
+        await play([ann, bob], lambda s: "hand 2" in s[0] or "game is over" in s[0])
+        await carl.wait_for(lambda s: "hand 2" in s or "game is over" in s, WAIT)
+
+        # carl connects again, to w0: his session on w2 ends, as on one worker.
+        again = await ScreenClient.connect(servers[0].port, "carl", key=carl_key)
+        await again.wait_for("You are watching", WAIT)
+        await carl.wait_closed(WAIT)
+        assert servers[0].lobby.serves("carl") and not servers[2].lobby.serves("carl")
+        for client in (ann, bob, carl, again):
+            await client.close()
+
+
+class Listener:
+    """What a lobby is asked and told by its `ClubOnBus` (the test's stand-in lobby)."""
+
+    def __init__(self) -> None:
+        self.heard: list[object] = []
+
+    def shared(self) -> ClubShare:
+        return ClubShare((), ("ann",), ())
+
+    def from_peers(self, message: object) -> None:
+        self.heard.append(message)
+
+
+async def test_what_other_workers_share_is_checked_and_a_bad_share_dropped(
+    valkey_bus: BusServer,
+) -> None:
+    bus = valkey.Valkey.from_url(valkey_bus.url)
+    try:
+        club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200)
+        lobby = Listener()
+        club._lobby = lobby  # type: ignore[assignment]  # the stand-in, not started
+        good = ClubShare((), ("bob",), ())
+        await bus.set(share_key("w1"), codec.encode(good))
+        await bus.set(share_key("w2"), codec.encode(ClubShare((), ("bob\nforged",), ())))
+        await bus.set(share_key("w3"), codec.encode(Acked(1)))
+        await bus.set(share_key("w4"), b"\x80 not a message")
+        await bus.sadd(WORKERS_KEY, "w1", "w2", "w3", "w4", "x9")
+        await club.share_round()
+        assert lobby.heard == [FromPeers((good,))] and club.dropped == 3
+        assert codec.decode(await bus.get(share_key("w0"))) == lobby.shared()
+        with pytest.raises(codec.CodecError):  # a chat line is let through as plain text
+            checked_chat(ChatPosted(ChatLine("bob", "hi", "t1")), 200)
+        long = checked_chat(ChatPosted(ChatLine("bob", "[b]x" * 100)), 200)
+        assert long.line.text == ("[b]x" * 100)[:200]
+    finally:
+        await bus.aclose()
+
+
+async def test_a_game_across_two_workers_goes_on_after_the_bus_restarts_empty(
+    valkey_bus: BusServer, tmp_path: Path,
+) -> None:
+    async with contextlib.AsyncExitStack() as stack:
+        servers: list[MoonServer] = [await stack.enter_async_context(running_server(
+            tmp_path, lobby_config=FAST, place=WorkerPlace(i, valkey_bus.url)))
+            for i in range(2)]
+        ann, bob = [await ScreenClient.connect(server.port, name, key=new_key())
+                    for server, name in zip(servers, ("ann", "bob"), strict=True)]
+        for client in (ann, bob):
+            await enter_lobby(client, WAIT)
+        await create_table(ann, bots=1)
+        await bob.wait_for("ann's table", WAIT)
+        await bob.press("j")
+        await bob.wait_for("waiting room", WAIT)
+        await start_game(ann)
+        await play([ann, bob], lambda s: "Trick 2" in s[0], WAIT)
+
+        valkey_bus.stop()  # nothing of the bus is kept: leases, shares, who is where
+        valkey_bus.start()
+        await play([ann, bob], lambda s: "hand 2" in s[0] or "game is over" in s[0])
+        [table] = servers[0].lobby.tables()
+        assert servers[0].owned is not None and table.table_id in servers[0].owned.leases.held
+        for client in (ann, bob):
+            await client.close()

@@ -1,0 +1,142 @@
+"""A worker's lobby among peers: the other workers' tables listed and reached through
+their links, who is online there, their lobby chat, and this lobby's own share."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from moon_tui.lobby import (
+    AddBot,
+    ChatPosted,
+    CreateTable,
+    Event,
+    JoinSeat,
+    Lobby,
+    MemoryRecordStore,
+    PlayerHandle,
+    SendChat,
+)
+from moon_tui.lobby.internal import (
+    Acked,
+    ClubShare,
+    FromMember,
+    FromPeers,
+    PeerChat,
+    TableOutput,
+    ToMember,
+)
+from moon_tui.lobby.journal import JournalEntry, MemoryJournal, NotOwner
+from moon_tui.lobby.links import InProcessLink, TableLink
+from moon_tui.lobby.messages import ChatLine, TableUpdate
+from tests.test_lobby import FAST
+from tests.test_lobby_codec import a_real_update
+from tools.probe import eventually
+
+
+async def heard(handle: PlayerHandle, wanted: Callable[[Event], bool]) -> None:
+    """The handle's events until one is `wanted`."""
+    async with asyncio.timeout(10):
+        while not wanted(await handle.next_event()):
+            pass
+
+
+class Recorded:
+    """The peers, as a test sees them: what the lobby told them, and the links it made."""
+
+    def __init__(self) -> None:
+        self.told: list[tuple[str, object]] = []
+        self.links: dict[str, InProcessLink] = {}
+        self.into: list[object] = []
+
+    def arrived(self, name: str) -> None:
+        self.told.append(("arrived", name))
+
+    def left(self, name: str) -> None:
+        self.told.append(("left", name))
+
+    def chat(self, posted: ChatPosted) -> None:
+        self.told.append(("chat", posted.line.text))
+
+    def remote_link(self, table_id: str, receiver: Callable[[TableOutput], None]
+                    ) -> TableLink:
+        link = self.links[table_id] = InProcessLink(table_id, receiver)
+        link.open(self.into.append)
+        return link
+
+
+async def test_the_other_workers_tables_and_people_are_listed_and_reached() -> None:
+    peers = Recorded()
+    theirs = replace(a_real_update().table, table_id="far1", owner="olga",
+                     status="waiting", invite_code="ABCDEF")
+    async with Lobby(FAST, peers=peers) as lobby:
+        ann = await lobby.connect("ann")
+        assert peers.told == [("arrived", "ann")]
+        lobby.from_peers(FromPeers((ClubShare((theirs,), ("olga", "bob"), ("olga",)),)))
+        await eventually(lambda: lobby.tables() == (theirs,), "their table listed")
+        assert lobby.online() == ("ann", "bob", "olga") and lobby.serves("ann")
+        assert not lobby.serves("bob")
+        assert lobby.shared() == ClubShare((), ("ann",), ())  # only what runs here
+
+        # ann's command goes to their table through its link; its answer comes back.
+        ann.send(JoinSeat("far1", 1))
+        await eventually(lambda: bool(peers.into), "the command reached the link")
+        [command] = peers.into
+        assert isinstance(command, FromMember) and command.command == JoinSeat("far1", 1)
+        assert ann.pending == 1
+        update = TableUpdate(theirs, 1, None, 1)
+        peers.links["far1"].to_lobby(ToMember("ann", update))
+        peers.links["far1"].to_lobby(Acked(command.command_id))
+        assert ann.pending == 0
+        await heard(ann, lambda e: e == update)
+
+        # The lobby chat goes to the peers, and theirs comes to everyone here.
+        ann.send(SendChat("hi all"))
+        line = ChatPosted(ChatLine("bob", "hello from w1", None, 1.0))
+        lobby.from_peers(PeerChat(line))
+        await heard(ann, lambda e: e == line)
+        assert ("chat", "hi all") in peers.told
+
+        # Their table closed: unlisted, its link shut; a command that was on its way
+        # counts no more (its acknowledgement will not come).
+        ann.send(JoinSeat("far1", 2))
+        await eventually(lambda: len(peers.into) == 2, "a second command sent")
+        assert ann.pending == 1
+        lobby.from_peers(FromPeers((ClubShare((), ("bob",), ()),)))
+        await eventually(lambda: lobby.tables() == (), "their table unlisted")
+        assert ann.pending == 0
+        assert lobby.online() == ("ann", "bob")
+        await ann.close()
+        await eventually(lambda: ("left", "ann") in peers.told, "ann left")
+
+
+class MovedAway(MemoryJournal):
+    """A journal that, once `moved`, refuses every write: another worker owns the table."""
+
+    moved = False
+
+    async def write(self, entries: Sequence[JournalEntry],
+                    then: Callable[[], object] | None = None) -> None:
+        if self.moved:
+            raise NotOwner("another worker owns it now")
+        await super().write(entries, then)
+
+
+async def test_a_table_another_worker_took_over_stops_here_telling_and_saving_nothing(
+) -> None:
+    journal, store = MovedAway(), MemoryRecordStore()
+    async with Lobby(FAST, store, journal=journal) as lobby:
+        ann = await lobby.connect("ann")
+        ann.send(CreateTable("mine"))
+        await eventually(lambda: len(lobby.tables()) == 1, "the table opened")
+        [table] = lobby.tables()
+        await heard(ann, lambda e: isinstance(e, TableUpdate))
+        saved = dict(journal.tables)
+        journal.moved = True
+        ann.send(AddBot(table.table_id, 1, "easy"))
+        await eventually(lambda: lobby.tables() == (), "the table stopped here")
+        assert journal.tables == saved and not store.records  # nothing written, or saved
+        while ann.has_events:  # and nobody was told of the computer it did not write
+            event = await ann.next_event()
+            assert not (isinstance(event, TableUpdate) and event.table.seats[1].name)
