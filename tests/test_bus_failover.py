@@ -12,6 +12,7 @@ import re
 import signal
 from pathlib import Path
 
+import asyncssh
 import pytest
 import valkey.asyncio as valkey
 
@@ -27,6 +28,17 @@ from tools.probe import (
 )
 
 pytestmark = pytest.mark.ssh
+
+
+async def reconnect(port: int, key: asyncssh.SSHKey) -> ScreenClient:
+    """Connect as a player does after a drop: a connection the kernel had queued on the
+    killed worker's socket is reset (SO_REUSEPORT spreads them), and ssh is run again."""
+    for _ in range(10):
+        try:
+            return await ScreenClient.connect(port, "ann", key=key, width=100, height=30)
+        except (ConnectionResetError, asyncssh.ConnectionLost):
+            await asyncio.sleep(0.2)
+    return await ScreenClient.connect(port, "ann", key=key, width=100, height=30)
 
 
 async def test_a_killed_workers_table_is_taken_over_and_its_game_goes_on(
@@ -65,7 +77,7 @@ async def test_a_killed_workers_table_is_taken_over_and_its_game_goes_on(
             holder = await bus.get(lease)
             return holder is not None and holder.decode() != owner
 
-        ann = await ScreenClient.connect(port, "ann", key=key, width=100, height=30)
+        ann = await reconnect(port, key)
         async with asyncio.timeout(40):  # the lease lapses in 10 s; scans every 2 s
             while not await taken_over():
                 await asyncio.sleep(0.2)
