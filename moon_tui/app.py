@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -294,6 +295,8 @@ class MoonApp(App[None]):
             if isinstance(event, TableUpdate) else None
         if not self.model.apply(event):
             return
+        if isinstance(event, Rejected):
+            self.model.note_refusal(event, time.monotonic())
         self._maybe_call(event, before)
         if isinstance(event, TableUpdate):
             self._follow_table(event)

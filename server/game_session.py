@@ -132,7 +132,7 @@ async def run_game_session(
     finally:
         try:
             # Nothing uses the app any more: break its cycles so it is freed now (memory.py).
-            dismantle(app)
+            await dismantle(app)
         finally:
             terminal.give_back_end_slot()
 

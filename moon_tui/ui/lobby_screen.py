@@ -30,6 +30,7 @@ from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .notices import notice_words
+from .refusals import refusal_words
 from .rows import Row, RowList
 from .words import fit, named, rules_cell
 
@@ -336,6 +337,10 @@ class LobbyScreen(MoonScreen):
     def action_new_table(self) -> None:
         from .create import CreateTableScreen
 
+        refused = self.moon.model.table_refusal(time.monotonic())
+        if refused is not None:  # the lobby would refuse it: say so before the form
+            self.app.notify(refusal_words(refused), severity="warning", timeout=6)
+            return
         self.app.push_screen(CreateTableScreen())
 
     @on(RowList.Selected)

@@ -6,9 +6,10 @@ The interface keeps no game state of its own: the latest `LobbyUpdate`, the late
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..lobby.messages import (
     ChatLine,
@@ -17,11 +18,13 @@ from ..lobby.messages import (
     GameFinished,
     LobbyUpdate,
     Notice,
+    Rejected,
     TableInfo,
     TableLeft,
     TableUpdate,
 )
 from ..lobby.notices import Tell
+from ..lobby.refusals import Refusal
 from ..rules.illegal import Param
 
 CHAT_KEPT = 200
@@ -44,6 +47,9 @@ class Model:
     """The latest invitation to a table (by, table, table_id, code), until used."""
     invitations_on: bool = True
     """Whether others may invite this player (the lobby says so when it changes)."""
+    tables_refused: tuple[Rejected, float] | None = None
+    """The lobby's last refusal of a new table for the hourly limit, and when it came
+    (`time.monotonic()`): see `table_refusal`."""
 
     def apply(self, event: Event) -> bool:
         """Take `event` in; False for a chat line already kept (a table tells its recent
@@ -72,6 +78,28 @@ class Model:
         elif isinstance(event, Notice) and event.code is Tell.INVITATIONS:
             self.invitations_on = bool(event.params.get("on"))
         return True
+
+    def note_refusal(self, event: Rejected, now: float) -> None:
+        """Keep a refusal of the hourly table limit (`now`: `time.monotonic()`)."""
+        if event.code is Refusal.TOO_MANY_TABLES:
+            self.tables_refused = (event, now)
+
+    def table_refusal(self, now: float) -> Rejected | None:
+        """The hourly limit's refusal of a new table, its minutes counted from `now`, for
+        as long as the lobby is sure to refuse again: the form is then not built for
+        nothing (a guest cycling tables had the server build ~100 ms of form at every
+        refused try). The lobby rounds its wait up to whole minutes, so that is until one
+        minute before the end of the minutes it said: never longer than the lobby's own."""
+        if self.tables_refused is None:
+            return None
+        event, at = self.tables_refused
+        minutes = event.params.get("minutes")
+        if not isinstance(minutes, int) or isinstance(minutes, bool):
+            return None
+        left = at + minutes * 60 - now
+        if left <= 60:
+            return None
+        return replace(event, params={**event.params, "minutes": math.ceil(left / 60)})
 
 
     @property

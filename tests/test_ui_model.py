@@ -1,0 +1,33 @@
+"""The player's model: what it keeps of the lobby's refusals."""
+
+from __future__ import annotations
+
+from moon_tui.lobby.messages import CreateTable, JoinSeat, Rejected
+from moon_tui.lobby.refusals import Refusal
+from moon_tui.ui.model import Model
+from moon_tui.ui.refusals import refusal_words
+
+
+def _too_many(minutes: int) -> Rejected:
+    return Rejected(CreateTable("mine"), Refusal.TOO_MANY_TABLES,
+                    {"tables": 30, "minutes": minutes}, "too many tables")
+
+
+def test_a_refused_table_is_refused_again_only_while_the_lobby_surely_would() -> None:
+    model = Model("ann")
+    assert model.table_refusal(0.0) is None
+    model.note_refusal(_too_many(50), 1000.0)
+    # The lobby said 50 minutes, rounded up: its wait is over 49 minutes, at most 50.
+    later = model.table_refusal(1000.0 + 20 * 60)
+    assert later is not None and later.params == {"tables": 30, "minutes": 30}
+    assert refusal_words(later).startswith("you opened 30 tables within the hour: you may "
+                                           "open another in 30 minutes")
+    assert model.table_refusal(1000.0 + 49 * 60 - 1) is not None
+    assert model.table_refusal(1000.0 + 49 * 60) is None  # the lobby may say yes by now
+
+
+def test_other_refusals_are_not_kept() -> None:
+    model = Model("ann")
+    none = Rejected(JoinSeat("t1"), Refusal.NO_SUCH_TABLE, {"table_id": "t1"}, "none")
+    model.note_refusal(none, 0.0)
+    assert model.table_refusal(1.0) is None
