@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from moon_tui.lobby import codec
 from moon_tui.lobby.chat import clean_text
 from moon_tui.lobby.internal import (
+    BusBack,
     ClubShare,
     FromPeers,
     PeerChat,
@@ -175,6 +176,8 @@ class ClubOnBus:
             log.warning("bus: this worker's share was gone: its people are served again")
             for name in sorted(self.served):
                 self.link.serve_soon(name, True)
+            assert self._lobby is not None
+            self._lobby.from_peers(BusBack(tuple(sorted(self.served))))
         self._shared = True
         workers = sorted(w for w in (m.decode("ascii", "replace") for m in members)
                          if WORKER_NAME.fullmatch(w) and w != self.worker)

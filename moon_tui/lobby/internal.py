@@ -121,6 +121,15 @@ class PeerChat:
 
 
 @dataclass(frozen=True, slots=True)
+class BusBack:
+    """The club's bus came back empty: what was on its way (a member's view among it) is
+    lost, so the tables of these people, here or on other workers, send them the table
+    afresh (an `Attach`)."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class TakenElsewhere:
     """`name` connected to another worker of the club: their session here ends (as a
     second connection on one worker takes over the first), without detaching them from
@@ -131,7 +140,7 @@ class TakenElsewhere:
 
 LobbyMessage = (FromHandle | HandleClosed | Connect | ServerBroadcast | ServerKick
                 | ServerRestartNews | Shutdown | TableChanged | TableClosed | HandDealt
-                | FromPeers | PeerChat | TakenElsewhere)
+                | FromPeers | PeerChat | TakenElsewhere | BusBack)
 
 
 # --- to a table ---------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from .config import LobbyConfig
 from .handle import LobbyClosed, PlayerHandle
 from .host import TableHost
 from .internal import (
+    BusBack,
     CloseNow,
     ClubShare,
     Connect,
@@ -312,7 +313,7 @@ class Lobby:
                          tuple(sorted(self._players)),
                          tuple(sorted(n for n, h in self._players.items() if h.operator)))
 
-    def from_peers(self, message: FromPeers | PeerChat | TakenElsewhere) -> None:
+    def from_peers(self, message: FromPeers | PeerChat | TakenElsewhere | BusBack) -> None:
         """What the club's other workers share now, a chat line posted on one, or a
         person here who connected to one (the server's side reads them off its bus,
         decoded and checked)."""
@@ -484,6 +485,10 @@ class Lobby:
             self._handle_gone(message.handle)
         elif isinstance(message, FromPeers):
             self._take_shares(message.shares)
+        elif isinstance(message, BusBack):
+            for name in message.names:
+                if name in self._players:
+                    self._router.attach(name, self._listing.tables_of(name))
         elif isinstance(message, TakenElsewhere):
             old = self._players.pop(message.name, None)
             if old is not None:
