@@ -6,9 +6,7 @@ once (to whichever worker), is put back in their seat and plays on."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import re
 import signal
 from pathlib import Path
 
@@ -16,14 +14,12 @@ import asyncssh
 import pytest
 import valkey.asyncio as valkey
 
-from tests.test_server_supervisor import found
+from tests.support.processes import found, supervised_club
 from tests.test_ssh_survive import WAIT, create_table, start_game
 from tools.probe import (
     ScreenClient,
     decide_once,
     enter_lobby,
-    eventually,
-    moon_server_process,
     new_key,
 )
 
@@ -44,66 +40,45 @@ async def reconnect(port: int, key: asyncssh.SSHKey) -> ScreenClient:
 async def test_a_killed_workers_table_is_taken_over_and_its_game_goes_on(
     tmp_path: Path,
 ) -> None:
-    config = tmp_path / "club.toml"
-    config.write_text("workers = 2\nshutdown_notice_seconds = 0\nbot_delay = 0\n")
-    process, port, lines = await moon_server_process(tmp_path / "data", "--config", str(config))
-    assert process.stderr is not None
-    stderr = process.stderr
+    async with supervised_club(tmp_path, "shutdown_notice_seconds = 0\nbot_delay = 0\n"
+                               ) as club:
+        port, lines = club.port, club.lines
+        bus: valkey.Valkey | None = None
+        try:
+            where = found(lines, r"valkey-server \(pid \d+\) on (\S+)")
+            assert where is not None
+            bus = valkey.Valkey.from_url(f"unix://{where.group(1)}")
+            key = new_key()
+            ann = await ScreenClient.connect(port, "ann", key=key, width=100, height=30)
+            await enter_lobby(ann, WAIT)
+            await create_table(ann, bots=2)
+            await start_game(ann)
+            await decide_once(ann)  # a decision shown, and written, before the kill
+            [lease] = await bus.keys("moon:table:*:owner")
+            owner = (await bus.get(lease)).decode()
+            os.kill(int(owner.split(".")[1]), signal.SIGKILL)
+            await ann.wait_closed(timeout=WAIT)
 
-    async def read() -> None:
-        while line := await stderr.readline():
-            lines.append(line.decode())
+            async def taken_over() -> bool:
+                holder = await bus.get(lease)
+                return holder is not None and holder.decode() != owner
 
-    reader = asyncio.create_task(read())
-    bus: valkey.Valkey | None = None
-    try:
-        await eventually(lambda: all(found(lines, rf"w{i} .*listening on \S+ port {port}")
-                                     for i in (0, 1)), "both workers listening", 60)
-        where = found(lines, r"valkey-server \(pid \d+\) on (\S+)")
-        assert where is not None
-        bus = valkey.Valkey.from_url(f"unix://{where.group(1)}")
-        key = new_key()
-        ann = await ScreenClient.connect(port, "ann", key=key, width=100, height=30)
-        await enter_lobby(ann, WAIT)
-        await create_table(ann, bots=2)
-        await start_game(ann)
-        await decide_once(ann)  # a decision shown, and written, before the kill
-        [lease] = await bus.keys("moon:table:*:owner")
-        owner = (await bus.get(lease)).decode()
-        os.kill(int(owner.split(".")[1]), signal.SIGKILL)
-        await ann.wait_closed(timeout=WAIT)
+            ann = await reconnect(port, key)
+            async with asyncio.timeout(40):  # the lease lapses in 10 s; scans every 2 s
+                while not await taken_over():
+                    await asyncio.sleep(0.2)
+            # Back before the take-over, nothing held her place (her table was gone with its
+            # worker): she is welcomed, and Enter takes her to the seat the table, taken over,
+            # holds for her again. Back after it (a slow reconnect), she lands in her seat.
+            def in_seat(screen: str) -> bool:
+                return "hand 1" in screen.splitlines()[0]
 
-        async def taken_over() -> bool:
-            holder = await bus.get(lease)
-            return holder is not None and holder.decode() != owner
-
-        ann = await reconnect(port, key)
-        async with asyncio.timeout(40):  # the lease lapses in 10 s; scans every 2 s
-            while not await taken_over():
-                await asyncio.sleep(0.2)
-        # Back before the take-over, nothing held her place (her table was gone with its
-        # worker): she is welcomed, and Enter takes her to the seat the table, taken over,
-        # holds for her again. Back after it (a slow reconnect), she lands in her seat.
-        def in_seat(screen: str) -> bool:
-            return "hand 1" in screen.splitlines()[0]
-
-        screen = await ann.wait_for(lambda s: "Welcome" in s or in_seat(s), WAIT)
-        if not in_seat(screen):
-            await ann.press("enter")
-            await ann.wait_for(in_seat, WAIT)
-        await decide_once(ann)  # and the game goes on
-        await ann.close()
-    finally:
-        if bus is not None:
-            await bus.aclose()
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(process.wait(), 30)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
-        await reader
-        for pid in map(int, re.findall(r"worker \d started \(pid (\d+)\)", "".join(lines))):
-            with contextlib.suppress(ProcessLookupError):  # a failed test leaves none
-                os.kill(pid, signal.SIGKILL)
+            screen = await ann.wait_for(lambda s: "Welcome" in s or in_seat(s), WAIT)
+            if not in_seat(screen):
+                await ann.press("enter")
+                await ann.wait_for(in_seat, WAIT)
+            await decide_once(ann)  # and the game goes on
+            await ann.close()
+        finally:
+            if bus is not None:
+                await bus.aclose()

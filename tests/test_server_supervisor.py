@@ -1,43 +1,22 @@
 """`moon-server --workers N`: workers on one port, restarted when they die, stopped together."""
 
 import asyncio
-import contextlib
 import os
 import re
 import signal
 from pathlib import Path
 
-from tests.support.processes import gone
-from tools.probe import ScreenClient, enter_lobby, eventually, moon_server_process, new_key
-
-
-def found(lines: list[str], pattern: str) -> re.Match[str] | None:
-    for line in lines:
-        if match := re.search(pattern, line):
-            return match
-    return None
+from tests.support.processes import found, gone, supervised_club
+from tools.probe import ScreenClient, enter_lobby, eventually, new_key
 
 
 async def test_workers_share_the_port_come_back_when_killed_and_stop_together(
     tmp_path: Path,
 ) -> None:
-    config = tmp_path / "club.toml"
-    config.write_text("workers = 2\nshutdown_notice_seconds = 0\n")
-    process, port, lines = await moon_server_process(tmp_path / "data", "--config", str(config))
-    assert process.stderr is not None
-    stderr = process.stderr
-
-    async def read() -> None:
-        while line := await stderr.readline():
-            lines.append(line.decode())
-
-    reader = asyncio.create_task(read())
-    pids: dict[int, int] = {}
-    try:
-        await eventually(lambda: all(found(lines, rf"w{i} .*listening on \S+ port {port}")
-                                     for i in (0, 1)), "both workers listening", 60)
-        pids.update({int(m.group(1)): int(m.group(2)) for m in re.finditer(
-            r"worker (\d) started \(pid (\d+)\)", "".join(lines))})
+    async with supervised_club(tmp_path, "shutdown_notice_seconds = 0\n") as club:
+        process, port, lines = club.process, club.port, club.lines
+        pids = {int(m.group(1)): int(m.group(2)) for m in re.finditer(
+            r"worker (\d) started \(pid (\d+)\)", "".join(lines))}
         bus = found(lines, r"valkey-server \(pid (\d+)\) on (\S+)")
         assert bus is not None and Path(bus.group(2)).is_socket()
 
@@ -61,11 +40,3 @@ async def test_workers_share_the_port_come_back_when_killed_and_stop_together(
         assert gone([pids[0], int(restarted[1]), int(bus.group(1))])
         assert not Path(bus.group(2)).exists()
         assert found(lines, "every worker stopped")
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-        await reader
-        for pid in pids.values():  # a failed test leaves no worker behind
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
