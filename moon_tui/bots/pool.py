@@ -88,6 +88,7 @@ def decide(request: Request) -> Action:
 
 Job = Callable[[Request], Action]
 T = TypeVar("T")
+R = TypeVar("R")
 Task = Callable[[], T]
 """Spare work for a worker (`BotPool.run_spare`): a picklable callable, e.g. a frozen
 dataclass of a module the worker can import."""
@@ -333,23 +334,10 @@ class BotPool:
         timeout = (budget if budget is not None else 1.0) + self.grace
         if samples is not None:
             timeout = max(timeout, 60.0)  # no time limit on the search itself
-        if self._threads is None:
-            self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="moon-bot-wait")
-        self._busy.add(worker)
-        loop = asyncio.get_running_loop()
         try:
-            action = await loop.run_in_executor(self._threads, worker.ask, request, timeout)
+            action = await self._in_worker(worker, lambda w: w.ask(request, timeout))
         except WorkerLost as exc:
-            self._busy.discard(worker)
-            worker = await self._replace(worker)
             return self._fall_back(view, level, seed, str(exc))
-        except BaseException:
-            # Cancelled mid-decision: the worker's answer would come late, out of step.
-            self._busy.discard(worker)
-            worker = await self._replace(worker)
-            raise
-        finally:
-            self._release(worker)
         return action
 
     def _release(self, worker: _Worker) -> None:
@@ -398,19 +386,25 @@ class BotPool:
         return await self._run_on(worker, task, timeout)
 
     async def _run_on(self, worker: _Worker, task: Task[T], timeout: float) -> T:
+        result = await self._in_worker(worker, lambda w: w.run(task, timeout))
+        return result  # type: ignore[return-value]  # what `task` returns
+
+    async def _in_worker(self, worker: _Worker, call: Callable[[_Worker], R]) -> R:
+        """`call(worker)` on a waiting thread, `worker` busy meanwhile. A worker that
+        failed, overran or was left mid-answer (cancelled: its answer would come late,
+        out of step) is replaced; the error goes on."""
         if self._threads is None:
             self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="moon-bot-wait")
         self._busy.add(worker)
         loop = asyncio.get_running_loop()
         try:
-            result = await loop.run_in_executor(self._threads, worker.run, task, timeout)
+            return await loop.run_in_executor(self._threads, call, worker)
         except BaseException:
             self._busy.discard(worker)
             worker = await self._replace(worker)
             raise
         finally:
             self._release(worker)
-        return result  # type: ignore[return-value]  # what `task` returns
 
     def _fall_back(self, view: SeatView, level: str, seed: int | None, why: str) -> Action:
         self.fallbacks += 1
