@@ -34,7 +34,15 @@ from ..lobby.messages import (
     SetMotd,
     Unban,
 )
-from ..services import BanFacts, LoadFacts, MemberFacts, PersonOn, ServerHealth, TableFacts
+from ..services import (
+    BanFacts,
+    KeyFacts,
+    LoadFacts,
+    MemberFacts,
+    PersonOn,
+    ServerHealth,
+    TableFacts,
+)
 from .bars import KeyBar
 from .base import MoonModal, set_text, steady_input
 from .rows import Row, RowList
@@ -171,8 +179,13 @@ def member_rows(members: Sequence[MemberFacts], now: float) -> list[Row]:
             used = "never" if key.last_used is None else f"{span(now - key.last_used)} ago"
             rows.append((f"{member.name}\n{key.fingerprint}", (
                 member.name if index == 0 else "", short_key(key.fingerprint),
-                key.comment or key.kind, f"{span(now - key.added)} ago", used)))
+                key_type_words(key), f"{span(now - key.added)} ago", used)))
     return rows
+
+
+def key_type_words(key: KeyFacts) -> str:
+    """`ssh-ed25519`, with the note kept with the key after it when there is one."""
+    return f"{key.kind} · {key.comment}" if key.comment else key.kind
 
 
 def short_key(fingerprint: str) -> str:
@@ -213,7 +226,7 @@ SECTIONS = (
                                   ("Hand", 4), ("Started", 8)), (1, 2)),
     Section("bans", "Bans", (("Name", 16), ("Kind", 4), ("Ends", 10), ("Holds", 12),
                               ("Reason", 16)), (4,)),
-    Section("members", "Members", (("Name", 16), ("Key", 16), ("Comment", 14),
+    Section("members", "Members", (("Name", 16), ("Key", 16), ("Type", 14),
                                     ("Added", 8), ("Last used", 9)), (2,)),
 )
 ACTIONS = {"people": ("kick", "ban"), "tables": ("close",), "bans": ("unban",),
