@@ -239,11 +239,11 @@ class MoonSSHServer(asyncssh.SSHServer):
         except OSError:
             pass
 
-    def _failed_attempt(self) -> None:
+    async def _failed_attempt(self) -> None:
         """Each refused key, name or guest try counts, here and for the address; a client
         that keeps trying is cut off."""
         self._failures += 1
-        self._ctx.gate.failed(self._address)
+        await self._ctx.gate.failed(self._address)
         if self._failures >= MAX_ATTEMPTS_PER_CONNECTION and self._conn is not None:
             self._conn.disconnect(
                 asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, "too many login attempts"
@@ -304,7 +304,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         if banned is not None:  # the reason is for the banned player alone (bans.py)
             return ("Guests and new names from your address are banned for now by an "
                     "operator. Players with their own key can still log in.")
-        return self._ctx.gate.restriction(self._address)
+        return await self._ctx.gate.restriction(self._address)
 
     def public_key_auth_supported(self) -> bool:
         return True
@@ -321,7 +321,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         if banned is not None:
             self._banner(f"This key is banned from the server: {banned}")
             self._kbdint_refused = True  # and no way back in as a guest
-            self._failed_attempt()
+            await self._failed_attempt()
             return False
         if username in self._ctx.operator_keys:
             allowed = set(self._ctx.operator_keys[username])
@@ -337,21 +337,21 @@ class MoonSSHServer(asyncssh.SSHServer):
             else:
                 self._banner(self._name_refusal)
             self._kbdint_refused = True  # someone with a key wants a name: tell, don't guest
-            self._failed_attempt()
+            await self._failed_attempt()
             return False
         elif self._account is not None and print_ not in self._account.fingerprints:
             return await self._new_key_for(print_, key)
         elif self._account is None and await self._ctx.db.key_owner(print_) is not None:
             self._banner(KEY_HAS_A_NAME)  # one key, one name: it cannot claim a second
             self._kbdint_refused = True  # someone with a key wants a name: tell, don't guest
-            self._failed_attempt()
+            await self._failed_attempt()
             return False
         elif self._account is None and self._restriction is not None:
             # A new name is what anyone could claim: not counted, not let in now.
             self._banner(self._restriction)
             return False
         elif self._account is None and (
-                refusal := self._ctx.gate.claim_refusal(self._address)) is not None:
+                refusal := await self._ctx.gate.claim_refusal(self._address)) is not None:
             self._banner(refusal)  # not a failure: the name may well be free later
             self._kbdint_refused = True  # someone with a key wants a name: tell, don't guest
             return False
@@ -376,21 +376,21 @@ class MoonSSHServer(asyncssh.SSHServer):
             return False
         self._banner(KEY_HAS_A_NAME)
         self._kbdint_refused = True  # keyless would be refused too: one failure
-        self._failed_attempt()
+        await self._failed_attempt()
         return False
 
     def kbdint_auth_supported(self) -> bool:
         # Offered even with guests off, so a keyless client is told why it cannot enter.
         return not self._kbdint_refused
 
-    def get_kbdint_challenge(
+    async def get_kbdint_challenge(  # asyncssh awaits it
         self, username: str, lang: str, submethods: str
     ) -> bool | tuple[str, str, str, list[tuple[str, bool]]]:
         refusal = self._guest_refusal(username)
         if refusal is not None:
             self._banner(refusal)
             self._kbdint_refused = True
-            self._failed_attempt()
+            await self._failed_attempt()
             return False
         if self._restriction is not None:
             self._banner(self._restriction)
@@ -477,7 +477,7 @@ class MoonSSHServer(asyncssh.SSHServer):
                      name, print_, self._address)
             return
         if self._account is None and not operator:
-            refusal = self._ctx.gate.claim_refusal(self._address)  # others were faster
+            refusal = await self._ctx.gate.claim_refusal(self._address)  # others were faster
             if refusal is not None:
                 self.refusal = refusal + "\n"
                 return
@@ -485,7 +485,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         if claimed is None:
             return
         if claimed:
-            self._ctx.gate.claimed(self._address)
+            await self._ctx.gate.claimed(self._address)
             log.info("account %s claimed by key %s from %s", name, print_, self._address)
         elif self._account is None and operator:
             # The config says whose name this is. Their key may belong to another name

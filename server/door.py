@@ -191,7 +191,7 @@ class Door:
             await _close_after_goodbye(process, conn, 1)
             return
         gate = self._gate
-        refusal = gate.admit(player.name, player.address, guest=player.guest,
+        refusal = await gate.admit(player.name, player.address, guest=player.guest,
                              operator=player.operator)
         if refusal is not None:
             # Counted, not a line each: a flood of them is what gets refused here.
@@ -202,7 +202,7 @@ class Door:
         try:
             await self._welcome_then_play(process, player)
         finally:
-            gate.left(player.name, player.address, guest=player.guest)
+            await gate.left(player.name, player.address, guest=player.guest)
         await _close_after_goodbye(process, conn, 0)
 
     def _command_context(self, process: asyncssh.SSHServerProcess[bytes],
@@ -221,7 +221,7 @@ class Door:
             process.exit(1)
             return
         log.info("command from %s: %s", player.name, shown(process.command or ""))
-        refusal = self._gate.admit(player.name, player.address, guest=player.guest,
+        refusal = await self._gate.admit(player.name, player.address, guest=player.guest,
                                    operator=player.operator)
         if refusal is not None:
             self._connection_log.note(player.address, "sessions refused")
@@ -241,7 +241,7 @@ class Door:
             else:
                 await commands.run(process, context)
         finally:
-            self._gate.left(player.name, player.address, guest=player.guest)
+            await self._gate.left(player.name, player.address, guest=player.guest)
 
     async def _link_new_key(
         self, process: asyncssh.SSHServerProcess[bytes], auth: MoonSSHServer, link: KeyToLink

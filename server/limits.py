@@ -6,6 +6,11 @@ server's own. Everything is in memory: a restart forgives (bans are in the datab
 What an address did only ever slows down what anyone could do from it: guests and new
 names. A key that already belongs to a player is never refused for what others on its
 address did (a club behind one NAT is one address); see `MoonSSHServer`.
+
+The budgets (failed logins, sessions per address and per name, new names) are `Gate`'s
+async methods: a worker of a club on a bus uses `bus_limits.BusGate`, which counts them
+across the workers; the code that asks is the same. Connections still logging in, and
+the server's whole capacity (`max_sessions`, the guests' share), are each process's own.
 """
 
 from __future__ import annotations
@@ -17,10 +22,10 @@ from dataclasses import dataclass, field
 
 from .config import Limits
 
-_MAX_BACKOFF = 15 * 60.0
-_FORGIVEN_AFTER = 60 * 60.0
+MAX_BACKOFF = 15 * 60.0
+FORGIVEN_AFTER = 60 * 60.0
 """An address with no failed login for this long starts again from a clean slate."""
-_HOUR = 3600.0
+HOUR = 3600.0
 _REMEMBERED = 10_000
 """Addresses with failures kept before the quiet ones are forgotten."""
 
@@ -33,10 +38,46 @@ class _Failures:
     last: float = 0.0
 
 
+def blocked_words(wait: int) -> str:
+    return (f"Too many failed logins from your address: try again in {wait} seconds "
+            "(players with their own key can log in meanwhile).")
+
+
+def crowded_words(limits: Limits) -> str:
+    return ("Too many connections from your address are logging in at once (at most "
+            f"{limits.connections_per_address}): try again in a moment.")
+
+
+def name_full_words(name: str, count: int) -> str:
+    return f"The name {name} already has {count} sessions open: close one of them first."
+
+
+def address_full_words(limits: Limits) -> str:
+    return (f"Your address already has {limits.sessions_per_address_max} "
+            "sessions open, the most one address may have: close one first.")
+
+
+def guests_of_address_words(limits: Limits) -> str:
+    return (f"Your address already has {limits.guest_sessions_per_address_max}"
+            " guests playing, the most one address may have. Log in with an "
+            "SSH key to play under a name of your own (ssh-keygen).")
+
+
+def address_claims_words(wait: int) -> str:
+    return ("Too many new names from your address this hour: try again in "
+            f"{wait} seconds (players with their own key can log in meanwhile).")
+
+
+def server_claims_words(wait: int) -> str:
+    return ("The server takes no more new names this hour: try again in "
+            f"{wait} seconds (players with their own key can log in meanwhile).")
+
+
 @dataclass
 class Gate:
     """Counts connections (those still logging in apart) and refused login attempts per
-    address; says which addresses must wait, and why."""
+    address; says which addresses must wait, and why. Its async methods are the budgets
+    (the module's docstring)."""
 
     limits: Limits
     clock: Callable[[], float] = time.monotonic
@@ -98,31 +139,28 @@ class Gate:
 
     # --- what an address may do -------------------------------------------------------
 
-    def restriction(self, address: str) -> str | None:
+    async def restriction(self, address: str) -> str | None:
         """Why guests and new names from `address` are refused right now, or None."""
         failures = self._failures.get(address)
         now = self.clock()
         if failures is not None and failures.blocked_until > now:
-            wait = int(failures.blocked_until - now) + 1
-            return (
-                f"Too many failed logins from your address: try again in {wait} seconds "
-                "(players with their own key can log in meanwhile)."
-            )
+            return blocked_words(int(failures.blocked_until - now) + 1)
+        return self.crowded(address)
+
+    def crowded(self, address: str) -> str | None:
+        """Why `address` waits for its connections still logging in here, or None."""
         if self.logging_in(address) > self.limits.connections_per_address:
-            return (
-                "Too many connections from your address are logging in at once (at most "
-                f"{self.limits.connections_per_address}): try again in a moment."
-            )
+            return crowded_words(self.limits)
         return None
 
-    def failed(self, address: str) -> None:
+    async def failed(self, address: str) -> None:
         """One refused key, name or guest try: enough of them make the address wait.
 
         A quiet hour forgives; a login, even with a good key, does not
         (or anyone with a name of their own could wipe their address's record)."""
         now = self.clock()
         failures = self._failures.get(address)
-        if failures is None or now - failures.last > _FORGIVEN_AFTER:
+        if failures is None or now - failures.last > FORGIVEN_AFTER:
             if len(self._failures) >= _REMEMBERED:
                 self._forget_quiet(now)
             failures = self._failures[address] = _Failures()
@@ -132,17 +170,17 @@ class Gate:
             failures.count = 0
             backoff = self.limits.failure_backoff_seconds * 2**failures.strikes
             failures.strikes += 1
-            failures.blocked_until = now + min(backoff, _MAX_BACKOFF)
+            failures.blocked_until = now + min(backoff, MAX_BACKOFF)
 
     def _forget_quiet(self, now: float) -> None:
         for address, failures in list(self._failures.items()):
-            if now - failures.last > _FORGIVEN_AFTER and failures.blocked_until <= now:
+            if now - failures.last > FORGIVEN_AFTER and failures.blocked_until <= now:
                 del self._failures[address]
 
     # --- places: sessions per address, per name, and the guests' share ---------------
 
-    def admit(self, name: str, address: str, *, guest: bool = False,
-              operator: bool = False) -> str | None:
+    async def admit(self, name: str, address: str, *, guest: bool = False,
+                    operator: bool = False) -> str | None:
         """Why `name` from `address` may not open a session now, or None, counting it
         (call `left` when it ends).
 
@@ -153,34 +191,45 @@ class Gate:
         still bounded)."""
         limits = self.limits
         if self.by_name[name] >= limits.sessions_per_name_max:
-            return (f"The name {name} already has {self.by_name[name]} sessions open: "
-                    "close one of them first.")
+            return name_full_words(name, self.by_name[name])
         if not operator:
-            if self.sessions >= limits.max_sessions:
-                return (f"The server is full ({limits.max_sessions} players): "
-                        "please try again in a few minutes.")
-            if guest and self.guests >= limits.max_sessions - limits.places_kept_for_members:
-                return ("The server is full for guests: the places left are kept for "
-                        "players with a key. Try again in a few minutes, or log in with "
-                        "an SSH key (ssh-keygen).")
+            refusal = self.full(guest=guest)
+            if refusal is not None:
+                return refusal
             if self.by_address[address] >= limits.sessions_per_address_max:
-                return (f"Your address already has {limits.sessions_per_address_max} "
-                        "sessions open, the most one address may have: close one first.")
+                return address_full_words(limits)
             if guest and self.guests_by_address[address] >= \
                     limits.guest_sessions_per_address_max:
-                return (f"Your address already has {limits.guest_sessions_per_address_max}"
-                        " guests playing, the most one address may have. Log in with an "
-                        "SSH key to play under a name of your own (ssh-keygen).")
+                return guests_of_address_words(limits)
+        self.count_in(name, address, guest=guest)
+        return None
+
+    def full(self, *, guest: bool) -> str | None:
+        """Why this process takes no more sessions (of a guest), or None."""
+        limits = self.limits
+        if self.sessions >= limits.max_sessions:
+            return (f"The server is full ({limits.max_sessions} players): "
+                    "please try again in a few minutes.")
+        if guest and self.guests >= limits.max_sessions - limits.places_kept_for_members:
+            return ("The server is full for guests: the places left are kept for "
+                    "players with a key. Try again in a few minutes, or log in with "
+                    "an SSH key (ssh-keygen).")
+        return None
+
+    def count_in(self, name: str, address: str, *, guest: bool) -> None:
+        """Count a session let in (`count_out` when it ends)."""
         self.sessions += 1
         self.by_name[name] += 1
         self.by_address[address] += 1
         if guest:
             self.guests += 1
             self.guests_by_address[address] += 1
-        return None
 
-    def left(self, name: str, address: str, *, guest: bool = False) -> None:
+    async def left(self, name: str, address: str, *, guest: bool = False) -> None:
         """A session that `admit` let in has ended."""
+        self.count_out(name, address, guest=guest)
+
+    def count_out(self, name: str, address: str, *, guest: bool) -> None:
         self.sessions -= 1
         for counter, key in ((self.by_name, name), (self.by_address, address),
                              *(((self.guests_by_address, address),) if guest else ())):
@@ -192,7 +241,7 @@ class Gate:
 
     # --- new names per address and per hour ----------------------------------------
 
-    def claim_refusal(self, address: str) -> str | None:
+    async def claim_refusal(self, address: str) -> str | None:
         """Why a new name may not be claimed from `address` now, or None.
 
         3,000 names were claimed in 103 s from one address with fresh keys (issue 36)."""
@@ -200,25 +249,21 @@ class Gate:
         limits = self.limits
         recent = self._claims_by_address.get(address)
         if recent is not None:
-            _forget_before(recent, now - _HOUR)
+            _forget_before(recent, now - HOUR)
             if len(recent) >= limits.new_names_per_address_per_hour:
-                wait = int(recent[0] + _HOUR - now) + 1
-                return ("Too many new names from your address this hour: try again in "
-                        f"{wait} seconds (players with their own key can log in meanwhile).")
-        _forget_before(self._claims, now - _HOUR)
+                return address_claims_words(int(recent[0] + HOUR - now) + 1)
+        _forget_before(self._claims, now - HOUR)
         if len(self._claims) >= limits.new_names_per_hour:
-            wait = int(self._claims[0] + _HOUR - now) + 1
-            return ("The server takes no more new names this hour: try again in "
-                    f"{wait} seconds (players with their own key can log in meanwhile).")
+            return server_claims_words(int(self._claims[0] + HOUR - now) + 1)
         return None
 
-    def claimed(self, address: str) -> None:
+    async def claimed(self, address: str) -> None:
         """A new name was claimed from `address`."""
         now = self.clock()
         if address not in self._claims_by_address and \
                 len(self._claims_by_address) >= _REMEMBERED:
             for old in [a for a, t in self._claims_by_address.items()
-                        if not t or t[-1] <= now - _HOUR]:
+                        if not t or t[-1] <= now - HOUR]:
                 del self._claims_by_address[old]
         self._claims_by_address.setdefault(address, deque()).append(now)
         self._claims.append(now)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Literal
 
 import asyncssh
@@ -132,7 +132,7 @@ async def link_new_key(
     codes: LinkCodes,
     db: Database,
     limits: Limits,
-    wrong_code: Callable[[], None],
+    wrong_code: Callable[[], Awaitable[None]],
 ) -> Player | None:
     """Ask for the code, a few tries within the login timeout; the right one adds the key
     and returns the player. Anything else says why, and returns None (a failed login).
@@ -161,7 +161,7 @@ async def link_new_key(
         if codes.redeem(link.name, typed):
             return await _add(process, auth, link, db)
         left = tries - used
-        wrong_code()
+        await wrong_code()
         log.info("link of a key to %s from %s: wrong code", link.name, link.address)
         write_line(process, "\nThat is not the code (or it was used, or it expired)"
                    + (f": {left} {'try' if left == 1 else 'tries'} left." if left else

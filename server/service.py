@@ -40,6 +40,7 @@ from moon_tui.lobby import (
     RestartNotice,
 )
 from moon_tui.lobby.journal import TableJournal
+from moon_tui.lobby.peers import SharedRates
 from moon_tui.lobby.refusals import Refused
 
 from . import patches, teardown
@@ -161,6 +162,12 @@ class MoonServer:
         self._locks_data = place is None or not place.supervised
         """A supervised worker's data folder is locked by its supervisor."""
         self.gate = Gate(config.limits)
+        """Connections per address here, and the login budgets (on the bus for a worker:
+        `bus_limits.py`)."""
+        if place is not None:
+            from .bus_limits import BusGate
+
+            self.gate = BusGate(config.limits)
         self.link_codes = LinkCodes(config.limits)
         """Codes from keys dialogs (in memory: a restart forgets them). Tests set its clock."""
         self.memory = FreezePolicy() if freeze_memory else None
@@ -270,6 +277,7 @@ class MoonServer:
         await self.db.open()
         await self.journal.check()  # a full disk: said, and new games wait until it frees
         journal: TableJournal = self.journal
+        rates: SharedRates | None = None
         if self.place is not None:
             from .bus import connect
             from .ownership import OwnedJournal, TableLeases
@@ -280,6 +288,7 @@ class MoonServer:
             # again after a crash is not its dead predecessor (whose leases lapse).
             holder = f"{self.place.name}.{os.getpid()}"
             journal = self.owned = OwnedJournal(self.journal, TableLeases(self.bus, holder))
+            rates = self._count_on_bus(self.bus, holder)
             self._tasks.append(asyncio.create_task(self.owned.keep(), name="moon-leases"))
             self.club_bus = await self._join_club(self.place, self.bus)
         limits = self.config.limits
@@ -288,7 +297,7 @@ class MoonServer:
                       on_restart=self._restart_asked, restart_news=self._restart_news,
                       keeper=self.club, kept=await self.club.load(),
                       link=None if self.club_bus is None else self.club_bus.link.owner_link,
-                      peers=self.club_bus)
+                      peers=self.club_bus, rates=rates)
         self._lobby = await lobby.__aenter__()
         if self.club_bus is not None:
             await self.club_bus.start(lobby)
@@ -409,6 +418,15 @@ class MoonServer:
         self._tasks.append(asyncio.create_task(link.run(), name="moon-bus"))
         return ClubOnBus(link, self._lobby_config.chat_max_chars)
 
+    def _count_on_bus(self, bus: Valkey, holder: str) -> SharedRates:
+        """The login budgets and the lobby's rates counted over the club (`bus_limits.py`)."""
+        from .bus_limits import BusGate, BusRates
+
+        assert isinstance(self.gate, BusGate)
+        self.gate.attach(bus, holder)
+        self._tasks.append(asyncio.create_task(self.gate.keep(), name="moon-limits"))
+        return BusRates(bus, holder)
+
     async def _close_bus(self) -> None:
         if self.club_bus is not None:
             await self.club_bus.close()
@@ -422,6 +440,11 @@ class MoonServer:
                 with contextlib.suppress(Exception):
                     await self.owned.leases.give_up(table_id)
         if bus is not None:
+            if self.place is not None:
+                from .bus_limits import BusGate
+
+                assert isinstance(self.gate, BusGate)
+                await self.gate.close()
             with contextlib.suppress(Exception):
                 await bus.aclose()
 

@@ -266,20 +266,20 @@ async def test_failed_logins_slow_guests_and_new_names_never_a_players_key(
         await logs_in(server.port, "newbie", new_key())
 
 
-def test_the_backoff_doubles_and_a_quiet_hour_forgives() -> None:
+async def test_the_backoff_doubles_and_a_quiet_hour_forgives() -> None:
     now = [0.0]
     gate = Gate(Limits(failed_logins_per_address=2, failure_backoff_seconds=30),
                 clock=lambda: now[0])
     for wait in (30, 60):
-        gate.failed(HOME)
-        gate.failed(HOME)
-        assert f"try again in {wait + 1} seconds" in (gate.restriction(HOME) or "")
+        await gate.failed(HOME)
+        await gate.failed(HOME)
+        assert f"try again in {wait + 1} seconds" in (await gate.restriction(HOME) or "")
         now[0] += wait + 1
-        assert gate.restriction(HOME) is None
+        assert await gate.restriction(HOME) is None
     now[0] += 3600
-    gate.failed(HOME)
-    gate.failed(HOME)
-    assert "try again in 31 seconds" in (gate.restriction(HOME) or "")
+    await gate.failed(HOME)
+    await gate.failed(HOME)
+    assert "try again in 31 seconds" in (await gate.restriction(HOME) or "")
 
 
 # --- 12: a ban holds -----------------------------------------------------------------------

@@ -138,9 +138,19 @@ class TakenElsewhere:
     name: str
 
 
+@dataclass(frozen=True, slots=True)
+class Spent:
+    """A command that waited for the club's count of a rate (`peers.SharedRates`): the
+    seconds until it fits (0: it fit, and was counted)."""
+
+    handle: PlayerHandle
+    command: Command
+    wait: float
+
+
 LobbyMessage = (FromHandle | HandleClosed | Connect | ServerBroadcast | ServerKick
                 | ServerRestartNews | Shutdown | TableChanged | TableClosed | HandDealt
-                | FromPeers | PeerChat | TakenElsewhere | BusBack)
+                | FromPeers | PeerChat | TakenElsewhere | BusBack | Spent)
 
 
 # --- to a table ---------------------------------------------------------------------------

@@ -55,6 +55,7 @@ from .internal import (
     ServerKick,
     ServerRestartNews,
     Shutdown,
+    Spent,
     TableChanged,
     TableClosed,
     TakenElsewhere,
@@ -94,7 +95,7 @@ from .messages import (
     Unban,
 )
 from .notices import Ending, Leave, Tell
-from .peers import Peers
+from .peers import Peers, SharedRates
 from .practice import start_of
 from .refusals import Refusal, Refused
 from .restoring import SavedTableError, new_table_id, saved_chat
@@ -124,6 +125,8 @@ MINUTES_MAX = 7 * 24 * 60
 """The longest an operator may keep a kicked player out, or a note on the board."""
 INVITES_PER_MINUTE = 10
 """Invitations one player may send a minute (each is a notice on someone's screen)."""
+TABLES_WINDOW = 3600.0
+"""`tables_per_hour` counts the tables a person opened in this many seconds."""
 
 
 class Lobby:
@@ -137,7 +140,8 @@ class Lobby:
                  restart_news: Callable[[], RestartNotice | None] | None = None,
                  clock: Clock | None = None, journal: TableJournal | None = None,
                  keeper: ClubKeeper | None = None, kept: ClubState | None = None,
-                 link: links.LinkFactory | None = None, peers: Peers | None = None) -> None:
+                 link: links.LinkFactory | None = None, peers: Peers | None = None,
+                 rates: SharedRates | None = None) -> None:
         """`on_ban(name, reason)` makes an operator's ban last; `on_restart(command,
         operator)` hands an operator's restart (or its cancelling) to whoever owns the
         countdown (the server), and returns why not, if it will not; `restart_news()` is
@@ -148,7 +152,8 @@ class Lobby:
         bring them back. `keeper` makes kicks, unbans, the notice board and players'
         settings last (`club.py`); `kept` is what it kept from before. `link` makes each
         table's link (`links.py`): in process unless told (`links.default_link`).
-        `peers` are the club's other workers (`peers.py`); None: the lobby is the club."""
+        `peers` are the club's other workers (`peers.py`); None: the lobby is the club.
+        `rates` count the lobby's rate limits over the club (None: here)."""
         self.config = config
         self.journal: TableJournal = journal if journal is not None else MemoryJournal()
         self._tables_outlive_it = journal is not None
@@ -192,8 +197,10 @@ class Lobby:
         self._chat = ChatLimiter(config.chat_max_chars, config.chat_lines_per_10s)
         self._chat_kept: deque[ChatPosted] = deque(maxlen=CHAT_KEPT)
         self._wrong_codes = RateLimit(CODE_GUESSES, 60.0)
-        self._tables_opened = RateLimit(config.tables_per_hour, 3600.0)
-        """Tables each person opened within the hour (`PlayerHandle.person`)."""
+        self._tables_opened = RateLimit(config.tables_per_hour, TABLES_WINDOW)
+        """Tables each person opened within the hour (`PlayerHandle.person`), unless the
+        club counts them (`rates`)."""
+        self._rates = rates
         self._tg: asyncio.TaskGroup | None = None
         self._main: asyncio.Task[None] | None = None
         self._running = False
@@ -483,6 +490,13 @@ class Lobby:
                 self._hands[message.table_id] = message.hand
         elif isinstance(message, HandleClosed):
             self._handle_gone(message.handle)
+        elif isinstance(message, Spent):
+            handle, command = message.handle, message.command
+            if self._players.get(handle.name) is handle and isinstance(command, CreateTable):
+                def reject(refused: Refused) -> None:
+                    handle.deliver(Rejected.because(command, refused))
+
+                self._create_table(handle, command, reject, spent=message.wait)
         elif isinstance(message, FromPeers):
             self._take_shares(message.shares)
         elif isinstance(message, BusBack):
@@ -757,7 +771,9 @@ class Lobby:
             reject(Refused(Refusal.NO_SUCH_TABLE, table_id=table_id))
 
     def _create_table(self, handle: PlayerHandle, command: CreateTable,
-                      reject: Callable[[Refused], None]) -> None:
+                      reject: Callable[[Refused], None], spent: float | None = None) -> None:
+        """Check it, count it against its person's tables of the hour (`spent`: the club
+        counted it, `_spend`), then open it."""
         if self._closing:
             reject(Refused(Refusal.SHUTTING_DOWN))
             return
@@ -792,12 +808,18 @@ class Lobby:
                                     or not 1 <= seconds <= 3600):
             reject(Refused(Refusal.BAD_TIMER, seconds=repr(seconds)))
             return
-        now = self.clock.now()
-        if not handle.operator and not self._tables_opened.allow(handle.person, now):
-            wait = self._tables_opened.wait(handle.person, now)
-            reject(Refused(Refusal.TOO_MANY_TABLES, tables=self.config.tables_per_hour,
-                           minutes=max(1, math.ceil(wait / 60))))
-            return
+        if not handle.operator:
+            if spent is None and self._rates is not None:
+                self._spend(handle, command, handle.person, self.config.tables_per_hour)
+                return
+            if spent is None:
+                now, opened = self.clock.now(), self._tables_opened
+                spent = 0.0 if opened.allow(handle.person, now) \
+                    else opened.wait(handle.person, now)
+            if spent > 0:
+                reject(Refused(Refusal.TOO_MANY_TABLES, tables=self.config.tables_per_hour,
+                               minutes=max(1, math.ceil(spent / 60))))
+                return
         name = clean_text(command.name)[:TABLE_NAME_MAX] or f"{handle.name}'s table"
         table_id = self._new_table_id()
         code = self._new_code()
@@ -811,6 +833,19 @@ class Lobby:
         log.info("table %s created by %s: %r, %s%s%s", table_id, handle.name, name,
                  rules.summary(), ", private" if private else "",
                  ", practice" if practice else "")
+
+    def _spend(self, handle: PlayerHandle, command: CreateTable, who: str,
+               count: int) -> None:
+        """Ask the club's count of `who`'s new tables; the command goes on (`Spent`)
+        once it answers."""
+        rates = self._rates
+        assert rates is not None
+
+        async def spend() -> None:
+            wait = await rates.spend("tables", who, count, TABLES_WINDOW)
+            self._post(Spent(handle, command, wait))
+
+        self._spawn(spend(), name=f"tables of {who}")
 
     def _new_table_id(self) -> str:
         """A table id that is not a count (tables may run on several hosts: no host

@@ -38,3 +38,13 @@ class Peers(Protocol):
         """The link of a table another worker runs: commands go to it, what it sends this
         worker's members comes to `receiver`."""
         ...
+
+
+class SharedRates(Protocol):
+    """The lobby's own rate limits counted over the whole club (`tables_per_hour`): a
+    person on two workers has one budget, not two."""
+
+    async def spend(self, kind: str, who: str, count: int, window: float) -> float:
+        """Count one `kind` event of `who` if fewer than `count` fell in the last `window`
+        seconds, and return 0; else return the seconds until one fits (nothing counted)."""
+        ...
