@@ -276,10 +276,9 @@ class MoonServer:
 
             self.bus = await connect(self.place.bus)
             # Its own tables only, each written under its epoch (`ownership.py`).
-            # The lease names this process, not only the worker's place: a worker started
-            # again after a crash is not its dead predecessor (whose leases lapse).
-            holder = f"{self.place.name}.{os.getpid()}"
-            journal = self.owned = OwnedJournal(self.journal, TableLeases(self.bus, holder))
+            # The lease names this process, not only the worker's place.
+            journal = self.owned = OwnedJournal(self.journal,
+                                                TableLeases(self.bus, self.place.process))
             self._tasks.append(asyncio.create_task(self.owned.keep(), name="moon-leases"))
             self.club_bus = await self._join_club(self.place, self.bus)
         limits = self.config.limits
@@ -407,7 +406,7 @@ class MoonServer:
 
         link = WorkerBus(bus, self._bus_reader, place.name, serves)
         self._tasks.append(asyncio.create_task(link.run(), name="moon-bus"))
-        return ClubOnBus(link, self._lobby_config.chat_max_chars)
+        return ClubOnBus(link, self._lobby_config.chat_max_chars, place.process)
 
     async def _close_bus(self) -> None:
         if self.club_bus is not None:
