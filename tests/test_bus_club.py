@@ -21,8 +21,15 @@ from server.bus_link import WAKE, WorkerBus, worker_inbox
 from server.bus_server import BusServer
 from server.service import MoonServer
 from tests.test_ssh_game import FAST
-from tests.test_ssh_survive import WAIT, create_table, play, start_game
-from tools.probe import ScreenClient, cursor_on, enter_lobby, new_key, running_server
+from tests.test_ssh_survive import WAIT, create_table, move, my_turn, play, start_game
+from tools.probe import (
+    ScreenClient,
+    cursor_on,
+    enter_lobby,
+    eventually,
+    new_key,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 
@@ -167,5 +174,42 @@ async def test_a_game_across_two_workers_goes_on_after_the_bus_restarts_empty(
         await play([ann, bob], lambda s: "hand 2" in s[0] or "game is over" in s[0])
         [table] = servers[0].lobby.tables()
         assert servers[0].owned is not None and table.table_id in servers[0].owned.leases.held
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_a_move_made_while_the_bus_is_down_is_played_once_it_is_back(
+    valkey_bus: BusServer, tmp_path: Path,
+) -> None:
+    """bob's table runs on ann's worker; bob moves while the bus is down: his move waits
+    on his worker and is played when the bus is back (it was lost, unacknowledged, and
+    his game waited for a move he had made)."""
+    async with contextlib.AsyncExitStack() as stack:
+        servers: list[MoonServer] = [await stack.enter_async_context(running_server(
+            tmp_path, lobby_config=FAST, place=WorkerPlace(i, valkey_bus.url)))
+            for i in range(2)]
+        ann, bob = [await ScreenClient.connect(server.port, name, key=new_key())
+                    for server, name in zip(servers, ("ann", "bob"), strict=True)]
+        for client in (ann, bob):
+            await enter_lobby(client, WAIT)
+        await create_table(ann, bots=1)
+        await bob.wait_for("ann's table", WAIT)
+        await bob.press("j")
+        await bob.wait_for("waiting room", WAIT)
+        await start_game(ann)
+        await play([ann, bob], lambda s: my_turn(s[1]) and not my_turn(s[0]), WAIT)
+        assert servers[1].club_bus is not None
+        link = servers[1].club_bus.link
+
+        valkey_bus.stop()
+        key = move(bob.text())
+        assert key is not None
+        await bob.press(key)
+        await eventually(lambda: link.waiting > 0, "bob's move waits for the bus")
+        valkey_bus.start()
+        handle = servers[1].lobby._router.players["bob"]
+        await eventually(lambda: handle.pending == 0, "bob's move taken up by his table")
+        assert link.lost == 0
+        await play([ann, bob], lambda s: "hand 2" in s[0] or "game is over" in s[0])
         for client in (ann, bob):
             await client.close()
