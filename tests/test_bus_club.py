@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -131,7 +132,7 @@ async def test_what_other_workers_share_is_checked_and_a_bad_share_dropped(
 ) -> None:
     bus = valkey.Valkey.from_url(valkey_bus.url)
     try:
-        club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200)
+        club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200, "w0.1")
         lobby = Listener()
         club._lobby = lobby  # type: ignore[assignment]  # the stand-in, not started
         good = ClubShare((), ("bob",), ())
@@ -142,7 +143,8 @@ async def test_what_other_workers_share_is_checked_and_a_bad_share_dropped(
         await bus.sadd(WORKERS_KEY, "w1", "w2", "w3", "w4", "x9")
         await club.share_round()
         assert lobby.heard == [FromPeers((good,))] and club.dropped == 3
-        assert codec.decode(await bus.get(share_key("w0"))) == lobby.shared()
+        assert codec.decode(await bus.get(share_key("w0"))) == replace(lobby.shared(),
+                                                                       runner="w0.1")
         with pytest.raises(codec.CodecError):  # a chat line is let through as plain text
             checked_chat(ChatPosted(ChatLine("bob", "hi", "t1")), 200)
         long = checked_chat(ChatPosted(ChatLine("bob", "[b]x" * 100)), 200)
