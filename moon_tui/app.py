@@ -42,7 +42,7 @@ from .lobby.messages import (
 )
 from .lobby.notices import Tell
 from .services import GameArchive, KeyManager, RatingBook, ServerHealth
-from .ui.base import FirstScreen, MoonModal, MoonParts, MoonScreen
+from .ui.base import ComingBackScreen, FirstScreen, MoonModal, MoonParts, MoonScreen
 from .ui.context import ScreenContext
 from .ui.frames import draw_now
 from .ui.game import GameScreen
@@ -300,9 +300,13 @@ class MoonApp(App[None]):
         self._maybe_call(event, before)
         if isinstance(event, TableUpdate):
             self._follow_table(event)
-        elif isinstance(event, LobbyUpdate) and isinstance(self.screen, FirstScreen) \
+        elif isinstance(event, LobbyUpdate) \
+                and isinstance(self.screen, FirstScreen | ComingBackScreen) \
                 and self._at_no_table(event):
             self._lobby_on_need()  # the place the door saw went before they came in
+        elif isinstance(event, Notice) and event.code is Tell.TABLE_COMING_BACK \
+                and isinstance(self.screen, FirstScreen):
+            self.push_screen(ComingBackScreen(notice_words(event)))
         elif isinstance(event, TableLeft) and event.table_id == self.current_table:
             self._leave_table(event)
         elif isinstance(event, Notice) and event.code is not Tell.SEAT_WAITS:
@@ -362,7 +366,7 @@ class MoonApp(App[None]):
         for screen in self._base_screens():
             if isinstance(screen, wanted) and screen.table_id == table_id:
                 return
-        while isinstance(self.screen, MoonModal):
+        while isinstance(self.screen, MoonModal | ComingBackScreen):
             self.pop_screen()
         # A play-on from the replay viewer opens over it (leaving goes back there).
         if not isinstance(self.screen, FirstScreen | LobbyScreen | WaitingScreen | GameScreen
@@ -382,6 +386,8 @@ class MoonApp(App[None]):
         straight to their table (`to_table`) gets theirs built when they first leave it."""
         if isinstance(self.screen, FirstScreen):
             self.push_screen(LobbyScreen())
+        elif isinstance(self.screen, ComingBackScreen):  # it did not come back after all
+            self.switch_screen(LobbyScreen())
 
     def _at_no_table(self, lobby: LobbyUpdate) -> bool:
         """The lobby says this player neither sits at nor watches a table."""
@@ -437,7 +443,7 @@ class MoonApp(App[None]):
         if self._lesson_table:
             self.lesson, self._lesson_table = None, False
         self._set_window_title("Moon")
-        while isinstance(self.screen, MoonModal):
+        while isinstance(self.screen, MoonModal | ComingBackScreen):
             self.pop_screen()
         if isinstance(self.screen, WaitingScreen | GameScreen):
             self.pop_screen()

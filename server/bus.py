@@ -10,6 +10,7 @@ default (one process, no bus) needs nothing of it installed.
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -45,6 +46,12 @@ class WorkerPlace:
     def name(self) -> str:
         """The worker's name on the bus and in the log."""
         return f"w{self.index}"
+
+    @property
+    def process(self) -> str:
+        """This process's name on the bus ("w0.1234"): a worker started again after a
+        crash is not its dead predecessor (`ownership.TableLeases.take`)."""
+        return f"{self.name}.{os.getpid()}"
 
 
 def where(url: str) -> str:

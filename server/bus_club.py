@@ -26,7 +26,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from moon_tui.lobby import codec
@@ -57,6 +59,9 @@ worker is listed on the others about this long after)."""
 SHARE_TTL_MS = 5_000
 """How long a worker's share lasts unless written again: a dead worker's tables and
 players leave the other workers' lists this long after its last write."""
+ORPHANS_SECONDS = 30.0
+"""How long the tables of a worker that died stay listed as coming back (another worker
+takes each over once its lease lapsed: `ownership.py`), at most."""
 WORKERS_KEY = "moon:club:workers"
 TABLES_MAX = 10_000
 """The most tables one share may list, and the most names it may say are online."""
@@ -101,16 +106,25 @@ def checked_chat(posted: ChatPosted, chars_max: int) -> ChatPosted:
 class ClubOnBus:
     """This worker's lobby's peers (`moon_tui.lobby.peers.Peers`) over the bus."""
 
-    def __init__(self, link: WorkerBus, chat_chars_max: int) -> None:
+    def __init__(self, link: WorkerBus, chat_chars_max: int, runner: str) -> None:
+        """`runner`: this process's name in the club (`WorkerPlace.process`)."""
         self.link = link
         self.bus = link.bus
         self.worker = link.worker
+        self.runner = runner
         self.chat_chars_max = chat_chars_max
         self.served: set[str] = set()
         self.dropped = 0
         """Shares and chat lines read and refused."""
         self._lobby: Lobby | None = None
         self._last: dict[str, bytes] = {}
+        """The other workers' shares read last, as read."""
+        self._shares: dict[str, ClubShare] = {}
+        """The same, decoded and checked."""
+        self._gone: dict[str, tuple[ClubShare, float]] = {}
+        """The tables of workers that died, coming back until when (`_orphans`)."""
+        self._given: list[ClubShare] = []
+        """What the lobby was last given."""
         self._shared = False
         """A share was written (the next one finds it, unless the bus lost it)."""
 
@@ -167,12 +181,13 @@ class ClubOnBus:
         lobby = self._lobby
         assert lobby is not None, "the club's sharing has not started"
         async with self.bus.pipeline(transaction=False) as pipe:
-            pipe.set(share_key(self.worker), codec.encode(lobby.shared()), px=SHARE_TTL_MS,
-                     get=True)
+            share = replace(lobby.shared(), runner=self.runner)
+            pipe.set(share_key(self.worker), codec.encode(share), px=SHARE_TTL_MS, get=True)
             pipe.sadd(WORKERS_KEY, self.worker)
             pipe.smembers(WORKERS_KEY)
             before, *_, members = await pipe.execute()
-        if before is None and self._shared:  # the bus restarted empty (or we were away)
+        restarted = before is None and self._shared
+        if restarted:  # the bus restarted empty (or we were away)
             log.warning("bus: this worker's share was gone: its people are served again")
             for name in sorted(self.served):
                 self.link.serve_soon(name, True)
@@ -183,17 +198,54 @@ class ClubOnBus:
                          if WORKER_NAME.fullmatch(w) and w != self.worker)
         datas = await self.bus.mget([share_key(w) for w in workers]) if workers else []
         read = {w: d for w, d in zip(workers, datas, strict=True) if d is not None}
-        if read == self._last:
-            return
-        self._last = read
-        shares = []
+        if restarted:  # the others' shares come back with their next round
+            read = {**self._last, **read}
+        live = []
         for worker, data in read.items():
+            if self._last.get(worker) == data and worker in self._shares:
+                live.append(self._shares[worker])
+                continue
+            self._shares.pop(worker, None)
+            if self._last.get(worker) == data:
+                continue  # dropped when it was first read
             try:
-                shares.append(checked_share(data))
+                self._shares[worker] = checked_share(data)
             except codec.CodecError as error:
                 self.dropped += 1
                 log.warning("bus: the share of %s dropped: %s", worker, shown(str(error)))
-        lobby.from_peers(FromPeers(tuple(shares)))
+                continue
+            live.append(self._shares[worker])
+        self._last = read
+        # Those coming back first: an entry of a live share wins over theirs.
+        shares = [*self._orphans(read, time.monotonic()), *live]
+        if shares != self._given:
+            self._given = shares
+            lobby.from_peers(FromPeers(tuple(shares)))
+
+    def _orphans(self, read: dict[str, bytes], now: float) -> list[ClubShare]:
+        """The tables of workers whose share expired (they died), listed as coming back
+        (`ClubShare.runner` ""): a returning player still finds their place held and
+        waits for their table there, until another worker takes it over and lists it, or
+        for `ORPHANS_SECONDS` at most (a table that cannot be taken up)."""
+        for worker in self._shares.keys() - read.keys():
+            share = self._shares.pop(worker)
+            if share.tables:
+                log.warning("bus: worker %s is gone: its %d tables are coming back",
+                            worker, len(share.tables))
+                self._gone[worker] = (ClubShare(share.tables, (), ()), now + ORPHANS_SECONDS)
+        listed = {t.table_id for w, share in self._shares.items() if w in read
+                  for t in share.tables}
+        kept = []
+        for worker, (share, until) in list(self._gone.items()):
+            tables = tuple(t for t in share.tables if t.table_id not in listed)
+            if not tables or now >= until:
+                del self._gone[worker]
+                continue
+            if tables != share.tables:
+                share = ClubShare(tables, (), ())
+                self._gone[worker] = (share, until)
+            kept.append(share)
+        return kept
 
     async def close(self) -> None:
         """This worker stops: its share and the names it served leave the bus."""

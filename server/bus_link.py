@@ -68,6 +68,10 @@ STREAM_MAX = 10_000
 not make the bus grow without end."""
 READ_BLOCK_MS = 1_000
 READ_COUNT = 256
+UNSENT_MAX = 10_000
+"""Entries that wait at most while the bus does not answer (`WorkerBus._send`)."""
+BATCH_MAX = 1_000
+"""Entries written in one round trip at most."""
 RETRY_SECONDS = 1.0
 """How long a worker waits to read or write the bus again after it did not answer."""
 WAKE = b"wake"
@@ -113,10 +117,11 @@ return 0
 """Deletes a table's stream (KEYS[1]) unless another worker holds its lease (KEYS[2]):
 the stream is the new owner's then, with what was sent to it meanwhile."""
 Receiver = Callable[[TableOutput], None]
-_Out = tuple[str, str, bytes | None, str | None]
+_Out = tuple[str, str, bytes | None, str | None, Callable[[], None] | None]
 """An entry to write: what to do (`add` to a stream, `member`: add to the stream of the
 worker serving a name, `let go` of a table's stream, `serve` or `leave` a name), the key,
-the bytes, and the table they are about."""
+the bytes, the table they are about, and what to do if it is never written (a member's
+command: they are told)."""
 
 
 class OwnerLink(InProcessLink):
@@ -184,7 +189,11 @@ class RemoteTableLink(InProcessLink):
                 raise
             self._refuse(message, Refused(Refusal.NOT_A_COMMAND, command=str(exc)))
             return
-        self._bus.send_bytes(table_inbox(self.table_id), data)
+        lost = None
+        if isinstance(message, FromMember):
+            def lost() -> None:  # the bus stayed away too long: they are told
+                self._refuse(message, Refused(Refusal.BUS_AWAY, table_id=self.table_id))
+        self._bus.send_bytes(table_inbox(self.table_id), data, on_lost=lost)
 
 
 class WorkerBus:
@@ -208,6 +217,10 @@ class WorkerBus:
         self.on_chat: Callable[[ChatPosted], None] | None = None
         """Where the lobby chat's lines posted on other workers go (None: not read)."""
         self._positions: dict[str, str] = {}
+        self.waiting = 0
+        """Entries that wait for the bus to answer again (0 while it does)."""
+        self.lost = 0
+        """Entries never written: the bus was away while `UNSENT_MAX` more came."""
         self.dropped = 0
         """Entries read and refused (not a message, or not one this stream may carry)."""
 
@@ -224,20 +237,20 @@ class WorkerBus:
         written to it before, for an earlier owner, is not this table's to act on)."""
         self.owned[link.table_id] = link
         self._positions[table_inbox(link.table_id)] = _now_id()
-        self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None))
+        self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None, None))
 
     def hear_chat(self, on_chat: Callable[[ChatPosted], None], after: str) -> None:
         """The lobby chat's lines posted on other workers after the entry `after` (an id)
         go to `on_chat` from now on."""
         self.on_chat = on_chat
         self._positions[CHAT_STREAM] = after
-        self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None))
+        self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None, None))
 
     def let_go(self, table_id: str) -> None:
         if self.owned.pop(table_id, None) is not None:
             key = table_inbox(table_id)
             self._positions.pop(key, None)
-            self._outbox.put_nowait(("let go", key, None, table_id))
+            self._outbox.put_nowait(("let go", key, None, table_id, None))
 
     # --- who is served where ------------------------------------------------------------
 
@@ -253,50 +266,73 @@ class WorkerBus:
         """`serve` (or `leave`) in order with what is sent: an attach written after it
         finds the name served here."""
         self._outbox.put_nowait(("serve" if serving else "leave", member_key(name), None,
-                                 None))
+                                 None, None))
 
     # --- sending ----------------------------------------------------------------------
 
     def send(self, stream: str, message: Any, table_id: str | None = None) -> None:
         self.send_bytes(stream, codec.encode(message), table_id)
 
-    def send_bytes(self, stream: str, data: bytes, table_id: str | None = None) -> None:
-        """Queued, written in order by `run` (a link never blocks)."""
-        self._outbox.put_nowait(("add", stream, data, table_id))
+    def send_bytes(self, stream: str, data: bytes, table_id: str | None = None, *,
+                   on_lost: Callable[[], None] | None = None) -> None:
+        """Queued, written in order by `run` (a link never blocks); `on_lost` is called
+        if it never is (the bus stayed away while `UNSENT_MAX` more entries came)."""
+        self._outbox.put_nowait(("add", stream, data, table_id, on_lost))
 
     def to_member(self, message: ToMember, table_id: str) -> None:
         """To the worker serving `message.name` now, found when it is sent."""
         self._outbox.put_nowait(("member", member_key(message.name), codec.encode(message),
-                                 table_id))
+                                 table_id, None))
 
     def chat(self, posted: ChatPosted) -> None:
         """A lobby chat line posted here, for the other workers."""
-        self._outbox.put_nowait(("add", CHAT_STREAM, codec.encode(posted), None))
+        self._outbox.put_nowait(("add", CHAT_STREAM, codec.encode(posted), None, None))
 
     async def _send(self) -> None:
+        """Write what is queued, in order. While the bus does not answer (it restarts, or
+        the network is cut) the entries wait and are written once it is back: a move a
+        player made meanwhile is played then. At most `UNSENT_MAX` wait: past that the
+        oldest are dropped, and a member whose command was among them is told (a view
+        dropped is sent afresh when the bus comes back empty: `BusBack`)."""
+        unsent: list[_Out] = []
         while True:
-            batch = [await self._outbox.get()]
+            if not unsent:
+                unsent.append(await self._outbox.get())
             while not self._outbox.empty():
-                batch.append(self._outbox.get_nowait())
+                unsent.append(self._outbox.get_nowait())
+            if len(unsent) > UNSENT_MAX:
+                self._drop(unsent[:len(unsent) - UNSENT_MAX])
+                del unsent[:len(unsent) - UNSENT_MAX]
+            batch = unsent[:BATCH_MAX]
             served: list[tuple[int, str]] = []
             try:
                 replies = await self._write(batch, served)
-            except (ValkeyError, OSError) as error:  # lost: a member's `Resync` catches up
+            except (ValkeyError, OSError) as error:  # kept, and written once it is back
                 still_running()
-                log.warning("bus: %d entries not written (%s)", len(batch), error)
+                self.waiting = len(unsent)
+                log.warning("bus: %d entries wait to be written (%s)", len(unsent), error)
                 await asyncio.sleep(RETRY_SECONDS)
                 continue
             still_running()
+            del unsent[:len(batch)]
+            self.waiting = len(unsent)
             self._take_over_names([(name, replies[at]) for at, name in served])
+
+    def _drop(self, entries: list[_Out]) -> None:
+        self.lost += len(entries)
+        log.error("bus: %d entries dropped, the bus away too long", len(entries))
+        for *_, on_lost in entries:
+            if on_lost is not None:
+                on_lost()
 
     async def _write(self, batch: list[_Out], served: list[tuple[int, str]]) -> list[Any]:
         """One batch in one round trip (and one before, to find the workers serving its
         members); `served` gets where each `serve`'s reply is."""
-        members = sorted({key for kind, key, _, _ in batch if kind == "member"})
+        members = sorted({key for kind, key, *_ in batch if kind == "member"})
         where = dict(zip(members, await self.bus.mget(members), strict=True)) \
             if members else {}
         async with self.bus.pipeline(transaction=False) as pipe:
-            for kind, key, data, table_id in batch:
+            for kind, key, data, table_id, _ in batch:
                 if kind == "let go":
                     pipe.eval(_LET_GO, 2, key, lease_key(str(table_id)),
                               f"{self.worker}.")

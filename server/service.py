@@ -286,7 +286,7 @@ class MoonServer:
             # Its own tables only, each written under its epoch (`ownership.py`).
             # The lease names this process, not only the worker's place: a worker started
             # again after a crash is not its dead predecessor (whose leases lapse).
-            holder = f"{self.place.name}.{os.getpid()}"
+            holder = self.place.process
             journal = self.owned = OwnedJournal(self.journal, TableLeases(self.bus, holder))
             rates = self._count_on_bus(self.bus, holder)
             self._tasks.append(asyncio.create_task(self.owned.keep(), name="moon-leases"))
@@ -416,7 +416,7 @@ class MoonServer:
 
         link = WorkerBus(bus, self._bus_reader, place.name, serves)
         self._tasks.append(asyncio.create_task(link.run(), name="moon-bus"))
-        return ClubOnBus(link, self._lobby_config.chat_max_chars)
+        return ClubOnBus(link, self._lobby_config.chat_max_chars, place.process)
 
     def _count_on_bus(self, bus: Valkey, holder: str) -> SharedRates:
         """The login budgets and the lobby's rates counted over the club (`bus_limits.py`)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,15 @@ from server.bus_link import WAKE, WorkerBus, worker_inbox
 from server.bus_server import BusServer
 from server.service import MoonServer
 from tests.test_ssh_game import FAST
-from tests.test_ssh_survive import WAIT, create_table, play, start_game
-from tools.probe import ScreenClient, cursor_on, enter_lobby, new_key, running_server
+from tests.test_ssh_survive import WAIT, create_table, move, my_turn, play, start_game
+from tools.probe import (
+    ScreenClient,
+    cursor_on,
+    enter_lobby,
+    eventually,
+    new_key,
+    running_server,
+)
 
 pytestmark = pytest.mark.ssh
 
@@ -124,7 +132,7 @@ async def test_what_other_workers_share_is_checked_and_a_bad_share_dropped(
 ) -> None:
     bus = valkey.Valkey.from_url(valkey_bus.url)
     try:
-        club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200)
+        club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200, "w0.1")
         lobby = Listener()
         club._lobby = lobby  # type: ignore[assignment]  # the stand-in, not started
         good = ClubShare((), ("bob",), ())
@@ -135,7 +143,8 @@ async def test_what_other_workers_share_is_checked_and_a_bad_share_dropped(
         await bus.sadd(WORKERS_KEY, "w1", "w2", "w3", "w4", "x9")
         await club.share_round()
         assert lobby.heard == [FromPeers((good,))] and club.dropped == 3
-        assert codec.decode(await bus.get(share_key("w0"))) == lobby.shared()
+        assert codec.decode(await bus.get(share_key("w0"))) == replace(lobby.shared(),
+                                                                       runner="w0.1")
         with pytest.raises(codec.CodecError):  # a chat line is let through as plain text
             checked_chat(ChatPosted(ChatLine("bob", "hi", "t1")), 200)
         long = checked_chat(ChatPosted(ChatLine("bob", "[b]x" * 100)), 200)
@@ -167,5 +176,42 @@ async def test_a_game_across_two_workers_goes_on_after_the_bus_restarts_empty(
         await play([ann, bob], lambda s: "hand 2" in s[0] or "game is over" in s[0])
         [table] = servers[0].lobby.tables()
         assert servers[0].owned is not None and table.table_id in servers[0].owned.leases.held
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_a_move_made_while_the_bus_is_down_is_played_once_it_is_back(
+    valkey_bus: BusServer, tmp_path: Path,
+) -> None:
+    """bob's table runs on ann's worker; bob moves while the bus is down: his move waits
+    on his worker and is played when the bus is back (it was lost, unacknowledged, and
+    his game waited for a move he had made)."""
+    async with contextlib.AsyncExitStack() as stack:
+        servers: list[MoonServer] = [await stack.enter_async_context(running_server(
+            tmp_path, lobby_config=FAST, place=WorkerPlace(i, valkey_bus.url)))
+            for i in range(2)]
+        ann, bob = [await ScreenClient.connect(server.port, name, key=new_key())
+                    for server, name in zip(servers, ("ann", "bob"), strict=True)]
+        for client in (ann, bob):
+            await enter_lobby(client, WAIT)
+        await create_table(ann, bots=1)
+        await bob.wait_for("ann's table", WAIT)
+        await bob.press("j")
+        await bob.wait_for("waiting room", WAIT)
+        await start_game(ann)
+        await play([ann, bob], lambda s: my_turn(s[1]) and not my_turn(s[0]), WAIT)
+        assert servers[1].club_bus is not None
+        link = servers[1].club_bus.link
+
+        valkey_bus.stop()
+        key = move(bob.text())
+        assert key is not None
+        await bob.press(key)
+        await eventually(lambda: link.waiting > 0, "bob's move waits for the bus")
+        valkey_bus.start()
+        handle = servers[1].lobby._router.players["bob"]
+        await eventually(lambda: handle.pending == 0, "bob's move taken up by his table")
+        assert link.lost == 0
+        await play([ann, bob], lambda s: "hand 2" in s[0] or "game is over" in s[0])
         for client in (ann, bob):
             await client.close()

@@ -9,6 +9,7 @@ import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
+import pytest
 import valkey.asyncio as valkey
 
 from moon_tui.lobby import codec
@@ -24,6 +25,7 @@ from moon_tui.lobby.internal import (
 from moon_tui.lobby.messages import Act, JoinSeat, Rejected, TableUpdate
 from moon_tui.lobby.refusals import Refusal
 from moon_tui.rules import Action
+from server import bus_link
 from server.bus_link import WorkerBus, table_inbox
 from server.bus_server import BusServer
 from server.ownership import lease_key
@@ -168,3 +170,24 @@ async def test_a_table_let_go_leaves_its_stream_to_a_worker_that_took_it_over(
                     await asyncio.sleep(0.02)
             assert bool(await w0.bus.exists(table_inbox("t1"))) is kept, holder
             await w0.bus.delete("after", table_inbox("t1"))
+
+
+async def test_commands_past_what_may_wait_for_the_bus_are_refused_in_words(
+    valkey_bus: BusServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While the bus is away commands wait for it, at most `UNSENT_MAX` entries: past
+    that the oldest are dropped, and whoever sent one is told and not left waiting."""
+    monkeypatch.setattr(bus_link, "UNSENT_MAX", 2)
+    async with worker(valkey_bus, "w1", {"bob"}) as end:
+        got, receive = collect()
+        link = end.remote_link("t1", receive)
+        valkey_bus.stop()
+        for command_id in (1, 2, 3):
+            link.to_table(FromMember("bob", Act("t1", Action.parse("pass")), False,
+                                     command_id))
+        await eventually(lambda: end.lost == 1, "the oldest command dropped")
+        [told, acked] = got
+        assert isinstance(told, ToMember) and isinstance(told.event, Rejected)
+        assert told.event.code is Refusal.BUS_AWAY and acked == Acked(1)
+        valkey_bus.start()
+        await eventually(lambda: end.waiting == 0, "the two others written")

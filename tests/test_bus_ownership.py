@@ -98,3 +98,22 @@ async def test_each_saved_table_is_taken_up_by_one_worker_and_a_lapsed_lease_is_
         # A table closed for good lets its lease go at once.
         await w0.write([TableGone("a")])
         assert "a" not in w0.leases.held and await w1.leases.take("a")
+
+
+async def test_a_worker_started_again_takes_up_its_dead_predecessors_tables_at_once(
+    valkey_bus: BusServer, tmp_path: Path,
+) -> None:
+    """The supervisor starts a worker's place again only once its process ended: the new
+    process takes its predecessor's tables without waiting for their leases to lapse;
+    any other worker still waits."""
+    async with worker(valkey_bus, tmp_path, "w0.100") as dead, \
+            worker(valkey_bus, tmp_path, "w1.200") as other, \
+            worker(valkey_bus, tmp_path, "w0.300") as successor:
+        await dead.write([TableRow("t1", {"by": "w0.100"})])
+        assert not await other.leases.take("t1")  # the lease has not lapsed
+        [taken] = await successor.load()
+        assert taken.table_id == "t1" and successor.journal.epochs == {"t1": 2}
+        assert await successor.leases.bus.get(lease_key("t1")) == b"w0.300"
+        assert not await other.leases.take("t1")
+        with pytest.raises(StaleOwner):  # were it alive after all, the epoch refuses it
+            await dead.write([TableRow("t1", {"by": "w0.100, late"})])

@@ -35,9 +35,10 @@ from typing import Any, Literal, Union
 from ..rules import Action, HandResult, Outcome, Rules, SeatView, Tile, Trick
 from . import internal, messages
 
-VERSION = 2
+VERSION = 3
 """The version of the wire format: bump it whenever a message's shape changes (2: tables
-say whether they are practice tables, `CreateTable` may play on from a record)."""
+say whether they are practice tables, `CreateTable` may play on from a record; 3: a
+worker's share names the process that runs its tables)."""
 MAX_MESSAGE_BYTES = 4 << 20
 """The largest message read (a whole game's results fit in a few tens of kilobytes)."""
 

@@ -104,6 +104,11 @@ class ClubShare:
     tables: tuple[TableInfo, ...]
     online: tuple[str, ...]
     operators: tuple[str, ...]
+    runner: str = ""
+    """The process that runs these tables: another one (a worker started again, or
+    another worker) runs a table from somewhere new, and its people must be attached
+    anew. "": nobody runs them any more (their worker stopped): they are coming back,
+    once another worker takes them over."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,6 +64,9 @@ class Listing:
             if not ids:
                 del self._by_name[name]
 
+    def get(self, table_id: str) -> TableInfo | None:
+        return self._full.get(table_id)
+
     def tables(self) -> tuple[TableInfo, ...]:
         return tuple(self._full.values())
 

@@ -235,6 +235,9 @@ class Lobby:
         self._operators_elsewhere: frozenset[str] = frozenset()
         self._codes_elsewhere: dict[str, str] = {}
         """The invite codes of the tables other workers run: each code's table id."""
+        self._runners: dict[str, str] = {}
+        """The process that runs each table of another worker ("": none, for the moment:
+        `ClubShare.runner`)."""
 
     # -- the lifetime ----------------------------------------------------------------------
     async def __aenter__(self) -> Lobby:
@@ -537,6 +540,13 @@ class Lobby:
         runs = self._router.links
         theirs = {t.table_id: t for share in shares for t in share.tables
                   if t.table_id not in runs}
+        runners = {t.table_id: share.runner for share in shares for t in share.tables
+                   if t.table_id not in runs}
+        moved = {t for t, runner in runners.items()
+                 if runner and self._runners.get(t, runner) != runner}
+        coming_back = {t for t, runner in runners.items()
+                       if not runner and self._runners.get(t) != runner}
+        self._runners = runners
         listed = {t.table_id: t for t in self._listing.tables()}
         version = self._listing.version
         for table_id in listed.keys() - runs.keys() - theirs.keys():
@@ -545,7 +555,9 @@ class Lobby:
             if listed.get(table_id) != info:
                 self._listing.update(info)
         self._dirty = self._dirty or self._listing.version != version
-        self._attach_here(self._router.sync_remote(theirs, self._peers.remote_link))
+        self._attach_here(self._router.sync_remote(theirs, self._peers.remote_link) | moved)
+        for name in list(self._players):
+            self._tell_coming_back(name, coming_back)
         self._codes_elsewhere = {t.invite_code: t.table_id for t in theirs.values()
                                  if t.invite_code}
         elsewhere = tuple(sorted({n for share in shares for n in share.online}))
@@ -553,6 +565,15 @@ class Lobby:
         if (elsewhere, operators) != (self._elsewhere, self._operators_elsewhere):
             self._elsewhere, self._operators_elsewhere = elsewhere, operators
             self._presence_dirty = True
+
+    def _tell_coming_back(self, name: str, table_ids: set[str]) -> None:
+        """`name`, here, has a place at a table of `table_ids` that nobody runs for the
+        moment (its worker stopped): they are told it is coming back."""
+        for table_id in self._listing.tables_of(name) & table_ids:
+            info = self._listing.get(table_id)
+            if info is not None:
+                self._players[name].deliver(Notice(Tell.TABLE_COMING_BACK,
+                                                   {"table": info.name}, "warning"))
 
     # -- players connecting and leaving ----------------------------------------------------
     def _connect(self, message: Connect) -> None:
@@ -585,6 +606,7 @@ class Lobby:
         if self._peers is not None:  # before their tables hear of them
             self._peers.arrived(name)
         self._router.attach(name, self._listing.tables_of(name))
+        self._tell_coming_back(name, {t for t, runner in self._runners.items() if not runner})
         self._presence_dirty = True
         message.reply.set_result(handle)
 

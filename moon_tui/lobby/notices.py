@@ -55,6 +55,9 @@ class Tell(enum.StrEnum):
     showing nothing new, until it can."""
     SAVING_AGAIN = "saving_again"
     """The table's decisions are written again: the game goes on."""
+    TABLE_COMING_BACK = "table_coming_back"
+    """table: the club's server that ran the recipient's table stopped; another takes it
+    up from where it was, and the recipient is back at it then (`peers.py`)."""
     SEAT_WAITS = "seat_waits"
     """table, table_id, seat: the recipient's game goes on there with a computer in their
     seat, which they may take back."""

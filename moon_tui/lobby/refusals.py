@@ -47,6 +47,7 @@ class Refusal(enum.StrEnum):
     TABLE_FAILED = "table_failed"
     TABLE_CLOSING = "table_closing"
     TABLE_CLOSED = "table_closed"
+    BUS_AWAY = "bus_away"
     NOT_AT_TABLE = "not_at_table"
     NOT_A_TABLE_COMMAND = "not_a_table_command"
     OWNER_ONLY = "owner_only"
@@ -110,6 +111,7 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.TABLE_FAILED: "the table could not do that command",
     Refusal.TABLE_CLOSING: "table {table_id} is closing",
     Refusal.TABLE_CLOSED: "table {table_id} has closed",
+    Refusal.BUS_AWAY: "the club's servers cannot reach each other: not sent to {table_id}",
     Refusal.NOT_AT_TABLE: "you are not at table {table_id}",
     Refusal.NOT_A_TABLE_COMMAND: "a table cannot do {command}",
     Refusal.OWNER_ONLY: "only the table's owner ({owner}) may {what}",

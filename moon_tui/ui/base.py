@@ -155,6 +155,19 @@ class MoonScreen(MoonParts, Screen[None]):
     VERTICAL_BREAKPOINTS = VERTICAL
 
 
+class ComingBackScreen(MoonScreen):
+    """A player came back to a table that nobody runs for the moment (the club's server
+    that ran it stopped): they wait here, in plain words, and the app takes them to
+    their seat as soon as a server has taken the table up (`MoonApp._show_table`)."""
+
+    def __init__(self, words: str) -> None:
+        super().__init__()
+        self.words = words
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(plain(self.words), id="coming-back")
+
+
 class MoonModal(MoonParts, ModalScreen[None]):
     """A dialog over another screen; Escape closes it."""
 

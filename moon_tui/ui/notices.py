@@ -98,6 +98,10 @@ TELL: dict[Tell, Callable[[Params], str]] = {
     Tell.CANNOT_SAVE: lambda p: "The server cannot save right now: the game waits (and "
                                 "goes on by itself once it can; the operators are told).",
     Tell.SAVING_AGAIN: lambda p: "The server saves again: the game goes on.",
+    Tell.TABLE_COMING_BACK: lambda p: f"Your table {p.get('table')} is coming back: the "
+                                      "club's server that ran it stopped, and another one "
+                                      "takes it up where it was. You will be back in your "
+                                      "seat in a few seconds.",
     Tell.SEAT_WAITS: lambda p: f"Your game at {p.get('table')} goes on: Enter takes your "
                                "seat back.",
     Tell.WHILE_AWAY: lambda p: while_away_words(p),

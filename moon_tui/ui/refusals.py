@@ -152,6 +152,8 @@ LOBBY: dict[Refusal, _Words] = {
     Refusal.TABLE_FAILED: lambda p: "the table could not do that command",
     Refusal.TABLE_CLOSING: lambda p: f"table {p.get('table_id')} is closing",
     Refusal.TABLE_CLOSED: lambda p: f"table {p.get('table_id')} has closed",
+    Refusal.BUS_AWAY: lambda p: "the club's servers cannot reach each other right now, so "
+                                "that did not reach your table: try again in a moment",
     Refusal.NOT_AT_TABLE: lambda p: f"you are not at table {p.get('table_id')}",
     Refusal.NOT_A_TABLE_COMMAND: lambda p: f"a table cannot do {p.get('command')}",
     Refusal.PRIVATE_TABLE: lambda p: f"table {p.get('table_id')} is private: join it with "
