@@ -6,6 +6,7 @@ Before, each worker counted alone: an address got every budget once per worker."
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -14,11 +15,16 @@ from pathlib import Path
 import pytest
 import valkey.asyncio as valkey
 
+from moon_tui.lobby import Lobby
+from moon_tui.lobby.lobby import CODE_GUESSES
+from moon_tui.lobby.messages import JoinByCode, Rejected
+from moon_tui.lobby.refusals import Refusal
 from server.bus import WorkerPlace
-from server.bus_limits import BUS_AWAY, BusGate
+from server.bus_limits import BUS_AWAY, BusGate, BusRates
 from server.bus_server import BusServer
 from server.config import Limits
 from server.service import MoonServer
+from tests.test_lobby import join
 from tests.test_ssh_access import claims
 from tests.test_ssh_game import FAST
 from tests.test_ssh_places import said, turned_away, welcomed
@@ -121,5 +127,32 @@ async def test_while_the_bus_is_away_members_get_in_and_strangers_wait(
         await gate.left("ann", "10.0.0.1")
         assert await gate.admit("bob", "10.0.0.1") is None
         assert await gate.restriction("10.0.0.1") is None
+    finally:
+        await bus.aclose()
+
+
+async def test_a_code_guesser_has_one_minute_of_guesses_on_two_workers(
+    valkey_bus: BusServer,
+) -> None:
+    # Before, each worker's lobby counted wrong codes alone: a guesser who reconnected
+    # and landed on the other worker had a fresh minute of guesses there.
+    bus = valkey.Valkey.from_url(valkey_bus.url)
+    try:
+        async with asyncio.TaskGroup() as tg, \
+                Lobby(FAST, rates=BusRates(bus, "w0.1")) as here, \
+                Lobby(FAST, rates=BusRates(bus, "w1.2")) as there:
+            first = await join(here, tg, "guesser")
+            for _ in range(CODE_GUESSES - 1):
+                first.handle.send(JoinByCode("nope12"))
+            await first.wait_for(lambda e: len(first.of_type(Rejected)) == CODE_GUESSES - 1)
+            await first.handle.close()
+            second = await join(there, tg, "guesser")
+            for _ in range(2):
+                second.handle.send(JoinByCode("nope12"))
+            await second.wait_for(lambda e: len(second.of_type(Rejected)) == 2)
+            # The two codes were counted at once: either may be the one that fit.
+            assert sorted(r.code for r in second.of_type(Rejected)) == sorted(
+                [Refusal.NO_SUCH_CODE, Refusal.TOO_MANY_CODES])
+            await second.handle.close()
     finally:
         await bus.aclose()

@@ -113,6 +113,8 @@ as it was for a given seed)."""
 
 CODE_GUESSES = 10
 """Wrong invite codes a player may try per minute (32**6 codes: guessing stays hopeless)."""
+CODES_WINDOW = 60.0
+"""`CODE_GUESSES` counts the codes a person typed in this many seconds."""
 UPDATE_SLICE = 0.025
 """About this many seconds between two slices of lobby updates (see `Lobby._to_tell`)."""
 DEFAULT_CONFIG = LobbyConfig()
@@ -196,7 +198,7 @@ class Lobby:
         """Invite codes: the id of each code's table."""
         self._chat = ChatLimiter(config.chat_max_chars, config.chat_lines_per_10s)
         self._chat_kept: deque[ChatPosted] = deque(maxlen=CHAT_KEPT)
-        self._wrong_codes = RateLimit(CODE_GUESSES, 60.0)
+        self._wrong_codes = RateLimit(CODE_GUESSES, CODES_WINDOW)
         self._tables_opened = RateLimit(config.tables_per_hour, TABLES_WINDOW)
         """Tables each person opened within the hour (`PlayerHandle.person`), unless the
         club counts them (`rates`)."""
@@ -495,11 +497,14 @@ class Lobby:
             self._handle_gone(message.handle)
         elif isinstance(message, Spent):
             handle, command = message.handle, message.command
-            if self._players.get(handle.name) is handle and isinstance(command, CreateTable):
+            if self._players.get(handle.name) is handle:
                 def reject(refused: Refused) -> None:
                     handle.deliver(Rejected.because(command, refused))
 
-                self._create_table(handle, command, reject, spent=message.wait)
+                if isinstance(command, CreateTable):
+                    self._create_table(handle, command, reject, spent=message.wait)
+                elif isinstance(command, JoinByCode):
+                    self._join_by_code(handle, command, reject, spent=message.wait)
         elif isinstance(message, FromPeers):
             self._take_shares(message.shares)
         elif isinstance(message, BusBack):
@@ -715,15 +720,7 @@ class Lobby:
         if isinstance(command, CreateTable):
             self._create_table(handle, command, reject)
         elif isinstance(command, JoinByCode):
-            code = str(command.code).strip().upper()
-            table_id = self._codes.get(code) or self._codes_elsewhere.get(code)
-            if self._wrong_codes.full(handle.name):
-                reject(Refused(Refusal.TOO_MANY_CODES))
-            elif table_id is None:
-                self._wrong_codes.allow(handle.name)
-                reject(Refused(Refusal.NO_SUCH_CODE, code=clean_text(str(command.code))))
-            else:
-                self._router.command(handle, table_id, command, by_code=True)
+            self._join_by_code(handle, command, reject)
         elif isinstance(command, SendChat):
             text, refused = self._chat.check(handle.name, command.text)
             if refused is not None:
@@ -832,7 +829,8 @@ class Lobby:
             return
         if not handle.operator:
             if spent is None and self._rates is not None:
-                self._spend(handle, command, handle.person, self.config.tables_per_hour)
+                self._spend(handle, command, "tables", handle.person, self.config.tables_per_hour,
+                            TABLES_WINDOW)
                 return
             if spent is None:
                 now, opened = self.clock.now(), self._tables_opened
@@ -856,18 +854,38 @@ class Lobby:
                  rules.summary(), ", private" if private else "",
                  ", practice" if practice else "")
 
-    def _spend(self, handle: PlayerHandle, command: CreateTable, who: str,
-               count: int) -> None:
-        """Ask the club's count of `who`'s new tables; the command goes on (`Spent`)
+    def _join_by_code(self, handle: PlayerHandle, command: JoinByCode,
+                      reject: Callable[[Refused], None], spent: float | None = None) -> None:
+        """Wrong codes cost their guesser: `CODE_GUESSES` a minute. Counted here, only
+        the wrong ones; counted by the club (`rates`: a guesser landing on another
+        worker has no fresh minute there), every code typed, before it is looked up."""
+        if spent is None and self._rates is not None:
+            self._spend(handle, command, "codes", handle.person, CODE_GUESSES, CODES_WINDOW)
+            return
+        code = str(command.code).strip().upper()
+        table_id = self._codes.get(code) or self._codes_elsewhere.get(code)
+        counted_here = spent is None
+        if spent or counted_here and self._wrong_codes.full(handle.name):
+            reject(Refused(Refusal.TOO_MANY_CODES))
+        elif table_id is None:
+            if counted_here:
+                self._wrong_codes.allow(handle.name)
+            reject(Refused(Refusal.NO_SUCH_CODE, code=clean_text(str(command.code))))
+        else:
+            self._router.command(handle, table_id, command, by_code=True)
+
+    def _spend(self, handle: PlayerHandle, command: CreateTable | JoinByCode, kind: str,
+               who: str, count: int, window: float) -> None:
+        """Ask the club's count of `who`'s `kind` of events; the command goes on (`Spent`)
         once it answers."""
         rates = self._rates
         assert rates is not None
 
         async def spend() -> None:
-            wait = await rates.spend("tables", who, count, TABLES_WINDOW)
+            wait = await rates.spend(kind, who, count, window)
             self._post(Spent(handle, command, wait))
 
-        self._spawn(spend(), name=f"tables of {who}")
+        self._spawn(spend(), name=f"{kind} of {who}")
 
     def _new_table_id(self) -> str:
         """A table id that is not a count (tables may run on several hosts: no host
