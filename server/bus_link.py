@@ -207,6 +207,9 @@ class WorkerBus:
         """Where a name this worker served and another now serves goes (None: nowhere)."""
         self.on_chat: Callable[[ChatPosted], None] | None = None
         """Where the lobby chat's lines posted on other workers go (None: not read)."""
+        self.heard: dict[str, Callable[[Any, str], None]] = {}
+        """The club's other streams read (`hear`): where each one's entries go."""
+        self._caps: dict[str, int] = {CHAT_STREAM: CHAT_STREAM_MAX}
         self._positions: dict[str, str] = {}
         self.dropped = 0
         """Entries read and refused (not a message, or not one this stream may carry)."""
@@ -231,6 +234,16 @@ class WorkerBus:
         go to `on_chat` from now on."""
         self.on_chat = on_chat
         self._positions[CHAT_STREAM] = after
+        self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None))
+
+    def hear(self, stream: str, on_entry: Callable[[Any, str], None], after: str,
+             cap: int) -> None:
+        """The entries of the club's `stream` (kept to about `cap`) written after the entry
+        `after` go to `on_entry(message, sender)` from now on, decoded: it checks them
+        (raising `codec.CodecError` drops one) and skips its own worker's."""
+        self.heard[stream] = on_entry
+        self._caps[stream] = cap
+        self._positions[stream] = after
         self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None))
 
     def let_go(self, table_id: str) -> None:
@@ -318,7 +331,7 @@ class WorkerBus:
                 if table_id is not None:
                     fields["t"] = table_id.encode()
                 pipe.xadd(key, fields, approximate=True,
-                          maxlen=CHAT_STREAM_MAX if key == CHAT_STREAM else STREAM_MAX)
+                          maxlen=self._caps.get(key, STREAM_MAX))
             return list(await pipe.execute())
 
     def _take_over_names(self, served: list[tuple[str, bytes | None]]) -> None:
@@ -377,6 +390,8 @@ class WorkerBus:
                 self._chat(message, sender)
             elif stream == worker_inbox(self.worker):
                 self._for_this_worker(message, fields.get(b"t", b"").decode("utf-8"))
+            elif stream in self.heard:
+                self.heard[stream](message, sender)
             else:
                 table_id = stream.removeprefix("moon:table:").removesuffix(":in")
                 if not isinstance(message, INTO_A_TABLE):
