@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from moon_tui.lobby import CreateTable
-from moon_tui.lobby.messages import Invite
 from moon_tui.lobby.codec import CodecError
 from moon_tui.lobby.internal import (
     ClubBusy,
@@ -23,6 +22,7 @@ from moon_tui.lobby.internal import (
     PeerInvite,
     PeerKick,
 )
+from moon_tui.lobby.messages import Invite
 from server.bus import WorkerPlace
 from server.bus_news import checked_news
 from server.bus_server import BusServer
