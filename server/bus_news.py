@@ -7,8 +7,9 @@ reader. Each entry is one `internal.ClubNews` in the versioned wire format (`cod
 with the name of the worker that wrote it:
 
 - from a lobby (its `Peers.news`, here through `ClubOnBus`): an operator's **broadcast**
-  (every worker tells its players and puts it on its notice board; the worker it was made
-  on keeps it), a **kick** or **ban** of someone served by another worker (the worker
+  (every worker tells its players), the **notice board** and **message of the day** as
+  an operator set them (every worker's lobby shows them; the worker they were set on
+  keeps them), a **kick** or **ban** of someone served by another worker (the worker
   serving them ends their session and keeps them out, as it would for its own operator:
   it knows their key and address), an **invitation** to someone served elsewhere, and a
   player turning **invitations** off or on;
@@ -47,9 +48,10 @@ from moon_tui.lobby.internal import (
     PeerInvitations,
     PeerInvite,
     PeerKick,
+    PeerNotices,
 )
 from moon_tui.lobby.lobby import MINUTES_MAX, OPERATOR_TEXT_MAX, RESTART_MAX_SECONDS
-from moon_tui.lobby.messages import CODE_ALPHABET, CODE_LENGTH, TABLE_NAME_MAX
+from moon_tui.lobby.messages import CODE_ALPHABET, CODE_LENGTH, TABLE_NAME_MAX, BoardNote
 from moon_tui.services import LoadFacts
 
 from .bus_club import a_name
@@ -78,6 +80,11 @@ def _names(*names: str) -> None:
         raise codec.CodecError("a name that no player could have")
 
 
+def _text(text: str) -> str:
+    """An operator's words, as the lobby lets them through."""
+    return clean_text(text)[:OPERATOR_TEXT_MAX]
+
+
 def _minutes(minutes: float) -> float:
     if not 0 <= minutes <= MINUTES_MAX:
         raise codec.CodecError(f"{minutes!r} minutes is out of bounds")
@@ -96,8 +103,14 @@ def checked_news(message: Any) -> ClubNews:
     past the lobby's limits."""
     if isinstance(message, PeerBroadcast):
         _names(message.by)
-        return PeerBroadcast(clean_text(message.text)[:OPERATOR_TEXT_MAX], message.by,
-                             _minutes(message.minutes))
+        return PeerBroadcast(_text(message.text), message.by)
+    if isinstance(message, PeerNotices):
+        board = message.board
+        if board is not None:
+            _names(board.by)
+            board = BoardNote(_text(board.text), board.by, board.at, board.until)
+        motd = None if message.motd is None else _text(message.motd)
+        return PeerNotices(board, motd)
     if isinstance(message, PeerKick):
         _names(message.name, message.by)
         return PeerKick(message.name, message.banned, message.by,
@@ -116,7 +129,7 @@ def checked_news(message: Any) -> ClubNews:
         _names(message.by)  # an operator's: the system's own is no news
         if message.seconds is not None and not 0 <= message.seconds <= RESTART_MAX_SECONDS:
             raise codec.CodecError(f"a restart in {message.seconds} s")
-        return ClubRestart(message.seconds, clean_text(message.message)[:OPERATOR_TEXT_MAX],
+        return ClubRestart(message.seconds, _text(message.message),
                            message.by, message.at)
     if isinstance(message, ClubBusy):
         for figure in (message.players, message.cpu_share, message.stalls,

@@ -21,8 +21,9 @@ from moon_tui.lobby.internal import (
     PeerBroadcast,
     PeerInvite,
     PeerKick,
+    PeerNotices,
 )
-from moon_tui.lobby.messages import Invite
+from moon_tui.lobby.messages import BoardNote, Invite
 from server.bus import WorkerPlace
 from server.bus_news import checked_news
 from server.bus_server import BusServer
@@ -51,9 +52,9 @@ async def test_an_operator_on_one_worker_reaches_the_players_of_another(
         await eventually(lambda: {"ann", "bob", "cat"} <= set(w0.lobby.online()),
                          "w0 knows who is on w1")
 
-        # A broadcast made on w0 reaches the players of w1.
+        # A broadcast made on w0 reaches the players of w1, and w1's notice board.
         await type_command(olga, "say tea at 8")
-        await ann.wait_for("tea at 8", WAIT)
+        await ann.wait_for(lambda s: "Notice from olga" in s and "tea at 8" in s, WAIT)
 
         # w1's busy alarm is on the dashboard of an operator on w0, naming w1.
         for _ in range(3):
@@ -101,8 +102,8 @@ async def test_an_operator_on_one_worker_reaches_the_players_of_another(
 
 @pytest.mark.parametrize("news", [
     ClubShare((), (), ()),  # not news
-    PeerBroadcast("hi", "olga\nforged", 0.0),
-    PeerBroadcast("hi", "olga", 8 * 24 * 60.0),  # on the board past the lobby's longest
+    PeerBroadcast("hi", "olga\nforged"),
+    PeerNotices(BoardNote("hi", "", 1.0), None),
     PeerKick("", False, "olga", "", 0.0),
     PeerKick("ann", False, "olga", "", -1.0),
     PeerInvite("ann", "bob", "t", "t1", "abcdef"),  # not an invite code
@@ -117,8 +118,10 @@ def test_news_another_worker_could_not_have_written_is_refused(news: object) -> 
 
 
 def test_news_is_taken_as_the_lobby_would_have_let_it_through() -> None:
-    assert checked_news(PeerBroadcast("[b]x\x1b[2J" + "y" * 600, "olga", 5)) == \
-        PeerBroadcast("[b]x[2J" + "y" * 493, "olga", 5)
+    assert checked_news(PeerBroadcast("[b]x\x1b[2J" + "y" * 600, "olga")) == \
+        PeerBroadcast("[b]x[2J" + "y" * 493, "olga")
+    assert checked_news(PeerNotices(BoardNote("a\x07b", "olga", 1.0, 2.0), "c\u202ed")) == \
+        PeerNotices(BoardNote("ab", "olga", 1.0, 2.0), "cd")
     assert checked_news(PeerInvite("ann", "bob", "\x1b]52;c;", "t1", "")).table == "]52;c;"
     assert checked_news(ClubRestart(None, "", "olga", 1.0)) == \
         ClubRestart(None, "", "olga", 1.0)

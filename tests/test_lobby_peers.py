@@ -34,6 +34,7 @@ from moon_tui.lobby.internal import (
     PeerInvite,
     PeerKick,
     PeerNews,
+    PeerNotices,
     TableOutput,
     ToMember,
 )
@@ -135,21 +136,26 @@ async def test_an_operator_reaches_the_people_of_the_other_workers_and_theirs_re
         await eventually(lambda: "bob" in lobby.online(), "bob online on another worker")
         # Made here: for everyone here, and news for the others. bob is served there: his
         # kick is news; a ban is news unless made for someone here.
-        olga.send(Broadcast("tea\nat 8", 0))
+        olga.send(Broadcast("tea\nat 8", 10))
         olga.send(Kick("bob", "rude", 5))
         olga.send(Ban("carl", "cheat"))
         olga.send(Kick("dora", "rude"))  # nowhere
         await heard(ann, lambda e: isinstance(e, Notice) and e.code is Tell.BROADCAST)
         await heard(olga, lambda e: isinstance(e, Notice) and e.code is Tell.KICKED)
         await heard(olga, lambda e: isinstance(e, Notice) and e.code is Tell.BANNED)
-        assert [news for kind, news in peers.told if kind == "news"] == [
-            PeerBroadcast("tea at 8", "olga", 0.0), PeerKick("bob", False, "olga", "rude", 5),
-            PeerKick("carl", True, "olga", "cheat", 0.0)]
+        [said, board, kick, ban] = [news for kind, news in peers.told if kind == "news"]
+        assert said == PeerBroadcast("tea at 8", "olga")
+        assert isinstance(board, PeerNotices) and board.board is not None
+        assert (board.board.text, board.board.by, board.motd) == ("tea at 8", "olga", None)
+        assert (kick, ban) == (PeerKick("bob", False, "olga", "rude", 5),
+                               PeerKick("carl", True, "olga", "cheat", 0.0))
 
         # Made there: a broadcast, ann's invitations off then on (the invitation between
         # them is not told), an invitation, then a kick of ann.
-        lobby.from_peers(PeerBroadcast("from w1", "otto", 0.0))
+        lobby.from_peers(PeerBroadcast("from w1", "otto"))
         await heard(ann, lambda e: isinstance(e, Notice) and e.params.get("text") == "from w1")
+        lobby.from_peers(PeerNotices(None, "from w1"))  # `unsay`, then `motd from w1`
+        await eventually(lambda: lobby.motd == "from w1", "their message of the day")
         lobby.from_peers(PeerInvitations("ann", False))
         lobby.from_peers(PeerInvite("ann", "bob", "first", "far1", "ABCDEF"))
         lobby.from_peers(PeerInvitations("ann", True))
@@ -166,7 +172,7 @@ async def test_an_operator_reaches_the_people_of_the_other_workers_and_theirs_re
         await eventually(lambda: len(lobby.tables()) == 1, "olga's table")
         [table] = lobby.tables()
         olga.send(Invite(table.table_id, "bob"))
-        await eventually(lambda: len([k for k, _ in peers.told if k == "news"]) == 4,
+        await eventually(lambda: len([k for k, _ in peers.told if k == "news"]) == 5,
                          "the invitation")
         assert peers.told[-1] == ("news", PeerInvite("bob", "olga", "olga's", table.table_id,
                                                      table.invite_code or ""))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..rules import Action
 from ..rules.illegal import Param
-from .messages import ChatPosted, Command, Event, RestartNotice, TableInfo
+from .messages import BoardNote, ChatPosted, Command, Event, RestartNotice, TableInfo
 from .notices import Leave
 
 if TYPE_CHECKING:
@@ -142,12 +142,19 @@ class TakenElsewhere:
 
 @dataclass(frozen=True, slots=True)
 class PeerBroadcast:
-    """An operator's broadcast made on another worker, for everyone here (`minutes`: how
-    long it stays on the notice board; the worker it was made on keeps it)."""
+    """An operator's broadcast made on another worker, for everyone here now."""
 
     text: str
     by: str
-    minutes: float
+
+
+@dataclass(frozen=True, slots=True)
+class PeerNotices:
+    """The notice board and the message of the day as an operator on another worker set
+    them (a broadcast's minutes, `unsay`, `motd`); the worker it was done on keeps them."""
+
+    board: BoardNote | None
+    motd: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +189,7 @@ class PeerInvitations:
     on: bool
 
 
-PeerNews = PeerBroadcast | PeerKick | PeerInvite | PeerInvitations
+PeerNews = PeerBroadcast | PeerNotices | PeerKick | PeerInvite | PeerInvitations
 """What one worker's lobby tells the other workers' lobbies."""
 
 

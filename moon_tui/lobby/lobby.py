@@ -57,6 +57,7 @@ from .internal import (
     PeerInvite,
     PeerKick,
     PeerNews,
+    PeerNotices,
     ServerBroadcast,
     ServerKick,
     ServerRestartNews,
@@ -624,8 +625,10 @@ class Lobby:
 
     def _peer_news(self, news: PeerNews) -> None:
         """News from another worker, for the people served here."""
-        if isinstance(news, PeerBroadcast):  # kept by the worker it was made on
-            self._broadcast(news.text, news.by, news.minutes, keep=False)
+        if isinstance(news, PeerBroadcast):
+            self._broadcast(news.text, news.by)
+        elif isinstance(news, PeerNotices):  # kept by the worker they were set on
+            self._set_notices(news.board, news.motd, theirs=True)
         elif isinstance(news, PeerKick):
             if news.banned and news.name in self._players and self._on_ban is not None:
                 self._spawn(self._ban(news.name, news.reason))  # their key and address
@@ -637,26 +640,29 @@ class Lobby:
         else:
             self._invitations_off.add(news.name)
 
-    def _broadcast(self, text: str, by: str, minutes: float = 0.0, *,
-                   keep: bool = True) -> None:
+    def _broadcast(self, text: str, by: str, minutes: float = 0.0) -> None:
         """A notice to everyone now; with `minutes`, the words stay on the lobby's notice
-        board that long (or until another replaces them); `keep`: the keeper keeps them."""
+        board that long (or until another replaces them)."""
         text = clean_text(text)
         notice = Notice(Tell.BROADCAST, {"text": text, "by": by}, "warning")
         for handle in list(self._players.values()):
             handle.deliver(notice)
         if minutes > 0:
             now = time.time()
-            self._set_notices(BoardNote(text, by, now, now + minutes * 60), self._motd,
-                              keep=keep)
+            self._set_notices(BoardNote(text, by, now, now + minutes * 60), self._motd)
 
     def _set_notices(self, board: BoardNote | None, motd: str | None, *,
-                     keep: bool = True) -> None:
+                     theirs: bool = False) -> None:
         """A new notice board or message of the day: everyone's lobby shows it, the
-        keeper keeps it (unless not to `keep`)."""
+        keeper keeps it and the other workers are told (unless it is `theirs`, set on
+        another worker: kept and told there)."""
         self._board, self._motd = board, motd
         self._dirty = True
-        if keep and self._keeper is not None:
+        if theirs:
+            return
+        if self._peers is not None:
+            self._peers.news(PeerNotices(board, motd))
+        if self._keeper is not None:
             self._spawn(self._keep(self._keeper.keep_notices(board, motd), "the notices"))
 
     def _post_chat(self, line: ChatPosted) -> None:
@@ -939,10 +945,9 @@ class Lobby:
         if isinstance(command, Restart | CancelRestart):
             self._restart(handle, command, reject)
         elif isinstance(command, Broadcast):
-            self._broadcast(command.text, handle.name, command.minutes or 0.0)
             if self._peers is not None:
-                self._peers.news(PeerBroadcast(clean_text(command.text), handle.name,
-                                               command.minutes or 0.0))
+                self._peers.news(PeerBroadcast(clean_text(command.text), handle.name))
+            self._broadcast(command.text, handle.name, command.minutes or 0.0)
         elif isinstance(command, ClearBoard):
             self._set_notices(None, self._motd)
             handle.deliver(Notice(Tell.BOARD_CLEARED))
