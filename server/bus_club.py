@@ -13,7 +13,8 @@ a `ClubOnBus` as its peers (`moon_tui/lobby/peers.py`), which:
   logged), and gives them to the lobby (`Lobby.from_peers`), which lists their tables
   beside its own and who is online there;
 - carries the **lobby chat** through the stream `moon:club:chat` (read by `WorkerBus`'s
-  reader as it comes; its last lines read at start, for whoever connects first);
+  reader as it comes; its last lines read at start, for whoever connects first), and
+  the lobby's **news** for the other workers through the club's news (`bus_news.py`);
 - says on the bus which names this worker serves (`moon:member:<name>`), in order with
   what it sends their tables, and makes the links of tables run elsewhere.
 
@@ -38,6 +39,7 @@ from moon_tui.lobby.internal import (
     ClubShare,
     FromPeers,
     PeerChat,
+    PeerNews,
     TableOutput,
     TakenElsewhere,
 )
@@ -46,10 +48,12 @@ from moon_tui.lobby.messages import ChatLine, ChatPosted
 from moon_tui.lobby.restoring import shown
 
 from .bus import still_running
-from .bus_link import CHAT_STREAM, WORKER_NAME, WorkerBus
+from .bus_link import CHAT_STREAM, CHAT_STREAM_MAX, WORKER_NAME, WorkerBus
 
 if TYPE_CHECKING:
     from moon_tui.lobby import Lobby
+
+    from .bus_news import NewsOnBus
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +76,8 @@ def share_key(worker: str) -> str:
     return f"moon:club:worker:{worker}"
 
 
-def _a_name(name: str) -> bool:
+def a_name(name: str) -> bool:
+    """A name a player (or a table) could have: short, printable, one line."""
     return 0 < len(name) <= NAME_CHARS_MAX and name.isprintable()
 
 
@@ -88,9 +93,9 @@ def checked_share(data: bytes) -> ClubShare:
     for table in share.tables:
         names += [table.owner, *table.spectators,
                   *(seat.name for seat in table.seats if seat.name is not None)]
-        if not _a_name(table.table_id):
+        if not a_name(table.table_id):
             raise codec.CodecError(f"a table id {shown(table.table_id)}")
-    if not all(_a_name(name) for name in names):
+    if not all(a_name(name) for name in names):
         raise codec.CodecError("a name that no player could have")
     return share
 
@@ -98,7 +103,7 @@ def checked_share(data: bytes) -> ClubShare:
 def checked_chat(posted: ChatPosted, chars_max: int) -> ChatPosted:
     """A lobby chat line from another worker, as this one would have let it through."""
     line = posted.line
-    if line.table_id is not None or not _a_name(line.sender):
+    if line.table_id is not None or not a_name(line.sender):
         raise codec.CodecError("not a lobby chat line")
     return ChatPosted(ChatLine(line.sender, clean_text(line.text)[:chars_max], None, line.at))
 
@@ -106,9 +111,11 @@ def checked_chat(posted: ChatPosted, chars_max: int) -> ChatPosted:
 class ClubOnBus:
     """This worker's lobby's peers (`moon_tui.lobby.peers.Peers`) over the bus."""
 
-    def __init__(self, link: WorkerBus, chat_chars_max: int, runner: str) -> None:
+    def __init__(self, link: WorkerBus, chat_chars_max: int, runner: str,
+                 news: NewsOnBus) -> None:
         """`runner`: this process's name in the club (`WorkerPlace.process`)."""
         self.link = link
+        self.news_on_bus = news
         self.bus = link.bus
         self.worker = link.worker
         self.runner = runner
@@ -141,6 +148,9 @@ class ClubOnBus:
     def chat(self, posted: ChatPosted) -> None:
         self.link.chat(posted)
 
+    def news(self, news: PeerNews) -> None:
+        self.news_on_bus.publish(news)
+
     def remote_link(self, table_id: str, receiver: Callable[[TableOutput], None]
                     ) -> TableLink:
         return self.link.remote_link(table_id, receiver)
@@ -155,16 +165,20 @@ class ClubOnBus:
         recent = await self.bus.xrevrange(CHAT_STREAM, count=1)
         last = recent[0][0].decode("ascii") if recent else "0-0"
         self.link.on_taken = self._taken
-        self.link.hear_chat(self._chat_heard, last)
+        self.link.hear(CHAT_STREAM, self._chat_heard, last, CHAT_STREAM_MAX)
+        await self.news_on_bus.start(lobby)
 
     def _taken(self, name: str) -> None:
         self.served.discard(name)
         assert self._lobby is not None
         self._lobby.from_peers(TakenElsewhere(name))
 
-    def _chat_heard(self, posted: ChatPosted) -> None:
-        assert self._lobby is not None
-        self._lobby.from_peers(PeerChat(checked_chat(posted, self.chat_chars_max)))
+    def _chat_heard(self, posted: object, sender: str) -> None:
+        if not isinstance(posted, ChatPosted):
+            raise codec.CodecError(f"a {type(posted).__name__} is not a chat line")
+        if sender != self.worker:
+            assert self._lobby is not None
+            self._lobby.from_peers(PeerChat(checked_chat(posted, self.chat_chars_max)))
 
     async def run(self) -> None:
         """Share and read every `SHARE_SECONDS` until cancelled; a bus that does not
@@ -249,6 +263,7 @@ class ClubOnBus:
 
     async def close(self) -> None:
         """This worker stops: its share and the names it served leave the bus."""
+        self.news_on_bus.close()
         with contextlib.suppress(Exception):
             await self.bus.delete(share_key(self.worker))
             for name in sorted(self.served):

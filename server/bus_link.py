@@ -214,8 +214,10 @@ class WorkerBus:
         """What to write, in order (`_Out`)."""
         self.on_taken: Callable[[str], None] | None = None
         """Where a name this worker served and another now serves goes (None: nowhere)."""
-        self.on_chat: Callable[[ChatPosted], None] | None = None
         """Where the lobby chat's lines posted on other workers go (None: not read)."""
+        self.heard: dict[str, Callable[[Any, str], None]] = {}
+        """The club's other streams read (`hear`): where each one's entries go."""
+        self._caps: dict[str, int] = {CHAT_STREAM: CHAT_STREAM_MAX}
         self._positions: dict[str, str] = {}
         self.waiting = 0
         """Entries that wait for the bus to answer again (0 while it does)."""
@@ -239,11 +241,14 @@ class WorkerBus:
         self._positions[table_inbox(link.table_id)] = _now_id()
         self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None, None))
 
-    def hear_chat(self, on_chat: Callable[[ChatPosted], None], after: str) -> None:
-        """The lobby chat's lines posted on other workers after the entry `after` (an id)
-        go to `on_chat` from now on."""
-        self.on_chat = on_chat
-        self._positions[CHAT_STREAM] = after
+    def hear(self, stream: str, on_entry: Callable[[Any, str], None], after: str,
+             cap: int) -> None:
+        """The entries of the club's `stream` (kept to about `cap`) written after the entry
+        `after` go to `on_entry(message, sender)` from now on, decoded: it checks them
+        (raising `codec.CodecError` drops one) and skips its own worker's."""
+        self.heard[stream] = on_entry
+        self._caps[stream] = cap
+        self._positions[stream] = after
         self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None, None))
 
     def let_go(self, table_id: str) -> None:
@@ -354,7 +359,7 @@ class WorkerBus:
                 if table_id is not None:
                     fields["t"] = table_id.encode()
                 pipe.xadd(key, fields, approximate=True,
-                          maxlen=CHAT_STREAM_MAX if key == CHAT_STREAM else STREAM_MAX)
+                          maxlen=self._caps.get(key, STREAM_MAX))
             return list(await pipe.execute())
 
     def _take_over_names(self, served: list[tuple[str, bytes | None]]) -> None:
@@ -409,10 +414,10 @@ class WorkerBus:
             sender = fields.get(b"from", b"").decode("ascii")
             if not WORKER_NAME.fullmatch(sender):
                 raise codec.CodecError(f"a sender that is not a worker: {shown(sender)}")
-            if stream == CHAT_STREAM:
-                self._chat(message, sender)
-            elif stream == worker_inbox(self.worker):
+            if stream == worker_inbox(self.worker):
                 self._for_this_worker(message, fields.get(b"t", b"").decode("utf-8"))
+            elif stream in self.heard:
+                self.heard[stream](message, sender)
             else:
                 table_id = stream.removeprefix("moon:table:").removesuffix(":in")
                 if not isinstance(message, INTO_A_TABLE):
@@ -424,12 +429,6 @@ class WorkerBus:
         except (codec.CodecError, UnicodeDecodeError) as error:
             self.dropped += 1
             log.warning("bus: an entry of %s dropped: %s", stream, shown(str(error)))
-
-    def _chat(self, message: Any, sender: str) -> None:
-        if not isinstance(message, ChatPosted):
-            raise codec.CodecError(f"a {type(message).__name__} is not a chat line")
-        if sender != self.worker and self.on_chat is not None:
-            self.on_chat(message)
 
     def _for_this_worker(self, message: Any, table_id: str) -> None:
         if not isinstance(message, OUT_TO_A_WORKER):

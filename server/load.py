@@ -105,33 +105,33 @@ class LoadWatch:
                          busy=self.busy)
 
     def _words(self) -> str:
-        longest = max(late for _, late in self._stalls)
-        share = self._share()
-        players = self._players()
-        return (f"The server is busy: in the last {self._span()} its event loop fell "
-                f"behind {len(self._stalls)} times by over {self.STALL * 1000:.0f} ms "
-                f"(up to {longest * 1000:.0f} ms), with {players} "
-                f"{'player' if players == 1 else 'players'} on and {share:.0%} of a core "
-                f"in use. Keys feel slow. {self._advice(players, share)}")
+        return busy_words(self.figures(), self._strangers())
 
-    def _advice(self, players: int, share: float) -> str:
-        """What to do about it, from the figures."""
-        strangers = self._strangers()
-        if strangers >= max(self.FLOOD, players):
-            return (f"{strangers} connections did not log in (lately, or are logging in "
-                    "now): the server is being flooded with connections. The log sums "
-                    "them up per address ('from ADDRESS in the last 60 s'); a firewall "
-                    "limit on new connections per address helps.")
-        if share < self.OWN_SHARE:
-            return ("The server itself used little of its core: something else on this "
-                    "host is taking the CPU (another program, or a machine too small or "
-                    "shared).")
-        if players < self.FEW_PLAYERS:
-            return ("That is a lot of work for so few players: the log may say what "
-                    "the server is busy with (a flood, a client misbehaving).")
-        return "Fewer players per server, or a faster core, helps (README: Capacity)."
 
-    def _span(self) -> str:
-        if self.window == 60:
-            return "minute"
-        return f"{self.window:g} seconds"
+def busy_words(facts: LoadFacts, strangers: int, who: str = "The server") -> str:
+    """The busy alarm in plain words, from its figures and the connections not playing;
+    `who` is busy (one worker of a club, told on the others: `bus_news.py`)."""
+    players, share = facts.players, facts.cpu_share
+    span = "minute" if facts.window_seconds == 60 else f"{facts.window_seconds:g} seconds"
+    return (f"{who} is busy: in the last {span} its event loop fell "
+            f"behind {facts.stalls} times by over {facts.stall_ms:.0f} ms "
+            f"(up to {facts.longest_ms:.0f} ms), with {players} "
+            f"{'player' if players == 1 else 'players'} on and {share:.0%} of a core "
+            f"in use. Keys feel slow. {_advice(players, share, strangers)}")
+
+
+def _advice(players: int, share: float, strangers: int) -> str:
+    """What to do about it, from the figures."""
+    if strangers >= max(LoadWatch.FLOOD, players):
+        return (f"{strangers} connections did not log in (lately, or are logging in "
+                "now): the server is being flooded with connections. The log sums "
+                "them up per address ('from ADDRESS in the last 60 s'); a firewall "
+                "limit on new connections per address helps.")
+    if share < LoadWatch.OWN_SHARE:
+        return ("The server itself used little of its core: something else on this "
+                "host is taking the CPU (another program, or a machine too small or "
+                "shared).")
+    if players < LoadWatch.FEW_PLAYERS:
+        return ("That is a lot of work for so few players: the log may say what "
+                "the server is busy with (a flood, a client misbehaving).")
+    return "Fewer players per server, or a faster core, helps (README: Capacity)."

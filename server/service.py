@@ -75,6 +75,7 @@ if TYPE_CHECKING:
 
     from .bus import WorkerPlace
     from .bus_club import ClubOnBus
+    from .bus_news import NewsOnBus
     from .ownership import OwnedJournal
 
 log = logging.getLogger(__name__)
@@ -147,6 +148,8 @@ class MoonServer:
         """A worker's tables: their leases on the bus and their epochs."""
         self.club_bus: ClubOnBus | None = None
         """A worker's part of the club on the bus: its tables' links, its shares."""
+        self.club_news: NewsOnBus | None = None
+        """What a worker tells the club's others, and does with what they tell."""
         self._bus_reader: Valkey | None = None
         self._lobby_config = lobby_config or config.lobby_config()
         self._app_factory = app_factory
@@ -302,6 +305,8 @@ class MoonServer:
         if self.club_bus is not None:
             await self.club_bus.start(lobby)
             self._tasks.append(asyncio.create_task(self.club_bus.run(), name="moon-club"))
+            assert self.club_news is not None
+            self._tasks.append(asyncio.create_task(self.club_news.run(), name="moon-news"))
             assert self.owned is not None
             self._tasks.append(asyncio.create_task(self.owned.take_over(lobby.take_up),
                                                    name="moon-take-over"))
@@ -408,6 +413,7 @@ class MoonServer:
         from .bus import connect
         from .bus_club import ClubOnBus
         from .bus_link import WorkerBus
+        from .bus_news import NewsOnBus
 
         self._bus_reader = await connect(place.bus)
 
@@ -416,7 +422,10 @@ class MoonServer:
 
         link = WorkerBus(bus, self._bus_reader, place.name, serves)
         self._tasks.append(asyncio.create_task(link.run(), name="moon-bus"))
-        return ClubOnBus(link, self._lobby_config.chat_max_chars, place.process)
+        self.club_news = NewsOnBus(link, self.restart, self.db, self.load, self._strangers,
+                                   lambda: self._stopping)
+        return ClubOnBus(link, self._lobby_config.chat_max_chars, place.process,
+                         self.club_news)
 
     def _count_on_bus(self, bus: Valkey, holder: str) -> SharedRates:
         """The login budgets and the lobby's rates counted over the club (`bus_limits.py`)."""
@@ -510,12 +519,16 @@ class MoonServer:
             return Refused(Refusal.SHUTTING_DOWN)
         if isinstance(command, Restart):
             self.restart.start(command.seconds, command.message, by)
+            if self.club_news is not None:  # every worker counts down and stops
+                self.club_news.restart_told(command.seconds, command.message, by)
             return None
         if not self.restart.running:
             return Refused(Refusal.NO_RESTART)
         if not self.restart.by:
             return Refused(Refusal.RESTART_BY_SYSTEM)
         self.restart.cancel(by)
+        if self.club_news is not None:
+            self.club_news.restart_told(None, "", by)
         return None
 
     def _restart_news(self) -> RestartNotice | None:

@@ -132,7 +132,8 @@ async def test_what_other_workers_share_is_checked_and_a_bad_share_dropped(
 ) -> None:
     bus = valkey.Valkey.from_url(valkey_bus.url)
     try:
-        club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200, "w0.1")
+        club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200, "w0.1",
+                         None)  # type: ignore[arg-type]  # no news in this test
         lobby = Listener()
         club._lobby = lobby  # type: ignore[assignment]  # the stand-in, not started
         good = ClubShare((), ("bob",), ())

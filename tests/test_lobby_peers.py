@@ -9,13 +9,18 @@ from dataclasses import replace
 
 from moon_tui.lobby import (
     AddBot,
+    Ban,
+    Broadcast,
     ChatPosted,
     CreateTable,
     Event,
     JoinSeat,
+    Kick,
     Lobby,
     MemoryRecordStore,
     PlayerHandle,
+    Refusal,
+    Rejected,
     SendChat,
 )
 from moon_tui.lobby.internal import (
@@ -23,13 +28,20 @@ from moon_tui.lobby.internal import (
     ClubShare,
     FromMember,
     FromPeers,
+    PeerBroadcast,
     PeerChat,
+    PeerInvitations,
+    PeerInvite,
+    PeerKick,
+    PeerNews,
+    PeerNotices,
     TableOutput,
     ToMember,
 )
 from moon_tui.lobby.journal import JournalEntry, MemoryJournal, NotOwner
 from moon_tui.lobby.links import InProcessLink, TableLink
-from moon_tui.lobby.messages import ChatLine, TableUpdate
+from moon_tui.lobby.messages import ChatLine, Disconnected, Invite, Notice, TableUpdate
+from moon_tui.lobby.notices import Ending, Tell
 from tests.test_lobby import FAST
 from tests.test_lobby_codec import a_real_update
 from tools.probe import eventually
@@ -58,6 +70,9 @@ class Recorded:
 
     def chat(self, posted: ChatPosted) -> None:
         self.told.append(("chat", posted.line.text))
+
+    def news(self, news: PeerNews) -> None:
+        self.told.append(("news", news))
 
     def remote_link(self, table_id: str, receiver: Callable[[TableOutput], None]
                     ) -> TableLink:
@@ -109,6 +124,66 @@ async def test_the_other_workers_tables_and_people_are_listed_and_reached() -> N
         assert lobby.online() == ("ann", "bob")
         await ann.close()
         await eventually(lambda: ("left", "ann") in peers.told, "ann left")
+
+
+async def test_an_operator_reaches_the_people_of_the_other_workers_and_theirs_reach_here(
+) -> None:
+    peers = Recorded()
+    async with Lobby(FAST, peers=peers) as lobby:
+        olga = await lobby.connect("olga", operator=True)
+        ann = await lobby.connect("ann")
+        lobby.from_peers(FromPeers((ClubShare((), ("bob",), ()),)))
+        await eventually(lambda: "bob" in lobby.online(), "bob online on another worker")
+        # Made here: for everyone here, and news for the others. bob is served there: his
+        # kick is news; a ban is news unless made for someone here.
+        olga.send(Broadcast("tea\nat 8", 10))
+        olga.send(Kick("bob", "rude", 5))
+        olga.send(Ban("carl", "cheat"))
+        olga.send(Kick("dora", "rude"))  # nowhere
+        await heard(ann, lambda e: isinstance(e, Notice) and e.code is Tell.BROADCAST)
+        await heard(olga, lambda e: isinstance(e, Notice) and e.code is Tell.KICKED)
+        await heard(olga, lambda e: isinstance(e, Notice) and e.code is Tell.BANNED)
+        [said, board, kick, ban] = [news for kind, news in peers.told if kind == "news"]
+        assert said == PeerBroadcast("tea at 8", "olga")
+        assert isinstance(board, PeerNotices) and board.board is not None
+        assert (board.board.text, board.board.by, board.motd) == ("tea at 8", "olga", None)
+        assert (kick, ban) == (PeerKick("bob", False, "olga", "rude", 5),
+                               PeerKick("carl", True, "olga", "cheat", 0.0))
+
+        # Made there: a broadcast, ann's invitations off then on (the invitation between
+        # them is not told), an invitation, then a kick of ann.
+        lobby.from_peers(PeerBroadcast("from w1", "otto"))
+        await heard(ann, lambda e: isinstance(e, Notice) and e.params.get("text") == "from w1")
+        lobby.from_peers(PeerNotices(None, "from w1"))  # `unsay`, then `motd from w1`
+        await eventually(lambda: lobby.motd == "from w1", "their message of the day")
+        lobby.from_peers(PeerInvitations("ann", False))
+        lobby.from_peers(PeerInvite("ann", "bob", "first", "far1", "ABCDEF"))
+        lobby.from_peers(PeerInvitations("ann", True))
+        lobby.from_peers(PeerInvite("ann", "bob", "second", "far1", "ABCDEF"))
+        async with asyncio.timeout(10):
+            while not (isinstance(event := await ann.next_event(), Notice)
+                       and event.code is Tell.INVITED):
+                pass
+        assert event.params == {"by": "bob", "table": "second", "table_id": "far1",
+                                "code": "ABCDEF"}
+        # An invitation to bob, served there, is news; once he turned invitations off
+        # there, refused here.
+        olga.send(CreateTable("olga's"))
+        await eventually(lambda: len(lobby.tables()) == 1, "olga's table")
+        [table] = lobby.tables()
+        olga.send(Invite(table.table_id, "bob"))
+        await eventually(lambda: len([k for k, _ in peers.told if k == "news"]) == 5,
+                         "the invitation")
+        assert peers.told[-1] == ("news", PeerInvite("bob", "olga", "olga's", table.table_id,
+                                                     table.invite_code or ""))
+        lobby.from_peers(PeerInvitations("bob", False))
+        olga.send(Invite(table.table_id, "bob"))
+        await heard(olga, lambda e: isinstance(e, Rejected)
+                    and e.code is Refusal.NO_INVITATIONS)
+        lobby.from_peers(PeerKick("ann", False, "otto", "rude", 0.0))
+        await heard(ann, lambda e: e == Disconnected(Ending.KICKED, {"by": "otto",
+                                                                    "reason": "rude"}))
+        assert not lobby.serves("ann")
 
 
 class MovedAway(MemoryJournal):

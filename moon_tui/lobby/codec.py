@@ -377,10 +377,11 @@ MESSAGE_TYPES: tuple[type, ...] = (
     *typing.get_args(internal.TableMessage),
     *typing.get_args(internal.TableOutput),
     internal.ClubShare,
+    *typing.get_args(internal.ClubNews),
 )
 """Every message that may cross between a table and the rest: players' commands, the
 events they read, what goes into a table and what comes out of it; and what one worker
-of a club shows the others (`internal.ClubShare`)."""
+of a club shows the others (`internal.ClubShare`) and tells them (`internal.ClubNews`)."""
 VALUE_TYPES: tuple[type, ...] = (SeatView, Trick, HandResult, Outcome, messages.TableInfo,
                                  messages.SeatInfo, Rules, Action, Tile)
 """The values the messages carry (each has its form above; the tests round-trip them)."""

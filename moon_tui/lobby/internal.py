@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..rules import Action
 from ..rules.illegal import Param
-from .messages import ChatPosted, Command, Event, RestartNotice, TableInfo
+from .messages import BoardNote, ChatPosted, Command, Event, RestartNotice, TableInfo
 from .notices import Leave
 
 if TYPE_CHECKING:
@@ -153,9 +153,94 @@ class Spent:
     wait: float
 
 
+# --- news between the club's workers (`peers.py`; on the bus: `server/bus_news.py`) ----
+
+@dataclass(frozen=True, slots=True)
+class PeerBroadcast:
+    """An operator's broadcast made on another worker, for everyone here now."""
+
+    text: str
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class PeerNotices:
+    """The notice board and the message of the day as an operator on another worker set
+    them (a broadcast's minutes, `unsay`, `motd`); the worker it was done on keeps them."""
+
+    board: BoardNote | None
+    motd: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PeerKick:
+    """An operator on another worker kicked (or, `banned`, banned) `name`: the worker
+    serving them ends their session and keeps them out (it knows their key and address)."""
+
+    name: str
+    banned: bool
+    by: str
+    reason: str
+    minutes: float
+
+
+@dataclass(frozen=True, slots=True)
+class PeerInvite:
+    """An invitation from another worker for `name` (`Tell.INVITED`'s parameters)."""
+
+    name: str
+    by: str
+    table: str
+    table_id: str
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class PeerInvitations:
+    """`name` turned invitations on or off on another worker (the one serving them keeps
+    it): every worker refuses invitations to them, or sends them again."""
+
+    name: str
+    on: bool
+
+
+PeerNews = PeerBroadcast | PeerNotices | PeerKick | PeerInvite | PeerInvitations
+"""What one worker's lobby tells the other workers' lobbies."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClubRestart:
+    """An operator's restart countdown started on one worker, `seconds` from the Unix time
+    `at` (None: called off): every worker counts down, tells its players, and stops.
+    The server's news, not the lobby's (`server/bus_news.py`)."""
+
+    seconds: int | None
+    message: str
+    by: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ClubBusy:
+    """One worker's busy alarm (`server/load.py`) as figures, for the operators on every
+    worker (`busy` False: it ended). The server's news, not the lobby's."""
+
+    busy: bool
+    players: int
+    cpu_share: float
+    stalls: int
+    longest_ms: float
+    window_seconds: float
+    strangers: int
+
+
+ClubNews = PeerNews | ClubRestart | ClubBusy
+"""Everything that crosses the club's news stream on the bus."""
+
+
 LobbyMessage = (FromHandle | HandleClosed | Connect | ServerBroadcast | ServerKick
                 | ServerRestartNews | Shutdown | TableChanged | TableClosed | HandDealt
-                | FromPeers | PeerChat | TakenElsewhere | BusBack | Spent)
+                | FromPeers | PeerChat | TakenElsewhere | BusBack | Spent | PeerNews)
 
 
 # --- to a table ---------------------------------------------------------------------------

@@ -15,7 +15,8 @@ Leaving it stops the tables without forgetting them, to come back with the next 
 
 A lobby may be one worker's of a club spread over several processes (`peers.py`): it
 runs the tables opened here and lists, besides, the tables the other workers run, who is
-connected to them, and the lobby chat posted there, as they share it (`from_peers`).
+connected to them, and the lobby chat posted there, as they share it (`from_peers`); an
+operator's broadcast, kick or ban and an invitation reach the people of every worker.
 """
 
 from __future__ import annotations
@@ -50,7 +51,13 @@ from .internal import (
     HandDealt,
     HandleClosed,
     LobbyMessage,
+    PeerBroadcast,
     PeerChat,
+    PeerInvitations,
+    PeerInvite,
+    PeerKick,
+    PeerNews,
+    PeerNotices,
     ServerBroadcast,
     ServerKick,
     ServerRestartNews,
@@ -325,10 +332,11 @@ class Lobby:
                          tuple(sorted(self._players)),
                          tuple(sorted(n for n, h in self._players.items() if h.operator)))
 
-    def from_peers(self, message: FromPeers | PeerChat | TakenElsewhere | BusBack) -> None:
-        """What the club's other workers share now, a chat line posted on one, or a
-        person here who connected to one (the server's side reads them off its bus,
-        decoded and checked)."""
+    def from_peers(self, message: FromPeers | PeerChat | TakenElsewhere | BusBack
+                   | PeerNews) -> None:
+        """What the club's other workers share now, a chat line posted on one, a person
+        here who connected to one, or news from one (the server's side reads them off
+        its bus, decoded and checked)."""
         if self._running and not self._closing:
             self._post(message)
 
@@ -520,6 +528,8 @@ class Lobby:
             self._chat_kept.append(message.posted)
             for handle in list(self._players.values()):
                 handle.deliver(message.posted)
+        elif isinstance(message, PeerNews):
+            self._peer_news(message)
         elif isinstance(message, Connect):
             self._connect(message)
         elif isinstance(message, ServerBroadcast):
@@ -640,6 +650,37 @@ class Lobby:
         self._handle_gone(handle, kicked=ending is Ending.KICKED)
         return True
 
+    def _kicked(self, kick: PeerKick) -> bool:
+        """An operator's kick or ban of `kick.name`, if served here: their session ends
+        and the keeper keeps a kick (a ban is kept by `on_ban`). False: not here."""
+        if kick.banned:
+            return self._kick(kick.name, Ending.BANNED, kick.by, kick.reason)
+        # Without a keeper nothing keeps them out: they are not told they are.
+        minutes = kick.minutes if self._keeper is not None else 0.0
+        if not self._kick(kick.name, Ending.KICKED, kick.by, kick.reason, minutes):
+            return False
+        if minutes and self._keeper is not None:
+            self._spawn(self._keep(self._keeper.kick(kick.name, kick.reason, minutes,
+                                                     kick.by), f"the kick of {kick.name}"))
+        return True
+
+    def _peer_news(self, news: PeerNews) -> None:
+        """News from another worker, for the people served here."""
+        if isinstance(news, PeerBroadcast):
+            self._broadcast(news.text, news.by)
+        elif isinstance(news, PeerNotices):  # kept by the worker they were set on
+            self._set_notices(news.board, news.motd, theirs=True)
+        elif isinstance(news, PeerKick):
+            if news.banned and news.name in self._players and self._on_ban is not None:
+                self._spawn(self._ban(news.name, news.reason))  # their key and address
+            self._kicked(news)
+        elif isinstance(news, PeerInvite):
+            self._invited(news)
+        elif news.on:  # kept by the worker serving them
+            self._invitations_off.discard(news.name)
+        else:
+            self._invitations_off.add(news.name)
+
     def _broadcast(self, text: str, by: str, minutes: float = 0.0) -> None:
         """A notice to everyone now; with `minutes`, the words stay on the lobby's notice
         board that long (or until another replaces them)."""
@@ -651,11 +692,17 @@ class Lobby:
             now = time.time()
             self._set_notices(BoardNote(text, by, now, now + minutes * 60), self._motd)
 
-    def _set_notices(self, board: BoardNote | None, motd: str | None) -> None:
+    def _set_notices(self, board: BoardNote | None, motd: str | None, *,
+                     theirs: bool = False) -> None:
         """A new notice board or message of the day: everyone's lobby shows it, the
-        keeper keeps it."""
+        keeper keeps it and the other workers are told (unless it is `theirs`, set on
+        another worker: kept and told there)."""
         self._board, self._motd = board, motd
         self._dirty = True
+        if theirs:
+            return
+        if self._peers is not None:
+            self._peers.news(PeerNotices(board, motd))
         if self._keeper is not None:
             self._spawn(self._keep(self._keeper.keep_notices(board, motd), "the notices"))
 
@@ -759,7 +806,8 @@ class Lobby:
             reject(Refused(Refusal.NOT_AT_TABLE, table_id=table_id))
             return
         target = self._players.get(name)
-        if target is None or name == handle.name:
+        peers = self._peers if target is None and name in self._elsewhere else None
+        if (target is None and peers is None) or name == handle.name:
             reject(Refused(Refusal.NOT_ONLINE, name=clean_text(name)))
             return
         if name in self._invitations_off:
@@ -768,10 +816,20 @@ class Lobby:
         if not self._invites.allow(handle.name):
             reject(Refused(Refusal.TOO_MANY_INVITES, invites=INVITES_PER_MINUTE))
             return
-        target.deliver(Notice(Tell.INVITED, {"by": handle.name, "table": info.name,
-                                             "table_id": table_id,
-                                             "code": info.invite_code or ""}))
+        invite = PeerInvite(name, handle.name, info.name, table_id, info.invite_code or "")
+        if peers is not None:  # served by another worker
+            peers.news(invite)
+        else:
+            self._invited(invite)
         handle.deliver(Notice(Tell.INVITE_SENT, {"name": name, "table": info.name}))
+
+    def _invited(self, invite: PeerInvite) -> None:
+        """`invite.name`, if here and taking invitations, is told of it."""
+        target = self._players.get(invite.name)
+        if target is not None and invite.name not in self._invitations_off:
+            target.deliver(Notice(Tell.INVITED, {"by": invite.by, "table": invite.table,
+                                                 "table_id": invite.table_id,
+                                                 "code": invite.code}))
 
     def _set_invitations(self, handle: PlayerHandle, on: bool) -> None:
         if on:
@@ -779,6 +837,8 @@ class Lobby:
         else:
             self._invitations_off.add(handle.name)
         handle.deliver(Notice(Tell.INVITATIONS, {"on": on}))
+        if self._peers is not None:
+            self._peers.news(PeerInvitations(handle.name, on))
         if self._keeper is not None:
             self._spawn(self._keep(self._keeper.keep_invitations(handle.name, on),
                                    f"{handle.name}'s invitations"))
@@ -960,6 +1020,8 @@ class Lobby:
         if isinstance(command, Restart | CancelRestart):
             self._restart(handle, command, reject)
         elif isinstance(command, Broadcast):
+            if self._peers is not None:
+                self._peers.news(PeerBroadcast(clean_text(command.text), handle.name))
             self._broadcast(command.text, handle.name, command.minutes or 0.0)
         elif isinstance(command, ClearBoard):
             self._set_notices(None, self._motd)
@@ -969,26 +1031,26 @@ class Lobby:
             self._set_notices(self._board, text or None)
             handle.deliver(Notice(Tell.MOTD_SET, {"text": text}))
         elif isinstance(command, Kick):
-            # Without a keeper nothing keeps them out: they are not told they are.
-            minutes = (command.minutes or 0.0) if self._keeper is not None else 0.0
-
-            if not self._kick(command.name, Ending.KICKED, handle.name, command.reason,
-                              minutes):
-
+            kick = PeerKick(command.name, False, handle.name, command.reason,
+                            command.minutes or 0.0)
+            if self._peers is not None and command.name not in self._players \
+                    and command.name in self._elsewhere:
+                self._peers.news(kick)  # their worker ends their session and keeps it
+            elif not self._kicked(kick):
                 reject(Refused(Refusal.NOT_ONLINE, name=command.name))
                 return
-            if minutes and self._keeper is not None:
-                self._spawn(self._keep(self._keeper.kick(command.name, command.reason,
-                                                         minutes, handle.name),
-                                       f"the kick of {command.name}"))
+            # Without a keeper nothing keeps them out: they are not told they are.
+            minutes = kick.minutes if self._keeper is not None else 0.0
             handle.deliver(Notice(Tell.KICKED, {"name": command.name,
                                                 "minutes": math.ceil(minutes)}))
         elif isinstance(command, Unban):
             self._spawn(self._unban(handle, str(command.name)))
         elif isinstance(command, Ban):
+            ban = PeerKick(command.name, True, handle.name, command.reason, 0.0)
             if self._on_ban is not None:
                 self._spawn(self._ban(command.name, command.reason))
-            self._kick(command.name, Ending.BANNED, handle.name, command.reason)
+            if not self._kicked(ban) and self._peers is not None:
+                self._peers.news(ban)  # whichever worker serves them bans what it knows
             handle.deliver(Notice(Tell.BANNED, {"name": command.name}))
         else:
             if self._router.find(command.table_id) is None:

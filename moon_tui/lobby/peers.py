@@ -3,8 +3,10 @@
 A lobby alone (the default) has no peers. A worker's lobby is given one `Peers`, made by
 the server over its bus (`server/bus_club.py`: the lobby layer knows no bus): the lobby
 tells it who arrives and leaves here (their tables' events must reach this worker), the
-lobby chat's lines posted here, and asks it for the link of a table run elsewhere. What
-the other workers share comes back into the lobby's inbox (`Lobby.from_peers`).
+lobby chat's lines posted here, the news the other workers must act on (an operator's
+broadcast, kick or ban, an invitation to someone served there), and asks it for the link
+of a table run elsewhere. What the other workers share and tell comes back into the
+lobby's inbox (`Lobby.from_peers`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from .internal import TableOutput
+from .internal import PeerNews, TableOutput
 from .links import TableLink
 from .messages import ChatPosted
 
@@ -31,6 +33,10 @@ class Peers(Protocol):
 
     def chat(self, posted: ChatPosted) -> None:
         """A lobby chat line posted here, for everyone on the other workers."""
+        ...
+
+    def news(self, news: PeerNews) -> None:
+        """News for the other workers' lobbies: each acts on it for the people it serves."""
         ...
 
     def remote_link(self, table_id: str, receiver: Callable[[TableOutput], None]
