@@ -779,13 +779,15 @@ def club_move(screen: str, rng: random.Random) -> str | None:
 
 
 async def play_hands(client: Any, index: int, stop: asyncio.Event, tally: Tally) -> None:
-    """Play whatever the screen asks for, a second or so after it is our turn."""
+    """Play whatever the screen asks for, a second or so after it is our turn, until
+    `stop` or the connection drops (`bench/failover.py` kills a worker: on a closed
+    screen `changed` returns at once, and the loop would turn without ever yielding)."""
     from tools.probe import changed
 
     pace = random.Random(index)
     answered = ""
     """The result or game-over line we already answered."""
-    while not stop.is_set():
+    while not stop.is_set() and not client.closed.is_set():
         screen = client.text()
         key: str | None = None
         lines = screen.splitlines()
