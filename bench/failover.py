@@ -145,6 +145,9 @@ class Players:
     back: list[float] = field(default_factory=list)
     """When a player whose connection dropped was in their seat again (monotonic)."""
     errors: list[str] = field(default_factory=list)
+    away: dict[str, Any] = field(default_factory=dict)
+    """Players whose connection dropped and who are not back in their seat yet: their
+    screen (a `ScreenClient`, or None while connecting)."""
 
 
 def in_seat(screen: str) -> bool:
@@ -184,14 +187,17 @@ async def player(port: int, index: int, role: Role, codes: dict[int, asyncio.Fut
             if stop.is_set():
                 break
             players.dropped.append(time.monotonic())
+            players.away[name] = None
             await client.close()
             client = await connect(port, name, key)
+            players.away[name] = client
             screen = await client.wait_for(lambda s: "go to the lobby" in s or in_seat(s),
                                            WAIT)
             if not in_seat(screen):
                 await client.press("enter")
                 await client.wait_for(in_seat, WAIT)
             players.back.append(time.monotonic())
+            del players.away[name]
     except Exception as error:  # noqa: BLE001 - counted and reported
         players.errors.append(f"{role.kind} {name} {type(error).__name__}: "
                               f"{str(error)[-300:]}")
@@ -294,6 +300,8 @@ async def run(workers: int, tables: int, warmup: float, patience: float) -> dict
                     taken[table_id] = at
                     taken_by[owner.decode()] = taken_by.get(owner.decode(), 0) + 1
         say(f"{len(played)} of {len(held)} tables played again")
+        while players.away and time.monotonic() < ends:  # the last players back
+            await asyncio.sleep(POLL_SECONDS)
         backs = [b - killed for b in players.back]
         return {
             "workers": workers,
@@ -310,6 +318,9 @@ async def run(workers: int, tables: int, warmup: float, patience: float) -> dict
             "players_dropped": len(players.dropped),
             "kill_to_back_in_seat_s": _spread(backs),
             "players_back": len(backs),
+            "players_not_back": {name: "connecting" if client is None
+                                 else client.text().split("\n", 1)[0].strip()
+                                 for name, client in players.away.items()},
             "errors": len(players.errors),
             "error_sample": players.errors[:3],
             "core_speed_probe_ms_before_after": [speed_before, core_speed(None)],
@@ -321,7 +332,11 @@ async def run(workers: int, tables: int, warmup: float, patience: float) -> dict
         for future in codes.values():
             if not future.done():
                 future.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        if tasks:  # a player still waiting for a screen is not waited for
+            _, late = await asyncio.wait(tasks, timeout=15)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
         if bus is not None:
             await bus.aclose()
         if process.returncode is None:
@@ -374,7 +389,8 @@ def main() -> None:
         f"{_p50_p99_max(result['kill_to_first_move_s'])} (kill -> taken over "
         f"{_p50_p99_max(result['kill_to_taken_over_s'])}, by {result['taken_over_by']}); "
         f"{result['players_dropped']} "
-        f"players dropped, {result['players_back']} back in their seat, kill -> back "
+        f"players dropped, {result['players_back']} back in their seat (not back: "
+        f"{result['players_not_back'] or 'none'}), kill -> back "
         f"{_p50_p99_max(result['kill_to_back_in_seat_s'])}; the core ran the speed probe "
         f"in {'/'.join(f'{ms:.0f}' for ms in result['core_speed_probe_ms_before_after'])} "
         f"ms before/after, load {result['load_average_1_5_15']}, errors {result['errors']}",

