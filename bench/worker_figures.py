@@ -1,0 +1,65 @@
+"""The server's own figures of a club of workers, as one server's (`ssh_load.py --workers`).
+
+Each worker (a `--serve` child of `ssh_load.py`) answers the control protocol with its
+own figures; the club's are theirs put together: CPU, memory, sessions, hands and counts
+summed (the bus's CPU is added by the caller), the worst stall and pause the worst of any
+worker, the lists joined. Pure functions, so the benchmark's arithmetic can be tested.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SUMMED = ("on_cpu", "runqueue_wait", "rss_kb", "cpu", "sessions", "skipped_frames",
+          "long_stall_count", "long_stalls_since_reset", "hands", "games", "bot_decisions",
+          "bot_fallbacks", "reclaims", "tick_cpu", "full_ticks", "young_ticks", "frozen",
+          "freezes", "deferred_freezes", "apps", "garbage", "answer_count",
+          "journal_wait_count")
+WORST = ("stall_run", "stall_connected", "bot_longest_wait", "longest_reclaim",
+         "longest_tick", "garbage_pause")
+LONG_STALLS_KEPT = 20
+
+
+def merge_replies(replies: list[dict[str, Any]]) -> dict[str, Any]:
+    """One reply of the control protocol for the whole club, from each worker's (in the
+    workers' order). A server alone: its reply as it is, plus `per_worker`."""
+    if len(replies) == 1:
+        return {**replies[0], "per_worker": [_own(replies[0])]}
+    merged: dict[str, Any] = {}
+    for key in SUMMED:
+        values = [r[key] for r in replies if key in r]
+        if values:
+            merged[key] = sum(values)
+    for key in WORST:
+        values = [r[key] for r in replies if key in r]
+        if values:
+            merged[key] = max(values)
+    worst = max(replies, key=lambda r: r["stall"])  # the CPU used in that very stall
+    merged["stall"], merged["stall_cpu"] = worst["stall"], worst["stall_cpu"]
+    merged["gc_ms"] = {generation: max(r["gc_ms"][generation] for r in replies)
+                       for generation in replies[0]["gc_ms"]}
+    merged["workers"] = [w for r in replies for w in r["workers"]]
+    merged["long_stalls"] = sorted(
+        ([*stall, r["worker"]] for r in replies for stall in r["long_stalls"]),
+        key=lambda s: -s[1])[:LONG_STALLS_KEPT]
+    merged["per_worker"] = [_own(r) for r in replies]
+    return merged
+
+
+def _own(reply: dict[str, Any]) -> dict[str, Any]:
+    """What one worker's reply says of itself: its name, pid, sessions, CPU, stall."""
+    return {key: reply[key] for key in ("worker", "pid", "sessions", "cpu", "stall",
+                                        "answer_count", "journal_wait_count")
+            if key in reply}
+
+
+def spread_inputs(answered: list[list[Any]]) -> dict[str, list[float]]:
+    """Key -> frame in the server (seconds) by where the key was pressed: at a table or in
+    the lobby, and at a table run on the player's own worker or on another one."""
+    split: dict[str, list[float]] = {"table": [], "lobby": [], "table_same_worker": [],
+                                     "table_other_worker": []}
+    for screen, read, _, written, where in answered:
+        split[screen].append(written - read)
+        if where in ("same", "other"):
+            split[f"table_{where}_worker"].append(written - read)
+    return split
