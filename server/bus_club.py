@@ -132,6 +132,9 @@ class ClubOnBus:
         """The tables of workers that died, coming back until when (`_orphans`)."""
         self._given: list[ClubShare] = []
         """What the lobby was last given."""
+        self._rounds = 0
+        """Share rounds ended (`caught_up` waits on their count)."""
+        self._round_ended: list[tuple[int, asyncio.Future[None]]] = []
         self._shared = False
         """A share was written (the next one finds it, unless the bus lost it)."""
 
@@ -180,6 +183,13 @@ class ClubOnBus:
             assert self._lobby is not None
             self._lobby.from_peers(PeerChat(checked_chat(posted, self.chat_chars_max)))
 
+    async def caught_up(self) -> None:
+        """Two rounds from now: the next one may have begun before another worker wrote
+        what it shares now, the one after reads it."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._round_ended.append((self._rounds + 2, waiter))
+        await waiter
+
     async def run(self) -> None:
         """Share and read every `SHARE_SECONDS` until cancelled; a bus that does not
         answer is tried again at the next round."""
@@ -189,6 +199,12 @@ class ClubOnBus:
             except Exception as error:  # noqa: BLE001 - the bus is away: next round
                 log.warning("cannot share the club on the bus: %s", error)
             still_running()
+            self._rounds += 1
+            due = [waiter for at, waiter in self._round_ended if at <= self._rounds]
+            self._round_ended = [(at, w) for at, w in self._round_ended if at > self._rounds]
+            for waiter in due:
+                if not waiter.done():
+                    waiter.set_result(None)
             await asyncio.sleep(SHARE_SECONDS)
 
     async def share_round(self) -> None:

@@ -14,6 +14,7 @@ from moon_tui.lobby import (
     ChatPosted,
     CreateTable,
     Event,
+    JoinByCode,
     JoinSeat,
     Kick,
     Lobby,
@@ -61,6 +62,8 @@ class Recorded:
         self.told: list[tuple[str, object]] = []
         self.links: dict[str, InProcessLink] = {}
         self.into: list[object] = []
+        self.catching_up: Callable[[], None] = lambda: None
+        """What reaches this lobby while it waits for the other workers' shares."""
 
     def arrived(self, name: str) -> None:
         self.told.append(("arrived", name))
@@ -79,6 +82,10 @@ class Recorded:
         link = self.links[table_id] = InProcessLink(table_id, receiver)
         link.open(self.into.append)
         return link
+
+    async def caught_up(self) -> None:
+        self.told.append(("caught up", ""))
+        self.catching_up()
 
 
 async def test_the_other_workers_tables_and_people_are_listed_and_reached() -> None:
@@ -215,3 +222,28 @@ async def test_a_table_another_worker_took_over_stops_here_telling_and_saving_no
         while ann.has_events:  # and nobody was told of the computer it did not write
             event = await ann.next_event()
             assert not (isinstance(event, TableUpdate) and event.table.seats[1].name)
+
+
+async def test_a_code_of_a_table_opened_on_another_worker_a_moment_ago_is_found() -> None:
+    # Before, a code typed before the other worker's next share was read here was
+    # refused: "no table has the invite code", though the friend typed it right.
+    peers = Recorded()
+    theirs = replace(a_real_update().table, table_id="far1", owner="olga",
+                     status="waiting", invite_code="ABCDEF")
+    async with Lobby(FAST, peers=peers) as lobby:
+        ann = await lobby.connect("ann")
+        peers.catching_up = lambda: lobby.from_peers(
+            FromPeers((ClubShare((theirs,), ("olga",), ()),)))
+        ann.send(JoinByCode("abcdef"))
+        await eventually(lambda: bool(peers.into), "the code's command sent to far1")
+        [command] = peers.into
+        assert isinstance(command, FromMember) and command.command == JoinByCode("abcdef")
+        assert ("caught up", "") in peers.told
+
+        # A code no worker knows is refused once they have caught up.
+        peers.catching_up = lambda: None
+        ann.send(JoinByCode("nope12"))
+        await heard(ann, lambda e: isinstance(e, Rejected)
+                    and e.code is Refusal.NO_SUCH_CODE)
+        assert peers.told.count(("caught up", "")) == 2
+        await ann.close()

@@ -146,11 +146,15 @@ class TakenElsewhere:
 @dataclass(frozen=True, slots=True)
 class Spent:
     """A command that waited for the club's count of a rate (`peers.SharedRates`): the
-    seconds until it fits (0: it fit, and was counted)."""
+    seconds until it fits (0: it fit, and was counted; None: the club does not count
+    it), or for the other workers' shares (`looked_again`)."""
 
     handle: PlayerHandle
     command: Command
-    wait: float
+    wait: float | None
+    looked_again: bool = False
+    """An invite code not known here was looked up again once the other workers' shares
+    had caught up (`Peers.caught_up`)."""
 
 
 # --- news between the club's workers (`peers.py`; on the bus: `server/bus_news.py`) ----

@@ -512,7 +512,8 @@ class Lobby:
                 if isinstance(command, CreateTable):
                     self._create_table(handle, command, reject, spent=message.wait)
                 elif isinstance(command, JoinByCode):
-                    self._join_by_code(handle, command, reject, spent=message.wait)
+                    self._join_by_code(handle, command, reject, spent=message.wait,
+                                       looked_again=message.looked_again)
         elif isinstance(message, FromPeers):
             self._take_shares(message.shares)
         elif isinstance(message, BusBack):
@@ -915,10 +916,13 @@ class Lobby:
                  ", practice" if practice else "")
 
     def _join_by_code(self, handle: PlayerHandle, command: JoinByCode,
-                      reject: Callable[[Refused], None], spent: float | None = None) -> None:
+                      reject: Callable[[Refused], None], spent: float | None = None,
+                      looked_again: bool = False) -> None:
         """Wrong codes cost their guesser: `CODE_GUESSES` a minute. Counted here, only
         the wrong ones; counted by the club (`rates`: a guesser landing on another
-        worker has no fresh minute there), every code typed, before it is looked up."""
+        worker has no fresh minute there), every code typed, before it is looked up.
+        A code not known here may be a table's opened on another worker a moment ago:
+        with peers, it is looked up again once their shares have caught up."""
         if spent is None and self._rates is not None:
             self._spend(handle, command, "codes", handle.person, CODE_GUESSES, CODES_WINDOW)
             return
@@ -927,12 +931,25 @@ class Lobby:
         counted_here = spent is None
         if spent or counted_here and self._wrong_codes.full(handle.name):
             reject(Refused(Refusal.TOO_MANY_CODES))
+        elif table_id is None and self._peers is not None and not looked_again:
+            self._look_again(handle, command, spent)
         elif table_id is None:
             if counted_here:
                 self._wrong_codes.allow(handle.name)
             reject(Refused(Refusal.NO_SUCH_CODE, code=clean_text(str(command.code))))
         else:
             self._router.command(handle, table_id, command, by_code=True)
+
+    def _look_again(self, handle: PlayerHandle, command: JoinByCode,
+                    spent: float | None) -> None:
+        peers = self._peers
+        assert peers is not None
+
+        async def look_again() -> None:
+            await peers.caught_up()
+            self._post(Spent(handle, command, spent, looked_again=True))
+
+        self._spawn(look_again(), name=f"code of {handle.name}")
 
     def _spend(self, handle: PlayerHandle, command: CreateTable | JoinByCode, kind: str,
                who: str, count: int, window: float) -> None:

@@ -45,6 +45,11 @@ class Peers(Protocol):
         worker's members comes to `receiver`."""
         ...
 
+    async def caught_up(self) -> None:
+        """Return once what every other worker shared after this call was read here: a
+        table (an invite code) opened elsewhere just before is then known."""
+        ...
+
 
 class SharedRates(Protocol):
     """The lobby's own rate limits counted over the whole club (`tables_per_hour`): a
