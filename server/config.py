@@ -131,6 +131,17 @@ class Limits:
     max_env_requests: int = 64
     """Environment variables a client may send on one session, kept or not; one more
     closes its connection (OpenSSH sends a handful; 60,000 were an attack)."""
+    window_changes_per_minute: int = 200
+    """Window changes a client may send on one session within a minute; one more closes
+    its connection. Each costs the server ~0.1 ms to decrypt, however the session merges
+    them: 30,000 in a few seconds held every other player's keys 0.2-0.5 s (issue 36). A
+    person dragging a window's corner sends one per column or row crossed."""
+    receive_buffer_bytes: int = 32768
+    """What the system holds of one connection's input before the server reads it
+    (SO_RCVBUF; Linux doubles it). It bounds what one client makes the server decrypt in
+    one turn of its loop, and what is read after the server closed a flooding client (a
+    client sending 30 KB environment variables had the server take in 6 MB it no longer
+    parsed, in one 0.9 s stall). Players send keys: a few KB. 0: the system's default."""
     loop_watchdog_seconds: float = 10.0
     """A server whose event loop has not turned for this long (every player frozen) says
     so in the log, with where it is stuck (0: not watched)."""

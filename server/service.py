@@ -23,6 +23,7 @@ import contextlib
 import importlib
 import logging
 import os
+import socket
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -324,6 +325,9 @@ class MoonServer:
             reuse_port=self.place is not None and self.place.supervised,
         )
         sockets = self._listener.sockets
+        if limits.receive_buffer_bytes > 0:
+            for sock in sockets:  # each connection accepted inherits it
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, limits.receive_buffer_bytes)
         if sockets:
             self.door.port = sockets[0].getsockname()[1]
         self._tasks.append(asyncio.create_task(self.sessions.watch_idle(), name="moon-idle"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from server.service import MoonServer
 from tests.support.settings import FAST
 from tools.probe import (
     ScreenClient,
+    changed,
     cursor_on,
     enter_lobby,
     eventually,
@@ -87,7 +89,8 @@ async def test_window_changes_are_clamped_and_only_the_latest_counts(tmp_path: P
 
 
 async def test_the_banner_under_a_resize_flood_keeps_its_output_bounded(tmp_path: Path) -> None:
-    async with running_server(tmp_path, lobby_config=FAST) as server:
+    limits = Limits(window_changes_per_minute=5000)  # a flood, but not one that is closed
+    async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
         client = await ScreenClient.connect(server.port, "ann", key=new_key(), window=32768)
         await client.wait_for("go to the lobby")
         assert client.process is not None
@@ -105,6 +108,38 @@ async def test_the_banner_under_a_resize_flood_keeps_its_output_bounded(tmp_path
         await client.press("enter")
         await client.wait_for("new table")
         await client.close()
+
+
+async def test_a_client_flooding_window_changes_is_disconnected(tmp_path: Path) -> None:
+    limits = Limits(window_changes_per_minute=30)
+    async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
+        calm = await ScreenClient.connect(server.port, "bob", key=new_key())
+        await enter_lobby(calm)
+        for index in range(limits.window_changes_per_minute - 1):  # a drag: still a player
+            calm.resize(100 - index % 2 * 20, 30)
+        calm.resize(90, 26)  # the last one allowed, and the lobby is drawn at its size
+        await calm.wait_for(lambda s: "new table" in calm.row(25))
+        client = await ScreenClient.connect(server.port, "ann", key=new_key())
+        await client.wait_for("go to the lobby")
+        assert client.process is not None
+        for index in range(limits.window_changes_per_minute + 1):
+            client.process.change_terminal_size(100 + index % 2 * 20, 30)
+        await client.wait_closed()
+        before = calm.text()
+        await calm.press("c")  # the other player goes on: the chat line opens
+        await changed(calm, before)
+        await calm.close()
+
+
+async def test_connections_take_in_a_bounded_input_at_a_time(tmp_path: Path) -> None:
+    limits = Limits(receive_buffer_bytes=16384)
+    async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
+        conn, _process = await raw_process(server.port, "ann")
+        server_side = await at_banner(server)
+        sock = server_side.get_extra_info("socket")
+        # Linux keeps twice what is asked for (its own bookkeeping); the default is ~128 KB.
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF) <= 2 * 16384
+        conn.close()
 
 
 async def test_only_a_few_short_game_variables_of_the_environment_are_kept(
