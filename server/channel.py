@@ -12,7 +12,7 @@ change, queued for the reader one by one. Here, before anything is stored:
   a larger terminal shows the game in its top-left corner;
 - window changes are coalesced: however many arrive while the session is busy, its
   reader finds one, with the latest size; a client sending more than
-  `Limits.window_changes_per_minute` is disconnected (each costs the server its
+  `Limits.window_changes_per_10s` is disconnected (each costs the server its
   decryption, merged or not).
 
 The seam is asyncssh's documented one: `SSHServer.session_requested()` returns the
@@ -44,8 +44,8 @@ GAME_ENV = frozenset({b"TERM", b"LANG", b"LC_ALL", b"LC_CTYPE", b"COLORTERM", b"
 
 _TERM_JUNK = re.compile(r"[^A-Za-z0-9._+-]")
 
-WINDOW_CHANGE_SPAN = 60.0
-"""Seconds over which `Limits.window_changes_per_minute` counts."""
+WINDOW_CHANGE_SPAN = 10.0
+"""Seconds over which `Limits.window_changes_per_10s` counts."""
 
 REFUSED_CHANNELS_MAX = 64
 """Session channels refused on one connection before it is closed (each refusal is a
@@ -131,15 +131,15 @@ class BoundedChannel(asyncssh.SSHServerChannel[bytes]):
     _window_changes_since = -WINDOW_CHANGE_SPAN
 
     def _too_many_window_changes(self) -> bool:
-        """Count one; past `window_changes_per_minute` the connection is closed."""
+        """Count one; past `window_changes_per_10s` the connection is closed."""
         now = time.monotonic()
         if now - self._window_changes_since >= WINDOW_CHANGE_SPAN:
             self._window_changes_since, self._window_changes = now, 0
         self._window_changes += 1
-        limit = self.limits.window_changes_per_minute
+        limit = self.limits.window_changes_per_10s
         if self._window_changes <= limit:
             return False
-        self._close_flood(f"more than {limit} window changes in a minute",
+        self._close_flood(f"more than {limit} window changes in 10 s",
                           "too many window changes")
         return True
 
@@ -240,6 +240,12 @@ class GameSSHServer(MoonSSHServer):
                 self._memory.connection_closed(self._memory_stamp)
                 self._memory = None  # counted once
 
+    def game_started(self) -> None:
+        """The connection's game session started: the memory policy need not wait for
+        it to end before freezing (memory.py, `connection_settled`)."""
+        if self._memory is not None:
+            self._memory_stamp = self._memory.connection_settled(self._memory_stamp)
+
     def session_requested(self) -> tuple[BoundedChannel, BoundedProcess] | bool:
         if self._conn is None:  # the connection is closing
             return False
@@ -258,7 +264,11 @@ class GameSSHServer(MoonSSHServer):
                 asyncssh.OPEN_RESOURCE_SHORTAGE,
                 f"at most {limits.channels_per_connection_max} sessions per connection")
         self.open_channels += 1
-        return open_session(self._conn, self._handler, limits, self._channel_closed)
+        stamp = 0 if self._memory is None else self._memory.freezes
+        return open_session(self._conn, self._handler, limits,
+                            lambda: self._channel_closed(stamp))
 
-    def _channel_closed(self) -> None:
+    def _channel_closed(self, stamp: int) -> None:
         self.open_channels -= 1
+        if self._memory is not None:
+            self._memory.channel_closed(stamp)

@@ -89,7 +89,7 @@ async def test_window_changes_are_clamped_and_only_the_latest_counts(tmp_path: P
 
 
 async def test_the_banner_under_a_resize_flood_keeps_its_output_bounded(tmp_path: Path) -> None:
-    limits = Limits(window_changes_per_minute=5000)  # a flood, but not one that is closed
+    limits = Limits(window_changes_per_10s=5000)  # a flood, but not one that is closed
     async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
         client = await ScreenClient.connect(server.port, "ann", key=new_key(), window=32768)
         await client.wait_for("go to the lobby")
@@ -111,18 +111,18 @@ async def test_the_banner_under_a_resize_flood_keeps_its_output_bounded(tmp_path
 
 
 async def test_a_client_flooding_window_changes_is_disconnected(tmp_path: Path) -> None:
-    limits = Limits(window_changes_per_minute=30)
+    limits = Limits(window_changes_per_10s=30)
     async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
         calm = await ScreenClient.connect(server.port, "bob", key=new_key())
         await enter_lobby(calm)
-        for index in range(limits.window_changes_per_minute - 1):  # a drag: still a player
+        for index in range(limits.window_changes_per_10s - 1):  # a drag: still a player
             calm.resize(100 - index % 2 * 20, 30)
         calm.resize(90, 26)  # the last one allowed, and the lobby is drawn at its size
         await calm.wait_for(lambda s: "new table" in calm.row(25))
         client = await ScreenClient.connect(server.port, "ann", key=new_key())
         await client.wait_for("go to the lobby")
         assert client.process is not None
-        for index in range(limits.window_changes_per_minute + 1):
+        for index in range(limits.window_changes_per_10s + 1):
             client.process.change_terminal_size(100 + index % 2 * 20, 30)
         await client.wait_closed()
         before = calm.text()
