@@ -109,6 +109,8 @@ class Limits:
     tables_per_hour: int = _LOBBY.tables_per_hour
     """New tables one player (the guests of one address together) may open in any hour;
     operators are not counted."""
+    tables_per_10_minutes: int = _LOBBY.tables_per_10_minutes
+    """The same in any 10 minutes (each table opened costs everyone's keys a moment)."""
     # --- adding a key from another computer (server/link_codes.py) ---
     link_code_minutes: float = 10.0
     """A code from the keys dialog adds a key only within this time after it was made."""

@@ -194,6 +194,8 @@ class Lobby:
         self._wrong_codes = RateLimit(CODE_GUESSES, 60.0)
         self._tables_opened = RateLimit(config.tables_per_hour, 3600.0)
         """Tables each person opened within the hour (`PlayerHandle.person`)."""
+        self._tables_lately = RateLimit(config.tables_per_10_minutes, 600.0)
+        """The same within 10 minutes."""
         self._tg: asyncio.TaskGroup | None = None
         self._main: asyncio.Task[None] | None = None
         self._running = False
@@ -793,11 +795,16 @@ class Lobby:
             reject(Refused(Refusal.BAD_TIMER, seconds=repr(seconds)))
             return
         now = self.clock.now()
-        if not handle.operator and not self._tables_opened.allow(handle.person, now):
-            wait = self._tables_opened.wait(handle.person, now)
-            reject(Refused(Refusal.TOO_MANY_TABLES, tables=self.config.tables_per_hour,
-                           minutes=max(1, math.ceil(wait / 60))))
-            return
+        if not handle.operator:
+            limits = ((self._tables_opened, 60), (self._tables_lately, 10))
+            for limit, window in limits:
+                if limit.full(handle.person, now):
+                    wait = limit.wait(handle.person, now)
+                    reject(Refused(Refusal.TOO_MANY_TABLES, tables=limit.count, window=window,
+                                   minutes=max(1, math.ceil(wait / 60))))
+                    return
+            for limit, _ in limits:
+                limit.allow(handle.person, now)
         name = clean_text(command.name)[:TABLE_NAME_MAX] or f"{handle.name}'s table"
         table_id = self._new_table_id()
         code = self._new_code()
