@@ -29,13 +29,16 @@ sessions one pass froze the whole server for over a second (measured). Objects i
   which only ended game sessions brought: silent sockets at 60/s grew a server 1.6 GB an
   hour. So the freeze waits while connections opened since the last one are still open
   (`young`): a socket, a failed login or a banner quit that ends before is collected by
-  the ticks, never frozen. Meanwhile the ticks are young collections, with a full one
-  every `FULL_EVERY` seconds or `YOUNG_ENDED_COLLECT` ended young connections (for
-  their garbage). It waits at most `MAX_DEFER` seconds, and no longer once such a full
-  collection costs `FREEZE_COST` (what waits unfrozen costs scan time: players
-  starting their apps meanwhile, say, or thousands of silent sockets open at once);
+  the ticks, never frozen. A connection whose game started is no longer young
+  (`connection_settled`): it stays as long as its player plays. Meanwhile the ticks
+  are young collections, with a full one every `FULL_EVERY` seconds or
+  `YOUNG_ENDED_COLLECT` ended young connections (for their garbage). It waits at most
+  `MAX_DEFER` seconds, and no longer once such a full collection costs `FREEZE_COST`
+  (what waits unfrozen costs scan time: players starting their apps meanwhile, say, or
+  thousands of silent sockets open at once);
 - what cyclic garbage stays frozen: a connection closed after a freeze (counted by
-  `connection_closed`), a game session's leftovers (~140 objects after the teardown,
+  `connection_closed`), a session channel closed on a connection that stays
+  (`channel_closed`), a game session's leftovers (~140 objects after the teardown,
   `session_ended`). It is reclaimed by `gc.unfreeze()` and one full collection, which
   pauses the server for as long as it takes to walk everything (measured here: 125 ms
   with 30 players in the lobby, 270,000 objects; about a second at 300). So a reclaim
