@@ -184,6 +184,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         """Why guests and new names from this address are refused now (None: they are not)."""
         self._failures = 0
         self._channel_timer: asyncio.TimerHandle | None = None
+        self._silence_timer: asyncio.TimerHandle | None = None
         self._channel_opened = False
         self.player: Player | None = None
         self.link: KeyToLink | None = None
@@ -203,6 +204,19 @@ class MoonSSHServer(asyncssh.SSHServer):
         oldest = self._ctx.gate.opened(self._address, self)
         if isinstance(oldest, MoonSSHServer):
             oldest.close_for_capacity()
+        wait = self._ctx.config.limits.version_timeout_seconds
+        if wait > 0:
+            self._silence_timer = asyncio.get_running_loop().call_later(
+                wait, self._close_if_silent)
+
+    def _close_if_silent(self) -> None:
+        """A connection that has not said it speaks SSH (a client's first line) is no
+        player's: closed before its login would time out. Silent sockets from everywhere
+        cost memory and collection time while they stay (issue 36)."""
+        self._silence_timer = None
+        conn = self._conn
+        if conn is not None and conn.get_extra_info("client_version") is None:
+            conn.abort()
 
     def close_for_capacity(self) -> None:
         """Too many connections from this address are logging in: the oldest goes."""
@@ -213,6 +227,9 @@ class MoonSSHServer(asyncssh.SSHServer):
             asyncio.get_running_loop().call_soon(conn.abort)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._silence_timer is not None:
+            self._silence_timer.cancel()
+            self._silence_timer = None
         if self._channel_timer is not None:
             self._channel_timer.cancel()
             self._channel_timer = None

@@ -11,7 +11,9 @@ change, queued for the reader one by one. Here, before anything is stored:
 - the terminal size is clamped to `Limits.max_terminal_width` x `max_terminal_height`:
   a larger terminal shows the game in its top-left corner;
 - window changes are coalesced: however many arrive while the session is busy, its
-  reader finds one, with the latest size.
+  reader finds one, with the latest size; a client sending more than
+  `Limits.window_changes_per_10s` is disconnected (each costs the server its
+  decryption, merged or not).
 
 The seam is asyncssh's documented one: `SSHServer.session_requested()` returns the
 channel (made by `conn.create_server_channel()`) and the `SSHServerProcess` to run.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +43,9 @@ GAME_ENV = frozenset({b"TERM", b"LANG", b"LC_ALL", b"LC_CTYPE", b"COLORTERM", b"
 """The environment variables the game reads (colours) or a terminal commonly sends."""
 
 _TERM_JUNK = re.compile(r"[^A-Za-z0-9._+-]")
+
+WINDOW_CHANGE_SPAN = 10.0
+"""Seconds over which `Limits.window_changes_per_10s` counts."""
 
 REFUSED_CHANNELS_MAX = 64
 """Session channels refused on one connection before it is closed (each refusal is a
@@ -120,6 +126,29 @@ class BoundedChannel(asyncssh.SSHServerChannel[bytes]):
 
     limits: Limits = Limits()
     _env_requests = 0
+    _window_changes = 0
+    """Window changes since `_window_changes_since` (monotonic seconds)."""
+    _window_changes_since = -WINDOW_CHANGE_SPAN
+
+    def _too_many_window_changes(self) -> bool:
+        """Count one; past `window_changes_per_10s` the connection is closed."""
+        now = time.monotonic()
+        if now - self._window_changes_since >= WINDOW_CHANGE_SPAN:
+            self._window_changes_since, self._window_changes = now, 0
+        self._window_changes += 1
+        limit = self.limits.window_changes_per_10s
+        if self._window_changes <= limit:
+            return False
+        self._close_flood(f"more than {limit} window changes in 10 s",
+                          "too many window changes")
+        return True
+
+    def _close_flood(self, why: str, reason: str) -> None:
+        """Close the connection of a client flooding its session with requests (the
+        ones already received are still decrypted: `receive_buffer_bytes` bounds them)."""
+        peer = self._conn.get_extra_info("peername")
+        log.info("closed %s: %s", peer[0] if peer else "?", why)
+        self._conn.disconnect(asyncssh.DISC_BY_APPLICATION, reason)
 
     def _process_env_request(self, packet: SSHPacket) -> bool:
         name = packet.get_string()
@@ -129,11 +158,8 @@ class BoundedChannel(asyncssh.SSHServerChannel[bytes]):
         if self._env_requests > self.limits.max_env_requests:
             # Refusing costs little, but receiving does not: 60,000 variables of 30 KB
             # are 1.8 GB to decrypt, and others' keys waited 0.7 s behind them (measured).
-            peer = self._conn.get_extra_info("peername")
-            log.info("closed %s: more than %d environment variables",
-                     peer[0] if peer else "?", self.limits.max_env_requests)
-            self._conn.disconnect(asyncssh.DISC_BY_APPLICATION,
-                                  "too many environment variables")
+            self._close_flood(f"more than {self.limits.max_env_requests} environment "
+                              "variables", "too many environment variables")
             return False
         env = self._env
         if (name not in GAME_ENV or len(value) > self.limits.max_env_value_chars
@@ -155,6 +181,8 @@ class BoundedChannel(asyncssh.SSHServerChannel[bytes]):
         packet.get_uint32()  # pixel sizes: not used
         packet.get_uint32()
         packet.check_end()
+        if self._too_many_window_changes():
+            return False
         if (width, height) != self._term_size[:2]:
             self._term_size = (width, height, 0, 0)
             self._session.terminal_size_changed(width, height, 0, 0)
@@ -212,6 +240,12 @@ class GameSSHServer(MoonSSHServer):
                 self._memory.connection_closed(self._memory_stamp)
                 self._memory = None  # counted once
 
+    def game_started(self) -> None:
+        """The connection's game session started: the memory policy need not wait for
+        it to end before freezing (memory.py, `connection_settled`)."""
+        if self._memory is not None:
+            self._memory_stamp = self._memory.connection_settled(self._memory_stamp)
+
     def session_requested(self) -> tuple[BoundedChannel, BoundedProcess] | bool:
         if self._conn is None:  # the connection is closing
             return False
@@ -230,7 +264,11 @@ class GameSSHServer(MoonSSHServer):
                 asyncssh.OPEN_RESOURCE_SHORTAGE,
                 f"at most {limits.channels_per_connection_max} sessions per connection")
         self.open_channels += 1
-        return open_session(self._conn, self._handler, limits, self._channel_closed)
+        stamp = 0 if self._memory is None else self._memory.freezes
+        return open_session(self._conn, self._handler, limits,
+                            lambda: self._channel_closed(stamp))
 
-    def _channel_closed(self) -> None:
+    def _channel_closed(self, stamp: int) -> None:
         self.open_channels -= 1
+        if self._memory is not None:
+            self._memory.channel_closed(stamp)

@@ -68,6 +68,11 @@ class Limits:
     waits, guests and new names are refused; a player's own key still gets in."""
     failure_backoff_seconds: float = 30.0
     """First wait after too many failed logins; doubles on each repeat, up to 15 minutes."""
+    version_timeout_seconds: float = 10.0
+    """A connection that has not sent the first line every SSH client sends at once (its
+    version) by then is closed, before `login_timeout_seconds` (0: not checked). Silent
+    sockets from many addresses otherwise each cost memory and collection time until the
+    login timeout."""
     login_timeout_seconds: float = 15.0
     """A connection not logged in by then is closed; so is a logged-in one that has not
     opened its session by then (`ssh -N`). A key's passphrase is typed within it."""
@@ -104,6 +109,8 @@ class Limits:
     tables_per_hour: int = _LOBBY.tables_per_hour
     """New tables one player (the guests of one address together) may open in any hour;
     operators are not counted."""
+    tables_per_10_minutes: int = _LOBBY.tables_per_10_minutes
+    """The same in any 10 minutes (each table opened costs everyone's keys a moment)."""
     # --- adding a key from another computer (server/link_codes.py) ---
     link_code_minutes: float = 10.0
     """A code from the keys dialog adds a key only within this time after it was made."""
@@ -131,6 +138,18 @@ class Limits:
     max_env_requests: int = 64
     """Environment variables a client may send on one session, kept or not; one more
     closes its connection (OpenSSH sends a handful; 60,000 were an attack)."""
+    window_changes_per_10s: int = 60
+    """Window changes a client may send on one session within 10 seconds; one more closes
+    its connection. Each costs the server ~0.15 ms to decrypt, however the session merges
+    them: 30,000 in a few seconds held every other player's keys 0.2-0.5 s, and 200 of
+    them still 0.15 s on a busy machine (issue 36). A person dragging a window's corner
+    sends one per column or row crossed, a few dozen."""
+    receive_buffer_bytes: int = 32768
+    """What the system holds of one connection's input before the server reads it
+    (SO_RCVBUF; Linux doubles it). It bounds what one client makes the server decrypt in
+    one turn of its loop, and what is read after the server closed a flooding client (a
+    client sending 30 KB environment variables had the server take in 6 MB it no longer
+    parsed, in one 0.9 s stall). Players send keys: a few KB. 0: the system's default."""
     loop_watchdog_seconds: float = 10.0
     """A server whose event loop has not turned for this long (every player frozen) says
     so in the log, with where it is stuck (0: not watched)."""

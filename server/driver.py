@@ -58,9 +58,14 @@ DROPPED_CHARS_PER_TOKEN = 16384
 charged like keys, a 1 MB paste cost 16,000 tokens and the player's own keys waited
 minutes for them (over 180 s measured)."""
 RESIZE_COST = 8.0
-"""Tokens a window change costs: each one lays the whole screen out again (a key press
-costs 1); a flood is read at this pace, and the window changes that arrive meanwhile
-are merged into one (server/channel.py)."""
+"""Tokens a window change to an ordinary terminal costs: each one lays the whole screen
+out again (a key press costs 1); a flood is read at this pace, and the window changes
+that arrive meanwhile are merged into one (server/channel.py)."""
+RESIZE_COST_CELLS = 120 * 40
+"""A window change to a terminal larger than this many cells costs more, in proportion
+(up to `EVENT_BURST`): its layout and frame cost about so. At the largest size a session
+is drawn at (500x200) each took ~45 ms of CPU, and 40 in two seconds held every other
+player's keys past 100 ms (issue 36, bench/attacks.py 1); now they are read one in 3 s."""
 ANSWER_WINDOW = 0.25
 """Seconds after a player's input during which their app's work does not wait its turn
 behind other apps' on a busy server (server/patches.py, patch 9). A player typing without
@@ -79,6 +84,11 @@ OVERRIDDEN = (
 
 _MOUSE_ON = "\x1b[?1000h\x1b[?1006h"  # clicks only (no motion tracking), SGR coordinates
 _MOUSE_OFF = "\x1b[?1000l\x1b[?1006l"
+
+
+def resize_cost(width: int, height: int) -> float:
+    """Input tokens a window change to `width` x `height` costs (`RESIZE_COST_CELLS`)."""
+    return min(EVENT_BURST, RESIZE_COST * max(1.0, width * height / RESIZE_COST_CELLS))
 
 
 @dataclass(eq=False)
@@ -319,7 +329,7 @@ class SSHDriver(Driver):
                 try:
                     data = await stdin.read(READ_CHUNK)
                 except asyncssh.TerminalSizeChanged as change:
-                    self._budget.charge(RESIZE_COST)
+                    self._budget.charge(resize_cost(change.width, change.height))
                     self._resize(change.width, change.height)
                     continue
                 if not data:

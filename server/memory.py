@@ -29,13 +29,16 @@ sessions one pass froze the whole server for over a second (measured). Objects i
   which only ended game sessions brought: silent sockets at 60/s grew a server 1.6 GB an
   hour. So the freeze waits while connections opened since the last one are still open
   (`young`): a socket, a failed login or a banner quit that ends before is collected by
-  the ticks, never frozen. Meanwhile the ticks are young collections, with a full one
-  every `FULL_EVERY` seconds or `YOUNG_ENDED_COLLECT` ended young connections (for
-  their garbage). It waits at most `MAX_DEFER` seconds, and no longer once such a full
-  collection costs `FREEZE_COST` (what waits unfrozen costs scan time: players
-  starting their apps meanwhile, say, or thousands of silent sockets open at once);
+  the ticks, never frozen. A connection whose game started is no longer young
+  (`connection_settled`): it stays as long as its player plays. Meanwhile the ticks
+  are young collections, with a full one every `FULL_EVERY` seconds or
+  `YOUNG_ENDED_COLLECT` ended young connections (for their garbage). It waits at most
+  `MAX_DEFER` seconds, and no longer once such a full collection costs `FREEZE_COST`
+  (what waits unfrozen costs scan time: players starting their apps meanwhile, say, or
+  thousands of silent sockets open at once);
 - what cyclic garbage stays frozen: a connection closed after a freeze (counted by
-  `connection_closed`), a game session's leftovers (~140 objects after the teardown,
+  `connection_closed`), a session channel closed on a connection that stays
+  (`channel_closed`), a game session's leftovers (~140 objects after the teardown,
   `session_ended`). It is reclaimed by `gc.unfreeze()` and one full collection, which
   pauses the server for as long as it takes to walk everything (measured here: 125 ms
   with 30 players in the lobby, 270,000 objects; about a second at 300). So a reclaim
@@ -53,6 +56,10 @@ import logging
 import time
 
 log = logging.getLogger(__name__)
+
+
+SETTLED = -1
+"""The stamp of a connection whose game session started (`connection_settled`)."""
 
 
 class FreezePolicy:
@@ -74,9 +81,13 @@ class FreezePolicy:
     while sessions come and go."""
     SLOW_TICK = 0.05
     """A tick slower than this (seconds) is logged."""
-    MAX_DEFER = 60.0
+    MAX_DEFER = 300.0
     """Seconds the freeze waits at most for young connections to end (under a flood that
-    never stops, those open then are frozen, and counted when they end)."""
+    never stops, those open then are frozen, and counted when they end). Connections
+    whose game started are not young (`connection_settled`): the freeze waits only for
+    those logging in or at the banner. At 60 s, a flood of silent sockets had what it
+    left frozen every minute, then reclaimed in pauses of 150 ms of CPU (everyone
+    frozen meanwhile); `FREEZE_COST` freezes sooner when waiting costs."""
     FREEZE_COST = 0.05
     """CPU seconds of a full collection while the freeze waits past which it waits no
     longer: what waits unfrozen would cost as much at every full collection (at 20 ms,
@@ -93,6 +104,9 @@ class FreezePolicy:
     """Ended connections and sessions for a reclaim when nobody is connected."""
     CONNECTION_GARBAGE = 60
     """Objects a connection leaves frozen when it ends (measured 35-70)."""
+    CHANNEL_GARBAGE = 60
+    """Objects a session channel closed after a freeze leaves frozen (about a connection's:
+    asyncssh's channel and its process hold each other)."""
     SESSION_GARBAGE = 140
     """Objects a game session's app leaves frozen when it ends, after the teardown."""
     GROWTH = 1.25
@@ -118,6 +132,8 @@ class FreezePolicy:
         """Game sessions ended since the last reclaim."""
         self.dead_connections = 0
         """Connections closed since the last reclaim that a freeze had caught open."""
+        self.dead_channels = 0
+        """Session channels closed since the last reclaim that a freeze had caught open."""
         self.ended = 0
         """Game sessions ended in all."""
         self.reclaims = 0
@@ -173,12 +189,27 @@ class FreezePolicy:
         self.young += 1
         return self.freezes
 
+    def connection_settled(self, stamp: int) -> int:
+        """The connection's game session started: it is no longer young (the freeze
+        need not wait for it, it lives as long as its player plays; what it leaves when
+        it ends is counted then). Returns its stamp from now on."""
+        if stamp == self.freezes:
+            self.young -= 1
+        return SETTLED
+
     def connection_closed(self, stamp: int) -> None:
         if stamp == self.freezes:
             self.young -= 1  # never frozen: the ticks collect what it leaves
             self._young_ended += 1
         else:
             self.dead_connections += 1
+
+    def channel_closed(self, stamp: int) -> None:
+        """A session channel closed; `stamp`: `freezes` when it opened. One closed on a
+        connection that stays (a flood of channels, `help`) is garbage no session end or
+        connection end counts."""
+        if stamp != self.freezes:
+            self.dead_channels += 1
 
     def session_ended(self) -> None:
         self.dead += 1
@@ -237,7 +268,8 @@ class FreezePolicy:
 
     def garbage(self) -> int:
         """Frozen garbage objects, as counted from what ended since the last reclaim."""
-        return self.dead * self.SESSION_GARBAGE + self.dead_connections * self.CONNECTION_GARBAGE
+        return (self.dead * self.SESSION_GARBAGE + self.dead_connections * self.CONNECTION_GARBAGE
+                + self.dead_channels * self.CHANNEL_GARBAGE)
 
     def _reclaim_due(self, live: int, quiet: bool, now: float) -> bool:
         """`quiet`: nobody connected (apps may outlive their connections)."""
@@ -247,7 +279,7 @@ class FreezePolicy:
             alive = self._mark + max(0, live - self._mark_live) * self.SESSION_OBJECTS
             if self._mark and self._frozen_count >= self.GROWTH * alive:
                 return True
-        ended = self.dead + self.dead_connections
+        ended = self.dead + self.dead_connections + self.dead_channels
         if not ended:
             return False
         if quiet and ended >= self.QUIET_DEAD:
@@ -267,8 +299,10 @@ class FreezePolicy:
         self.longest_reclaim = max(self.longest_reclaim, pause)
         log.info(
             "memory reclaim: %d of %d frozen objects (%d ended sessions, %d ended "
-            "connections) freed in %.0f ms (%d live)",
-            found, frozen, self.dead, self.dead_connections, pause * 1000, live,
+            "connections, %d closed channels) freed in %.0f ms (%d live)",
+            found, frozen, self.dead, self.dead_connections, self.dead_channels,
+            pause * 1000, live,
         )
         self.dead = 0
         self.dead_connections = 0
+        self.dead_channels = 0

@@ -734,7 +734,7 @@ RULE_VARIETY = (
 async def test_fifty_tables_of_bots_play_to_the_end_at_once() -> None:
     store, journal = MemoryRecordStore(), MemoryJournal()
     tables = 50
-    config = dataclasses.replace(FAST, tables_per_hour=tables)
+    config = dataclasses.replace(FAST, tables_per_hour=tables, tables_per_10_minutes=tables)
     async with running(config, store=store, journal=journal) as (lobby, tg):
         host = await join(lobby, tg, "host")
         for i in range(tables):

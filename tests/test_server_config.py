@@ -81,7 +81,8 @@ def test_every_limit_the_lobby_has_too_reaches_it_under_its_lobby_name() -> None
     # on, each default is the lobby's, and no other limit reaches the lobby.
     shared = {"chat_lines_per_10s", "chat_max_chars", "grace_seconds",
               "reconnect_wait_seconds", "restart_grace_seconds", "trick_pause_seconds",
-              "hand_result_seconds", "tables_per_hour", "kick_minutes", "board_minutes"}
+              "hand_result_seconds", "tables_per_hour", "tables_per_10_minutes",
+              "kick_minutes", "board_minutes"}
     assert set(lobby_limits(Limits())) == {LOBBY_NAMES.get(n, n) for n in shared}
     for name in shared:
         lobby_name = LOBBY_NAMES.get(name, name)

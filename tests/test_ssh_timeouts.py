@@ -86,6 +86,26 @@ async def version_only_client(port: int) -> bytes:
         writer.close()
 
 
+async def test_a_silent_socket_is_closed_before_the_login_timeout(
+    tmp_path: Path, close_reasons: list[str]
+) -> None:
+    """A socket that never says it speaks SSH goes after `version_timeout_seconds`; one
+    that does (a client on a slow link, say) still has the whole login timeout."""
+    limits = Limits(version_timeout_seconds=0.5, login_timeout_seconds=600)
+    async with running_server(tmp_path, lobby_config=FAST, limits=limits) as server:
+        talker_reader, talker = await asyncio.open_connection(LOOPBACK, server.port)
+        talker.write(b"SSH-2.0-Slow_1.0\r\n")
+        await talker.drain()
+        reader, writer = await asyncio.open_connection(LOOPBACK, server.port)
+        assert (await read_until_closed(reader)).startswith(b"SSH-2.0-moon")
+        writer.close()
+        # The talker's wait, which began first, is over too: still logging in.
+        assert close_reasons == ["closed"]
+        await talker_reader.readline()  # the server's version line
+        assert await talker_reader.read(1)  # then its key exchange: still served
+        talker.close()
+
+
 class StuckInAuth(asyncssh.SSHClient):
     """Completes the key exchange, starts authenticating, then never offers a key."""
 

@@ -74,3 +74,7 @@ class LobbyConfig:
     tables_per_hour: int = 30
     """New tables one person may open in any hour (operators are not counted): far more
     than anyone plays, and a bound on what a visitor opening and leaving tables costs."""
+    tables_per_10_minutes: int = 6
+    """New tables one person may open in any 10 minutes (operators are not counted): the
+    hourly bound let four guests open a table every 2 s, and each opening (its form, its
+    screens) held every other player's keys 50-70 ms (issue 36, bench/attacks.py 4)."""

@@ -152,6 +152,8 @@ class Spent:
     handle: PlayerHandle
     command: Command
     wait: float | None
+    window_minutes: int = 60
+    """The window of the count that refused it (tables: within the hour, or 10 min)."""
     looked_again: bool = False
     """An invite code not known here was looked up again once the other workers' shares
     had caught up (`Peers.caught_up`)."""

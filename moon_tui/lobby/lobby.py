@@ -134,8 +134,6 @@ MINUTES_MAX = 7 * 24 * 60
 """The longest an operator may keep a kicked player out, or a note on the board."""
 INVITES_PER_MINUTE = 10
 """Invitations one player may send a minute (each is a notice on someone's screen)."""
-TABLES_WINDOW = 3600.0
-"""`tables_per_hour` counts the tables a person opened in this many seconds."""
 
 
 class Lobby:
@@ -206,9 +204,11 @@ class Lobby:
         self._chat = ChatLimiter(config.chat_max_chars, config.chat_lines_per_10s)
         self._chat_kept: deque[ChatPosted] = deque(maxlen=CHAT_KEPT)
         self._wrong_codes = RateLimit(CODE_GUESSES, CODES_WINDOW)
-        self._tables_opened = RateLimit(config.tables_per_hour, TABLES_WINDOW)
+        self._tables_opened = RateLimit(config.tables_per_hour, 3600.0)
         """Tables each person opened within the hour (`PlayerHandle.person`), unless the
         club counts them (`rates`)."""
+        self._tables_lately = RateLimit(config.tables_per_10_minutes, 600.0)
+        """The same within 10 minutes."""
         self._rates = rates
         self._tg: asyncio.TaskGroup | None = None
         self._main: asyncio.Task[None] | None = None
@@ -510,10 +510,9 @@ class Lobby:
                     handle.deliver(Rejected.because(command, refused))
 
                 if isinstance(command, CreateTable):
-                    self._create_table(handle, command, reject, spent=message.wait)
+                    self._create_table(handle, command, reject, message)
                 elif isinstance(command, JoinByCode):
-                    self._join_by_code(handle, command, reject, spent=message.wait,
-                                       looked_again=message.looked_again)
+                    self._join_by_code(handle, command, reject, message)
         elif isinstance(message, FromPeers):
             self._take_shares(message.shares)
         elif isinstance(message, BusBack):
@@ -851,9 +850,9 @@ class Lobby:
             reject(Refused(Refusal.NO_SUCH_TABLE, table_id=table_id))
 
     def _create_table(self, handle: PlayerHandle, command: CreateTable,
-                      reject: Callable[[Refused], None], spent: float | None = None) -> None:
-        """Check it, count it against its person's tables of the hour (`spent`: the club
-        counted it, `_spend`), then open it."""
+                      reject: Callable[[Refused], None], spent: Spent | None = None) -> None:
+        """Check it, count it against its person's tables of the hour and of 10 minutes
+        (`spent`: the club counted them, `_spend_tables`), then open it."""
         if self._closing:
             reject(Refused(Refusal.SHUTTING_DOWN))
             return
@@ -890,16 +889,16 @@ class Lobby:
             return
         if not handle.operator:
             if spent is None and self._rates is not None:
-                self._spend(handle, command, "tables", handle.person, self.config.tables_per_hour,
-                            TABLES_WINDOW)
+                self._spend_tables(handle, command)
                 return
-            if spent is None:
-                now, opened = self.clock.now(), self._tables_opened
-                spent = 0.0 if opened.allow(handle.person, now) \
-                    else opened.wait(handle.person, now)
-            if spent > 0:
-                reject(Refused(Refusal.TOO_MANY_TABLES, tables=self.config.tables_per_hour,
-                               minutes=max(1, math.ceil(spent / 60))))
+            full = self._count_table_here(handle.person) if spent is None \
+                else (spent.wait, spent.window_minutes) if spent.wait else None
+            if full is not None:
+                wait, minutes = full
+                tables = self.config.tables_per_hour if minutes == 60 \
+                    else self.config.tables_per_10_minutes
+                reject(Refused(Refusal.TOO_MANY_TABLES, tables=tables, window=minutes,
+                               minutes=max(1, math.ceil(wait / 60))))
                 return
         name = clean_text(command.name)[:TABLE_NAME_MAX] or f"{handle.name}'s table"
         table_id = self._new_table_id()
@@ -916,23 +915,24 @@ class Lobby:
                  ", practice" if practice else "")
 
     def _join_by_code(self, handle: PlayerHandle, command: JoinByCode,
-                      reject: Callable[[Refused], None], spent: float | None = None,
-                      looked_again: bool = False) -> None:
+                      reject: Callable[[Refused], None], spent: Spent | None = None) -> None:
         """Wrong codes cost their guesser: `CODE_GUESSES` a minute. Counted here, only
         the wrong ones; counted by the club (`rates`: a guesser landing on another
         worker has no fresh minute there), every code typed, before it is looked up.
         A code not known here may be a table's opened on another worker a moment ago:
         with peers, it is looked up again once their shares have caught up."""
         if spent is None and self._rates is not None:
-            self._spend(handle, command, "codes", handle.person, CODE_GUESSES, CODES_WINDOW)
+            self._spend(handle, command, "codes", CODE_GUESSES, CODES_WINDOW)
             return
         code = str(command.code).strip().upper()
         table_id = self._codes.get(code) or self._codes_elsewhere.get(code)
-        counted_here = spent is None
-        if spent or counted_here and self._wrong_codes.full(handle.name):
+        counted_here = spent is None or spent.wait is None
+        if spent is not None and spent.wait or \
+                counted_here and self._wrong_codes.full(handle.name):
             reject(Refused(Refusal.TOO_MANY_CODES))
-        elif table_id is None and self._peers is not None and not looked_again:
-            self._look_again(handle, command, spent)
+        elif table_id is None and self._peers is not None and \
+                (spent is None or not spent.looked_again):
+            self._look_again(handle, command, None if spent is None else spent.wait)
         elif table_id is None:
             if counted_here:
                 self._wrong_codes.allow(handle.name)
@@ -941,28 +941,59 @@ class Lobby:
             self._router.command(handle, table_id, command, by_code=True)
 
     def _look_again(self, handle: PlayerHandle, command: JoinByCode,
-                    spent: float | None) -> None:
+                    wait: float | None) -> None:
         peers = self._peers
         assert peers is not None
 
         async def look_again() -> None:
             await peers.caught_up()
-            self._post(Spent(handle, command, spent, looked_again=True))
+            self._post(Spent(handle, command, wait, looked_again=True))
 
         self._spawn(look_again(), name=f"code of {handle.name}")
 
-    def _spend(self, handle: PlayerHandle, command: CreateTable | JoinByCode, kind: str,
-               who: str, count: int, window: float) -> None:
-        """Ask the club's count of `who`'s `kind` of events; the command goes on (`Spent`)
-        once it answers."""
+    def _count_table_here(self, person: str) -> tuple[float, int] | None:
+        """Count a new table of `person` on this worker's clocks: None if it fits, else
+        the seconds to wait and the window (in minutes) that is full."""
+        now = self.clock.now()
+        limits = ((self._tables_opened, 60), (self._tables_lately, 10))
+        for limit, minutes in limits:
+            if limit.full(person, now):
+                return limit.wait(person, now), minutes
+        for limit, _ in limits:
+            limit.allow(person, now)
+        return None
+
+    def _spend_tables(self, handle: PlayerHandle, command: CreateTable) -> None:
+        """The club counts a new table of `handle.person`: within 10 minutes, then
+        within the hour (a table refused by the hour's count still counts in the 10
+        minutes': the stricter way to be wrong)."""
+        rates = self._rates
+        assert rates is not None
+        who, config = handle.person, self.config
+
+        async def spend() -> None:
+            for kind, count, minutes in (("tables10", config.tables_per_10_minutes, 10),
+                                         ("tables", config.tables_per_hour, 60)):
+                wait = await rates.spend(kind, who, count, minutes * 60.0)
+                if wait:
+                    self._post(Spent(handle, command, wait, window_minutes=minutes))
+                    return
+            self._post(Spent(handle, command, 0.0))
+
+        self._spawn(spend(), name=f"tables of {who}")
+
+    def _spend(self, handle: PlayerHandle, command: JoinByCode, kind: str, count: int,
+               window: float) -> None:
+        """Ask the club's count of `handle.person`'s `kind` of events; the command goes
+        on (`Spent`) once it answers."""
         rates = self._rates
         assert rates is not None
 
         async def spend() -> None:
-            wait = await rates.spend(kind, who, count, window)
+            wait = await rates.spend(kind, handle.person, count, window)
             self._post(Spent(handle, command, wait))
 
-        self._spawn(spend(), name=f"{kind} of {who}")
+        self._spawn(spend(), name=f"{kind} of {handle.person}")
 
     def _new_table_id(self) -> str:
         """A table id that is not a count (tables may run on several hosts: no host

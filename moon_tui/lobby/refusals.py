@@ -104,7 +104,8 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.CHAT_EMPTY: "an empty chat line",
     Refusal.CHAT_TOO_LONG: "a chat line is at most {limit} characters, not {length}",
     Refusal.CHAT_TOO_FAST: "at most {lines} chat lines every {seconds} seconds: wait a moment",
-    Refusal.TOO_MANY_TABLES: "at most {tables} new tables an hour: the next in {minutes} min",
+    Refusal.TOO_MANY_TABLES: "at most {tables} new tables in {window} min: the next in "
+                             "{minutes} min",
     Refusal.PRACTICE_NOT_RATED: "a practice table is never rated",
     Refusal.BAD_PLAY_ON: "cannot play on from there: {problem}",
     Refusal.CANNOT_SAVE: "the server cannot save right now: new games wait until it can",

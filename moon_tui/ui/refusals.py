@@ -81,6 +81,11 @@ def _minutes(params: Params) -> str:
     return "a minute" if minutes == 1 else f"{minutes} minutes"
 
 
+def _window(params: Params) -> str:
+    window = params.get("window")
+    return "the hour" if window in (None, 60) else f"{window} minutes"
+
+
 _Words = Callable[[Params], str]
 
 RULES: dict[RuleBroken, _Words] = {
@@ -141,7 +146,7 @@ LOBBY: dict[Refusal, _Words] = {
     Refusal.CHAT_TOO_FAST: lambda p: f"at most {p.get('lines')} chat lines every "
                                      f"{p.get('seconds')} seconds: wait a moment",
     Refusal.TOO_MANY_TABLES: lambda p: f"you opened {_count(p.get('tables'), 'table')} within "
-                                       "the hour: "
+                                       f"{_window(p)}: "
                                        f"you may open another in {_minutes(p)}; join one "
                                        "meanwhile",
     Refusal.PRACTICE_NOT_RATED: lambda p: "a practice table is never rated: untick one of "
