@@ -163,11 +163,12 @@ async def test_a_client_that_stops_reading_costs_bounded_memory(tmp_path: Path) 
         client.process.channel.pause_reading()
         (session,) = server.sessions.all()
         channel = session.terminal.process.channel
-        for size in range(100):  # every resize is a full-screen frame
+        for size in range(50):  # every resize is a full-screen frame (fewer than the
+            # window changes per 10 s that close a connection)
             client.process.change_terminal_size(100 + size % 40, 30 + size % 20)
             # Paced on purpose: window changes that arrive together are merged into one
-            # (server/channel.py), and this test needs many frames.
-            await asyncio.sleep(0.01)
+            # (server/channel.py), each costs input tokens, and this test needs many frames.
+            await asyncio.sleep(0.05)
         await eventually(lambda: session.terminal.skipped_frames > 0, "a frame skipped")
         assert channel.get_write_buffer_size() < 2 * 1024 * 1024
         client.resize(80, 24)
