@@ -154,22 +154,31 @@ async def test_what_other_workers_share_is_checked_and_a_bad_share_dropped(
         await bus.aclose()
 
 
+async def ann_and_bob_playing(stack: contextlib.AsyncExitStack, valkey_bus: BusServer,
+                              tmp_path: Path
+                              ) -> tuple[list[MoonServer], ScreenClient, ScreenClient]:
+    """Workers 0 and 1 on the bus, ann on the first, bob on the second, both at ann's
+    table (run on ann's worker) with a computer, its game started."""
+    servers: list[MoonServer] = [await stack.enter_async_context(running_server(
+        tmp_path, lobby_config=FAST, place=WorkerPlace(i, valkey_bus.url)))
+        for i in range(2)]
+    ann, bob = [await ScreenClient.connect(server.port, name, key=new_key())
+                for server, name in zip(servers, ("ann", "bob"), strict=True)]
+    for client in (ann, bob):
+        await enter_lobby(client, WAIT)
+    await create_table(ann, bots=1)
+    await bob.wait_for("ann's table", WAIT)
+    await bob.press("j")
+    await bob.wait_for("waiting room", WAIT)
+    await start_game(ann)
+    return servers, ann, bob
+
+
 async def test_a_game_across_two_workers_goes_on_after_the_bus_restarts_empty(
     valkey_bus: BusServer, tmp_path: Path,
 ) -> None:
     async with contextlib.AsyncExitStack() as stack:
-        servers: list[MoonServer] = [await stack.enter_async_context(running_server(
-            tmp_path, lobby_config=FAST, place=WorkerPlace(i, valkey_bus.url)))
-            for i in range(2)]
-        ann, bob = [await ScreenClient.connect(server.port, name, key=new_key())
-                    for server, name in zip(servers, ("ann", "bob"), strict=True)]
-        for client in (ann, bob):
-            await enter_lobby(client, WAIT)
-        await create_table(ann, bots=1)
-        await bob.wait_for("ann's table", WAIT)
-        await bob.press("j")
-        await bob.wait_for("waiting room", WAIT)
-        await start_game(ann)
+        servers, ann, bob = await ann_and_bob_playing(stack, valkey_bus, tmp_path)
         await play([ann, bob], lambda s: "Trick 2" in s[0], WAIT)
 
         valkey_bus.stop()  # nothing of the bus is kept: leases, shares, who is where
@@ -188,18 +197,7 @@ async def test_a_move_made_while_the_bus_is_down_is_played_once_it_is_back(
     on his worker and is played when the bus is back (it was lost, unacknowledged, and
     his game waited for a move he had made)."""
     async with contextlib.AsyncExitStack() as stack:
-        servers: list[MoonServer] = [await stack.enter_async_context(running_server(
-            tmp_path, lobby_config=FAST, place=WorkerPlace(i, valkey_bus.url)))
-            for i in range(2)]
-        ann, bob = [await ScreenClient.connect(server.port, name, key=new_key())
-                    for server, name in zip(servers, ("ann", "bob"), strict=True)]
-        for client in (ann, bob):
-            await enter_lobby(client, WAIT)
-        await create_table(ann, bots=1)
-        await bob.wait_for("ann's table", WAIT)
-        await bob.press("j")
-        await bob.wait_for("waiting room", WAIT)
-        await start_game(ann)
+        servers, ann, bob = await ann_and_bob_playing(stack, valkey_bus, tmp_path)
         await play([ann, bob], lambda s: my_turn(s[1]) and not my_turn(s[0]), WAIT)
         assert servers[1].club_bus is not None
         link = servers[1].club_bus.link

@@ -10,12 +10,14 @@ import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import pytest
 from manual_clock import ManualClock
 from test_lobby import FAST, join, new_table, running, table_with_bots
 
 from moon_tui.lobby import (
     CreateTable,
     LeaveTable,
+    LobbyConfig,
     MemoryRecordStore,
     Refusal,
     Rejected,
@@ -121,44 +123,32 @@ async def test_a_game_a_person_decided_in_is_saved_when_they_leave() -> None:
     assert store.records[0]["seats"][0] == "ann"
 
 
-async def test_the_tables_a_person_opens_are_bounded_per_10_minutes_too() -> None:
+@pytest.mark.parametrize(("config", "waited", "window", "minutes", "words"), [
+    (dataclasses.replace(FAST, tables_per_10_minutes=2), 150, 10, 8,
+     "within 10 minutes: you may open another in 8"),
+    (dataclasses.replace(FAST, tables_per_hour=2), 600, 60, 50,
+     "within the hour: you may open another in 50"),
+])
+async def test_the_tables_a_person_opens_are_bounded_per_10_minutes_and_per_hour(
+    config: LobbyConfig, waited: float, window: int, minutes: int, words: str,
+) -> None:
     clock = ManualClock()
-    config = dataclasses.replace(FAST, tables_per_10_minutes=2)
     async with running(config, clock=clock) as (lobby, tg):
         ann = await join(lobby, tg, "ann")
         for _ in range(2):
             table_id = await new_table(ann, CreateTable("mine"))
             ann.handle.send(LeaveTable(table_id))
             await until(lambda: lobby.tables() == (), "the table closed")
-        clock.advance(150)
+        clock.advance(waited)
         mark = ann.mark()
         ann.handle.send(CreateTable("one more"))
         refused = await ann.wait_type(Rejected, start=mark)
         assert refused.code is Refusal.TOO_MANY_TABLES
-        assert refused.params == {"tables": 2, "window": 10, "minutes": 8}
-        assert refusal_words(refused) == ("you opened 2 tables within 10 minutes: you may "
-                                          "open another in 8 minutes; join one meanwhile")
-        clock.advance(450)  # 10 minutes after the first
+        assert refused.params == {"tables": 2, "window": window, "minutes": minutes}
+        assert refusal_words(refused) == (f"you opened 2 tables {words} minutes; join one "
+                                          "meanwhile")
+        clock.advance(window * 60 - waited)  # the window after the first
         await new_table(ann, CreateTable("later"))
-
-
-async def test_the_tables_a_person_opens_are_bounded_per_hour() -> None:
-    clock = ManualClock()
-    config = dataclasses.replace(FAST, tables_per_hour=2)
-    async with running(config, clock=clock) as (lobby, tg):
-        ann = await join(lobby, tg, "ann")
-        for _ in range(2):
-            table_id = await new_table(ann, CreateTable("mine"))
-            ann.handle.send(LeaveTable(table_id))
-            await until(lambda: lobby.tables() == (), "the table closed")
-        clock.advance(600)
-        mark = ann.mark()
-        ann.handle.send(CreateTable("one more"))
-        refused = await ann.wait_type(Rejected, start=mark)
-        assert refused.code is Refusal.TOO_MANY_TABLES
-        assert refused.params == {"tables": 2, "window": 60, "minutes": 50}
-        assert refusal_words(refused) == ("you opened 2 tables within the hour: you may open "
-                                          "another in 50 minutes; join one meanwhile")
         # Guests get a new name at each visit: the server counts them by their address.
         for name in ("guest-1", "guest-2"):
             guest = Client(await lobby.connect(name, person="guests at 10.0.0.9"))
