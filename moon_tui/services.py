@@ -87,6 +87,9 @@ class PersonOn:
     """Where they are in the lobby (a private table's id included)."""
     idle_seconds: float
     """Since their last key the game acted on."""
+    here: bool = True
+    """Connected to this server process; else to another worker of the club (`moon-server
+    --workers`), whose address and idle time are not known here (nor whether a guest)."""
 
 
 @dataclass(frozen=True, slots=True)

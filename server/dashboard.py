@@ -38,11 +38,12 @@ class Dashboard:
     def people(self) -> tuple[PersonOn, ...]:
         lobby = self._lobby()
         now = time.monotonic()
-        return tuple(sorted(
-            (PersonOn(s.player.name, s.player.guest, s.player.operator, s.player.address,
-                      lobby.place_of(s.player.name), max(0.0, now - s.terminal.last_active))
-             for s in self._sessions),
-            key=lambda person: person.name))
+        here = [PersonOn(s.player.name, s.player.guest, s.player.operator, s.player.address,
+                         lobby.place_of(s.player.name), max(0.0, now - s.terminal.last_active))
+                for s in self._sessions]
+        elsewhere = [PersonOn(name, False, operator, "", lobby.place_of(name), 0.0, here=False)
+                     for name, operator in lobby.elsewhere()]
+        return tuple(sorted(here + elsewhere, key=lambda person: person.name))
 
     def tables(self) -> tuple[TableFacts, ...]:
         lobby = self._lobby()

@@ -51,6 +51,10 @@ async def test_an_operator_on_one_worker_reaches_the_players_of_another(
         olga = await dashboard(w0, olga_key)
         await eventually(lambda: {"ann", "bob", "cat"} <= set(w0.lobby.online()),
                          "w0 knows who is on w1")
+        # Her People list has them too, on another worker (a row to kick from).
+        await olga.wait_for(lambda s: any("ann" in line and "another worker" in line
+                                          and "lobby" in line for line in s.splitlines()),
+                            WAIT)
 
         # A broadcast made on w0 reaches the players of w1, and w1's notice board.
         await type_command(olga, "say tea at 8")

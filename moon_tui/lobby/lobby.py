@@ -320,6 +320,12 @@ class Lobby:
             return tuple(sorted(self._players))
         return tuple(sorted(self._players.keys() | set(self._elsewhere)))
 
+    def elsewhere(self) -> tuple[tuple[str, bool], ...]:
+        """Who is connected to the club's other workers (not here), each with whether
+        they are an operator."""
+        return tuple((name, name in self._operators_elsewhere) for name in self._elsewhere
+                     if name not in self._players)
+
     def serves(self, name: str) -> bool:
         """`name` is connected to this lobby (not to another worker of the club)."""
         return name in self._players

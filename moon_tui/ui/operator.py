@@ -144,10 +144,14 @@ def span(seconds: float) -> str:
 
 
 def person_row(person: PersonOn) -> Row:
-    kind = "op" if person.operator else "guest" if person.guest else "key"
+    """A person on another worker of the club shows where they are, not their address."""
+    kind = "op" if person.operator else "guest" if person.guest else \
+        "key" if person.here else "–"
     place, table_id = person.place
     where = "lobby" if place == "idle" else f"{'at' if place == 'seated' else 'watch'} " \
         f"{table_id or 'private'}"
+    if not person.here:
+        return person.name, (person.name, kind, "another worker", where, "–")
     return person.name, (person.name, kind, person.address, where, span(person.idle_seconds))
 
 
