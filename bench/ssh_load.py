@@ -128,8 +128,8 @@ key."""
 async def _serve(data: Path, operator_key: str | None = None,
                  worker: WorkerArgs | None = None) -> None:
     """`operator_key`: for `bench/attacks.py`, an operator (olga, with this public key)
-    and the default places per address and name and new names per hour (a load run's
-    players all come from one address, and each claims a name). `worker`: this server
+    and the default places per address and name, new names and tables per hour (a load
+    run's players all come from one address, and each claims a name or opens a table). `worker`: this server
     is worker `index` of a club on the bus `url`, on the port `port` its siblings share
     (`ServerGroup`), as `moon-server --workers N` runs each of its workers."""
     from textual.app import App
@@ -144,7 +144,9 @@ async def _serve(data: Path, operator_key: str | None = None,
         limits = dataclasses.replace(limits, sessions_per_address_max=2000,
                          guest_sessions_per_address_max=2000, places_kept_for_members=0,
                          new_names_per_address_per_hour=100_000,
-                         new_names_per_hour=100_000)
+                         new_names_per_hour=100_000,
+                         # every guest of one address is one person for these
+                         tables_per_hour=100_000, tables_per_10_minutes=100_000)
     config = ServerConfig(
         host="127.0.0.1", port=0 if worker is None else worker.port, data=data, limits=limits,
         operators={} if operator_key is None else {"olga": (operator_key,)},
