@@ -12,6 +12,7 @@ from moon_tui.lobby import Lobby, SendChat
 from moon_tui.rules import Phase
 from moon_tui.services import KeyFacts, LinkCode
 from moon_tui.ui.create import CreateTableScreen
+from moon_tui.ui.fields import LABEL_WIDTH
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.hand import HandView
 from moon_tui.ui.keys import KeysScreen
@@ -174,8 +175,9 @@ async def test_the_new_table_form_changes_choices_with_keys_and_clicks() -> None
             assert "‹ 3, each for themselves ›" in screen_text(app)
             await pilot.press("tab", "right")  # players: 3 -> 4
             await wait_for(pilot, lambda: "‹ 4, two teams ›" in screen_text(app), "4 players")
-            await pilot.click("#min_bid", offset=(0, 0))  # the ‹ steps back: 4 -> 3
-            await pilot.click("#timer", offset=(4, 0))  # the rest steps on: none -> 20 s
+            # (A choice of the form draws its label first: LABEL_WIDTH and a space.)
+            await pilot.click("#min_bid", offset=(LABEL_WIDTH + 1, 0))  # ‹ steps back: 4 -> 3
+            await pilot.click("#timer", offset=(LABEL_WIDTH + 5, 0))  # the rest on: none -> 20 s
             await pilot.press("right", "left", "left", "left")  # 30 s, 20 s, none, round to 120 s
             # The 3-player boxes are hidden: past "A made moon" to forbid doubles as trump.
             await pilot.press("tab", "tab", "space")
@@ -305,7 +307,7 @@ async def test_the_form_shows_only_the_options_of_the_game_chosen() -> None:
                 return form.query_one(f"#{key}").display
 
             assert shown("no00") and shown("discard_shown") and shown("trump_before_widow")
-            assert not shown("team_scoring") and not shown("team_scoring-label")
+            assert not shown("team_scoring")  # its label is part of it
             form.query_one("#discard_shown", Flag).action_flip()
             form.query_one("#no00", Flag).action_flip()  # no 0-0: no widow
             await pilot.pause()
@@ -408,3 +410,27 @@ async def test_a_place_gone_before_the_player_came_in_shows_the_lobby() -> None:
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             assert "ann (you) idle" in screen_text(app)
+
+
+async def test_a_choice_of_the_form_draws_its_own_label() -> None:
+    # Opening the form styles, lays out and draws each of its widgets (issue 36: four
+    # guests opening forms at once held up everyone's keys): a choice and its label are
+    # one widget. A click on the label does nothing, as on a `Label`; on the choice, it
+    # changes it.
+    from moon_tui.ui.fields import Choice
+
+    async with Lobby(FAST, seed=3) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_the_form(pilot, app)
+            form = app.screen
+            assert [label.render() for label in form.query("#create-grid Label")] == [
+                "Name", "Target"]
+            players = form.query_one("#players", Choice)
+            assert "Players          ‹ 3, each for themselves ›" in screen_text(app)
+            await pilot.click("#players", offset=(2, 0))
+            await pilot.pause()
+            assert players.value == 3 and app.focused is form.query_one("#name")
+            await pilot.click("#players", offset=(LABEL_WIDTH + 1, 0))
+            await wait_for(pilot, lambda: players.value == 4, "4 players")
+            assert app.focused is players

@@ -86,13 +86,11 @@ class CreateTableScreen(MoonModal):
                     yield Label("Name")
                     yield steady_input(value=self._default_name(), id="name", max_length=30)
                     for key, label, options in CHOICES:
-                        yield Label(label, id=f"{key}-label")
-                        yield Choice(options, getattr(defaults, key), id=key)
+                        yield Choice(options, getattr(defaults, key), label=label, id=key)
                     yield Label("Target")
                     yield steady_input(placeholder="21 points / 7 marks", id="target",
                                        type="integer", max_length=4)
-                    yield Label("Turn timer")
-                    yield Choice(TIMERS, None, id="timer")
+                    yield Choice(TIMERS, None, label="Turn timer", id="timer")
                 for key, label in FLAGS:
                     value = False if key == "no00" else getattr(defaults, key)
                     yield Flag(label, value, id=key)
@@ -125,9 +123,8 @@ class CreateTableScreen(MoonModal):
         # One walk of the form: a query per option walked it a dozen times (~15 ms of the
         # server's time at each form opened, issue 36).
         for widget in self.walk_children():
-            key = widget.id.removesuffix("-label") if widget.id is not None else None
-            if key is not None and key in applies:
-                widget.display = applies[key]
+            if widget.id in applies:
+                widget.display = applies[widget.id]
 
     @on(Flag.Changed, "#private")
     def _rated_when_public(self, event: Flag.Changed) -> None:

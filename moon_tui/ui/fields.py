@@ -35,9 +35,28 @@ class Field(Widget, can_focus=True):
     """
 
 
-class Choice(Field, Generic[ValueT]):
-    """Picks one of `options` ((label, value) pairs); `value` is the one shown."""
+LABEL_WIDTH = 16
+"""Columns of a `Choice`'s own label, before a space and the choice (a form's grid of
+labels and fields)."""
 
+
+class Choice(Field, Generic[ValueT]):
+    """Picks one of `options` ((label, value) pairs); `value` is the one shown.
+
+    With a `label`, the field draws it in front (`LABEL_WIDTH` columns and a space),
+    highlighted only on the choice: one widget where a form had a `Label` and the field
+    (opening the new-table form styles, lays out and draws each widget it has: issue 36).
+    """
+
+    COMPONENT_CLASSES = {"choice--value"}
+    DEFAULT_CSS = """
+    Choice.-labelled:focus { color: initial; background: initial; text-style: initial; }
+    Choice.-labelled:focus > .choice--value {
+        color: $block-cursor-foreground;
+        background: $block-cursor-background;
+        text-style: $block-cursor-text-style;
+    }
+    """
     BINDINGS = [
         Binding("left", "step(-1)", "previous", show=False),
         Binding("right,space", "step(1)", "next", show=False),
@@ -55,10 +74,12 @@ class Choice(Field, Generic[ValueT]):
             return self.choice
 
     def __init__(self, options: Sequence[tuple[str, ValueT]], value: ValueT, *,
+                 label: str | None = None,
                  id: str | None = None) -> None:  # noqa: A002 - as in Textual
-        super().__init__(id=id)
+        super().__init__(id=id, classes="" if label is None else "-labelled")
         self.options = list(options)
         self._index = [v for _, v in self.options].index(value)
+        self.label = label
 
     @property
     def value(self) -> ValueT:
@@ -69,16 +90,48 @@ class Choice(Field, Generic[ValueT]):
         self.refresh()
         self.post_message(self.Changed(self))  # type: ignore[arg-type]
 
+    def _indent(self) -> int:
+        """Columns before the choice: its label's."""
+        return 0 if self.label is None else LABEL_WIDTH + 1
+
+    def focus_on_click(self) -> bool:
+        # A click on the label leaves the focus where it was, as on a form's `Label`.
+        return self.app.mouse_position.x >= self.region.x + self._indent()
+
     def on_click(self, event: events.Click) -> None:
-        self.action_step(-1 if event.x < 2 else 1)  # the ‹ steps back, the rest forward
+        x = event.x - self._indent()
+        if x >= 0:
+            self.action_step(-1 if x < 2 else 1)  # the ‹ steps back, the rest forward
+
+    def on_focus(self) -> None:
+        if self.label is not None:  # highlighted only on its choice: drawn in `render`
+            self.refresh()
+
+    def on_blur(self) -> None:
+        if self.label is not None:
+            self.refresh()
 
     def render(self) -> Content:
-        return Content(f"‹ {self.options[self._index][0]} ›")
+        shown = f"‹ {self.options[self._index][0]} ›"
+        if self.label is None:
+            return Content(shown)
+        # The label as a `Label` beside the field would be drawn: in its container's style.
+        plain = self.parent.get_visual_style() if isinstance(self.parent, Widget) \
+            else self.get_visual_style()
+        pad = " " * (LABEL_WIDTH + 1 - len(self.label))
+        if not self.has_focus:
+            return Content.assemble((self.label, plain), (pad, plain), shown)
+        # Focused, the field's width beyond the choice shown is highlighted too.
+        value = self.get_visual_style("choice--value")
+        rest = " " * (self._widest_option() + 4 - len(shown))
+        return Content.assemble((self.label, plain), (pad, plain), (shown, value),
+                                (rest, value))
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        return self._label_width() + 4  # as wide as the longest option: nothing beside it jumps
+        # As wide as the longest option: nothing beside it jumps.
+        return self._indent() + self._widest_option() + 4
 
-    def _label_width(self) -> int:
+    def _widest_option(self) -> int:
         return max(len(label) for label, _ in self.options)
 
 
