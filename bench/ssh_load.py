@@ -129,9 +129,10 @@ async def _serve(data: Path, operator_key: str | None = None,
                  worker: WorkerArgs | None = None) -> None:
     """`operator_key`: for `bench/attacks.py`, an operator (olga, with this public key)
     and the default places per address and name, new names and tables per hour (a load
-    run's players all come from one address, and each claims a name or opens a table). `worker`: this server
-    is worker `index` of a club on the bus `url`, on the port `port` its siblings share
-    (`ServerGroup`), as `moon-server --workers N` runs each of its workers."""
+    run's players all come from one address, and each claims a name or opens a table).
+    `worker`: this server is worker `index` of a club on the bus `url`, on the port
+    `port` its siblings share (`ServerGroup`), as `moon-server --workers N` runs each of
+    its workers."""
     from textual.app import App
 
     from server.bus import WorkerPlace

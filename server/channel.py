@@ -240,12 +240,6 @@ class GameSSHServer(MoonSSHServer):
                 self._memory.connection_closed(self._memory_stamp)
                 self._memory = None  # counted once
 
-    def game_started(self) -> None:
-        """The connection's game session started: the memory policy need not wait for
-        it to end before freezing (memory.py, `connection_settled`)."""
-        if self._memory is not None:
-            self._memory_stamp = self._memory.connection_settled(self._memory_stamp)
-
     def session_requested(self) -> tuple[BoundedChannel, BoundedProcess] | bool:
         if self._conn is None:  # the connection is closing
             return False

@@ -23,12 +23,10 @@ class SessionRegistry:
     """The game sessions running now; `started`/`ended` are called by each one."""
 
     def __init__(self, *, idle_minutes: float,
-                 on_started: Callable[[GameSession], None] | None = None,
                  on_ended: Callable[[GameSession], None] | None = None) -> None:
         self._by_name: dict[str, list[GameSession]] = {}
         self._idle_minutes = idle_minutes
         self._idle_seconds = idle_minutes * 60
-        self._on_started = on_started
         self._on_ended = on_ended
         self._emptied: asyncio.Event | None = None
         """Made by `wait_empty`, set when the last game session ends."""
@@ -72,8 +70,6 @@ class SessionRegistry:
 
     def started(self, session: GameSession) -> None:
         self._by_name.setdefault(session.player.name, []).append(session)
-        if self._on_started is not None:
-            self._on_started(session)
         profile = session.terminal.profile
         log.info("session start %s (%s, %dx%d)", session.player.name, shown(profile.term),
                  profile.width, profile.height)

@@ -57,7 +57,7 @@ from .dashboard import Dashboard
 from .datafolder import DataFolderLock
 from .door import Door
 from .driver import SSHDriver
-from .game_session import AppFactory, GameSession
+from .game_session import AppFactory
 from .identity import Player, fingerprint
 from .journal import SqliteJournal
 from .limits import Gate
@@ -185,7 +185,6 @@ class MoonServer:
         """Tells the operators when the event loop falls behind (tests shorten its window)."""
         self.sessions = SessionRegistry(
             idle_minutes=config.limits.idle_minutes,
-            on_started=None if self.memory is None else self._memory_session_started,
             on_ended=None if self.memory is None else lambda _: self._memory_session_ended(),
         )
         self.bans = Bans(self.db, self.sessions, config.limits)
@@ -555,12 +554,6 @@ class MoonServer:
         """Connections that are not playing: open and not logged in, or closed without
         logging in in the last minute or so (for the busy alarm's advice)."""
         return sum(map(len, self.gate.pending.values())) + self.connection_log.unlogged
-
-    @staticmethod
-    def _memory_session_started(session: GameSession) -> None:
-        owner = session.terminal.process.get_extra_info("moon_auth")
-        if isinstance(owner, GameSSHServer):
-            owner.game_started()
 
     def _memory_session_ended(self) -> None:
         assert self.memory is not None
