@@ -990,16 +990,17 @@ class Lobby:
 
     def _spend(self, handle: PlayerHandle, command: JoinByCode, kind: str, count: int,
                window: float) -> None:
-        """Ask the club's count of `handle.person`'s `kind` of events; the command goes
-        on (`Spent`) once it answers."""
+        """Ask the club's count of `handle.name`'s `kind` of events, as this worker would
+        count them (by name: the guests of one address, a club house's, each type their
+        own codes); the command goes on (`Spent`) once it answers."""
         rates = self._rates
         assert rates is not None
 
         async def spend() -> None:
-            wait = await rates.spend(kind, handle.person, count, window)
+            wait = await rates.spend(kind, handle.name, count, window)
             self._post(Spent(handle, command, wait))
 
-        self._spawn(spend(), name=f"{kind} of {handle.person}")
+        self._spawn(spend(), name=f"{kind} of {handle.name}")
 
     def _new_table_id(self) -> str:
         """A table id that is not a count (tables may run on several hosts: no host
