@@ -144,8 +144,10 @@ class SqliteJournal:
     async def claim(self, table_id: str, *, after: int | None = None) -> int | None:
         """This worker owns `table_id` from now on (it holds its lease): its epoch, one
         more than the last owner's, which that owner's writes no longer match. With
-        `after`, only if the table's epoch is still `after` (a worker taking back its own
-        table after its lease lapsed: None if another claimed it meanwhile)."""
+        `after`, only if the table's epoch is still `after`, and it stays so (a worker
+        taking back its own table after its lease lapsed: None if another claimed it
+        meanwhile; not moved on, else its own writes on their way would be refused as a
+        stale owner's and the table stopped, with nobody to run it)."""
 
         def claim() -> int | None:
             with self._db.connection() as db:
@@ -156,8 +158,8 @@ class SqliteJournal:
                         (table_id,)).fetchone()
                 else:
                     row = db.execute(
-                        "UPDATE table_epochs SET epoch = epoch + 1 WHERE table_id = ? AND "
-                        "epoch = ? RETURNING epoch", (table_id, after)).fetchone()
+                        "SELECT epoch FROM table_epochs WHERE table_id = ? AND epoch = ?",
+                        (table_id, after)).fetchone()
             return None if row is None else int(row[0])
 
         epoch = await self._db.run(claim)
