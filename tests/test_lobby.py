@@ -604,6 +604,10 @@ async def test_operator_commands_need_an_operator() -> None:
         for client in (ann, bob, dan, root):
             await client.wait_type(Notice, lambda n: n == Notice(
                 Tell.BROADCAST, {"text": "restart at noon", "by": "root"}, "warning"))
+        for own in (Kick("root"), Ban("root", "oops")):  # not themselves (they could)
+            mark = root.mark()
+            root.handle.send(own)
+            assert (await root.wait_type(Rejected, start=mark)).code is Refusal.NOT_YOURSELF
         root.handle.send(Kick("bob", "spam"))
         assert await bob.wait_type(Disconnected) == Disconnected(
             Ending.KICKED, {"by": "root", "reason": "spam"})

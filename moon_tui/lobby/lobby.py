@@ -1072,7 +1072,9 @@ class Lobby:
                 reject(Refused(Refusal.BAD_MINUTES, minutes=repr(minutes), limit=MINUTES_MAX))
                 return
             command = replace(command, minutes=minutes)
-        if isinstance(command, Restart | CancelRestart):
+        if isinstance(command, Kick | Ban) and command.name == handle.name:
+            reject(Refused(Refusal.NOT_YOURSELF))
+        elif isinstance(command, Restart | CancelRestart):
             self._restart(handle, command, reject)
         elif isinstance(command, Broadcast):
             if self._peers is not None:

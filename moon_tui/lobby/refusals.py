@@ -26,6 +26,7 @@ class Refusal(enum.StrEnum):
     TOO_MANY_CODES = "too_many_codes"
     OPERATOR_ONLY = "operator_only"
     NOT_ONLINE = "not_online"
+    NOT_YOURSELF = "not_yourself"
     NO_INVITATIONS = "no_invitations"
     TOO_MANY_INVITES = "too_many_invites"
     BAD_MINUTES = "bad_minutes"
@@ -90,6 +91,7 @@ ENGLISH: dict[Refusal, str] = {
     Refusal.TOO_MANY_CODES: "too many wrong invite codes: wait a minute",
     Refusal.OPERATOR_ONLY: "only an operator may do that",
     Refusal.NOT_ONLINE: "{name} is not online",
+    Refusal.NOT_YOURSELF: "an operator does not kick or ban themselves",
     Refusal.NO_INVITATIONS: "{name} has turned invitations off",
     Refusal.TOO_MANY_INVITES: "at most {invites} invitations a minute: wait a moment",
     Refusal.BAD_MINUTES: "a time is 0 to {limit} minutes, not {minutes}",

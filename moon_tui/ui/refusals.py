@@ -125,6 +125,7 @@ LOBBY: dict[Refusal, _Words] = {
     Refusal.TOO_MANY_CODES: lambda p: "too many wrong invite codes: wait a minute",
     Refusal.OPERATOR_ONLY: lambda p: "only an operator may do that",
     Refusal.NOT_ONLINE: lambda p: f"{p.get('name')} is not online",
+    Refusal.NOT_YOURSELF: lambda p: "you cannot kick or ban yourself",
     Refusal.NO_INVITATIONS: lambda p: f"{p.get('name')} has turned invitations off",
     Refusal.TOO_MANY_INVITES: lambda p: f"at most {p.get('invites')} invitations a minute: "
                                         "wait a moment",
