@@ -70,6 +70,14 @@ ANSWER_WINDOW = 0.25
 """Seconds after a player's input during which their app's work does not wait its turn
 behind other apps' on a busy server (server/patches.py, patch 9). A player typing without
 pause keeps it, within the reading budget above."""
+FRESH_ASK = 0.15
+"""Seconds an unanswered input counts as a player waiting for their screen: other apps'
+work gives way to it (`Asks`, patch 9). A key that changes nothing is never answered;
+past this it is forgotten."""
+LONG_ASK = 0.03
+"""Seconds after which an app still working on its own player's input gives way to
+fresher ones: its answer is a long one (a dialog or a table being built), theirs may be
+a letter in the chat line."""
 END_SLOT_LOAN = 10.0
 """Seconds an ending app may hold its end slot (`SSHTerminal.take_end_slot`)."""
 ACTIVITY_RECHECK = 5.0
@@ -136,6 +144,39 @@ class SSHTerminal:
             self.end_slots.release()
 
 
+class Asks:
+    """Players waiting for the answer to what they typed: for each driver, when its first
+    input not yet followed by a frame came. Patch 9 has other apps' work give way to
+    them, as an operating system's scheduler favours the process that has just woken
+    for a key over the ones that have used the processor for a while: four guests
+    building tables (25-40 ms a step) held a chat letter up by a step at each of the
+    three or four passes of the loop it takes, 150-200 ms (bench/attacks.py 4)."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[SSHDriver, float] = {}
+
+    def asked(self, driver: SSHDriver, now: float) -> None:
+        self.waiting.setdefault(driver, now)
+
+    def answered(self, driver: SSHDriver) -> None:
+        self.waiting.pop(driver, None)
+
+    def gives_way(self, driver: SSHDriver | None, now: float) -> bool:
+        """Whether the app of `driver` (None: an app not over SSH) should let a fresher
+        input be answered first."""
+        own = self.waiting.get(driver) if driver is not None else None
+        if own is not None and now - own < LONG_ASK:
+            return False
+        stale = [d for d, at in self.waiting.items() if now - at >= FRESH_ASK]
+        for gone in stale:
+            del self.waiting[gone]
+        return any(d is not driver for d in self.waiting)
+
+
+ASKS = Asks()
+"""The server's one loop's waiting players."""
+
+
 CURRENT_TERMINAL: ContextVar[SSHTerminal] = ContextVar("moon_ssh_terminal")
 """Set by the session before `app.run_async()`; `App._build_driver` passes no extra args."""
 
@@ -200,6 +241,7 @@ class SSHDriver(Driver):
             self._terminal.skipped_frames += 1
             self._mark_stale()
             return
+        ASKS.answered(self)
         encoded = data.encode("utf-8", "replace")
         self._terminal.bytes_out += len(encoded)
         self._terminal.frames += 1
@@ -250,6 +292,7 @@ class SSHDriver(Driver):
 
     def disable_input(self) -> None:
         self._input_open = False
+        ASKS.answered(self)
         if self._tick_handle is not None:
             self._tick_handle.cancel()
             self._tick_handle = None
@@ -334,7 +377,8 @@ class SSHDriver(Driver):
                     continue
                 if not data:
                     break
-                self._terminal.last_input = time.monotonic()
+                self._terminal.last_input = now = time.monotonic()
+                ASKS.asked(self, now)
                 dropped = self._decoder.discarded
                 self._deliver(self._decoder.feed(decode(data)))
                 dropped = self._decoder.discarded - dropped
@@ -355,6 +399,11 @@ class SSHDriver(Driver):
     def answering(self) -> bool:
         """Whether the player typed in the last `ANSWER_WINDOW` seconds (see patch 9)."""
         return time.monotonic() - self._terminal.last_input < ANSWER_WINDOW
+
+    def gives_way(self) -> bool:
+        """Whether this app's work should wait while another player's input is answered
+        (`Asks`, patch 9)."""
+        return bool(ASKS.waiting) and ASKS.gives_way(self, time.monotonic())
 
     def _deliver(self, messages: Iterator[Message]) -> None:
         for message in messages:

@@ -86,8 +86,11 @@ class FreezePolicy:
     """CPU seconds of a full collection while the freeze waits past which it waits no
     longer: what waits unfrozen would cost as much at every full collection (at 20 ms,
     1,800 silent sockets open at once were frozen, then reclaimed in pauses of 80-250
-    ms with one player on; scanning them every 2 s costs ~1% of a core)."""
-    FULL_EVERY = 2.0
+    ms with one player on; scanning them every second costs ~2% of a core). Also when
+    the next one would cost that much, had what waits grown again as much as since the
+    last one: four guests arriving and opening tables grew a full collection from under
+    50 ms to 124 ms in two seconds, a pause for every player (bench/attacks.py 4)."""
+    FULL_EVERY = 1.0
     """Seconds between full collections while the freeze waits (a young one otherwise)."""
     YOUNG_ENDED_COLLECT = 50
     """Young connections ended that bring the next full collection forward (their
@@ -152,6 +155,8 @@ class FreezePolicy:
         """Ticks went by without a freeze: the next one collects everything first."""
         self._young_ended = 0
         """Young connections ended since the last full collection."""
+        self._full_cost = 0.0
+        """CPU seconds of the last full collection since the last freeze."""
         self._frozen_count = 0
         self._counted_at = 0.0
         self._mark = 0
@@ -218,8 +223,11 @@ class FreezePolicy:
         if full:
             self.full_ticks += 1
             self._young_ended, self._full_at = 0, started
-            # What waits unfrozen now costs that much at every full collection: enough.
-            due = due or time.thread_time() - cpu > self.FREEZE_COST
+            cost = time.thread_time() - cpu
+            # What waits unfrozen costs that much at every full collection, and the next
+            # one will cost more again by as much as this one grew: enough.
+            due = due or max(cost, 2 * cost - self._full_cost) > self.FREEZE_COST
+            self._full_cost = cost
         else:
             self.young_ticks += 1
         if due:
@@ -236,6 +244,7 @@ class FreezePolicy:
 
     def _freeze(self, now: float) -> None:
         gc.freeze()
+        self._full_cost = 0.0
         if self.young:
             self.deferred_freezes += 1
         self.freezes += 1

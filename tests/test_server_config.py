@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable
 from dataclasses import replace
@@ -390,6 +391,48 @@ def test_the_freeze_waits_for_young_connections_at_most_max_defer(
         assert (policy.young, policy.dead_connections) == (0, 1)  # frozen while open
         policy.tick(live=1, connections=1)
         assert policy.freezes == 3
+    finally:
+        policy.stop()
+
+
+def test_the_freeze_waits_no_longer_once_the_next_full_collection_would_cost_too_much(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the freeze waits for young connections, its full collections walk all that
+    waits: four guests arriving and opening tables grew one from under `FREEZE_COST` to
+    2.5 times it in two seconds, a pause for everyone. The freeze comes once the next one,
+    growing as much again, would cost more than `FREEZE_COST`."""
+    from server.memory import FreezePolicy
+
+    cpu = {"now": 0.0}
+
+    def thread_time() -> float:  # moved on by each full collection's cost
+        return cpu["now"]
+
+    clock = MemoryClock.installed(monkeypatch, cpu=thread_time)
+    policy = FreezePolicy()
+    try:
+        policy.tick(live=1, connections=1)
+        policy.connection_opened()  # a guest arriving: the freeze waits for it
+        frozen = policy.freezes
+
+        def full_tick(cost: float) -> None:
+            real_collect = gc.collect
+
+            def collect(generation: int = 2) -> int:
+                cpu["now"] += cost
+                return real_collect(generation)
+
+            monkeypatch.setattr(gc, "collect", collect)
+            clock.now += FreezePolicy.FULL_EVERY
+            policy.tick(live=1, connections=2)
+            monkeypatch.setattr(gc, "collect", real_collect)
+
+        full_tick(FreezePolicy.FREEZE_COST * 0.4)
+        full_tick(FreezePolicy.FREEZE_COST * 0.45)  # grew a little: it waits
+        assert policy.freezes == frozen
+        full_tick(FreezePolicy.FREEZE_COST * 0.8)  # under the mark, but the next is not
+        assert policy.freezes == frozen + 1
+        assert policy.deferred_freezes == 1
     finally:
         policy.stop()
 

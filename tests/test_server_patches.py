@@ -251,6 +251,70 @@ async def test_the_app_of_a_player_who_just_typed_goes_on_past_the_pass_budget()
             app._driver = headless
 
 
+async def test_an_app_gives_way_while_another_players_key_is_being_answered() -> None:
+    # Four guests building tables (25-40 ms a step) held another player's chat letter
+    # up by a step at each pass it needs (read, handled, drawn): 150-200 ms. Now an app's
+    # step waits a few passes while another player's fresh input waits for its frame,
+    # unless its own player has just typed; a key that nothing answered is forgotten.
+    import asyncio
+    import time
+    from types import SimpleNamespace
+
+    from textual._context import active_app
+    from textual.app import App
+    from textual.timer import Timer
+
+    from server.driver import ASKS, FRESH_ASK, LONG_ASK, SSHDriver
+
+    app = App[None]()
+    async with app.run_test():
+        order: list[str] = []
+        timer = Timer(app, 1.0, callback=lambda: order.append("timer"))
+        builder = SSHDriver.__new__(SSHDriver)  # only what `answering` reads
+        builder._terminal = SimpleNamespace(last_input=0.0)
+        typist = SSHDriver.__new__(SSHDriver)
+        headless, app._driver = app._driver, builder
+        token = active_app.set(app)
+        loop = asyncio.get_running_loop()
+
+        async def tick_order() -> list[str]:
+            order.clear()
+            patches._pass._loop = None  # a fresh pass: no budget spent
+
+            def next_pass(n: int) -> None:  # one a pass
+                order.append(f"pass {n}")
+                if "timer" not in order:
+                    loop.call_soon(next_pass, n + 1)
+
+            loop.call_soon(next_pass, 1)
+            await timer._tick(next_timer=0.0, count=1)
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # the passes counted stop
+            return order[:order.index("timer") + 1]
+
+        try:
+            assert await tick_order() == ["timer"]  # nobody waits
+            now = time.monotonic()
+            ASKS.asked(typist, now)
+            waited = await tick_order()
+            assert waited[-1] == "timer" and len(waited) == patches.GIVE_WAY_PASSES + 1
+            ASKS.asked(builder, time.monotonic())  # its own player has just typed
+            assert await tick_order() == ["timer"]
+            ASKS.answered(builder)
+            ASKS.answered(typist)  # the typist's frame went out
+            assert await tick_order() == ["timer"]
+            ASKS.asked(typist, time.monotonic() - FRESH_ASK)  # a key that changed nothing
+            assert await tick_order() == ["timer"]
+            assert typist not in ASKS.waiting
+            ASKS.asked(builder, time.monotonic() - LONG_ASK)  # working on it a while
+            ASKS.asked(typist, time.monotonic())
+            assert len(await tick_order()) == patches.GIVE_WAY_PASSES + 1
+        finally:
+            ASKS.waiting.clear()
+            active_app.reset(token)
+            app._driver = headless
+
+
 def test_a_strip_makes_each_cache_when_first_used_and_keeps_it(server_patches: None) -> None:
     from rich.segment import Segment
     from textual.strip import Strip
