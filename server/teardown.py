@@ -8,6 +8,19 @@ whole server — would find them. Once the app has stopped, nothing uses those o
 again, so emptying the attribute dictionaries of its DOM nodes, the app and its driver
 breaks the cycles and lets reference counting free most of it at once.
 
+A screen the player left goes the same way while the session goes on: the new-table
+form, the waiting room, a table left each stayed in their cycles (2,000-4,000 objects a
+screen), and a club's 150 players arriving left ~1,700 objects each that the freeze
+kept, until reclaims that walked all 1.4 million frozen objects held everyone for
+1.3-1.5 s (bench/ssh_load.py --mix club). `SCREEN_GRACE` seconds after a screen is
+removed, if it is still alive (only its cycles hold it), the nodes it had are emptied
+too, and each becomes a `Left`: a callback still queued for one (an after-refresh
+callback waits on the screen that was current when it was asked for, possibly under
+the player's table for minutes) reads nothing and does nothing instead of failing the
+session (tried: emptied and nothing more, 21 of 150 club players' sessions crashed on a
+closed dialog's `refresh_bindings`). The screen itself keeps its attributes (its
+signals check that it is no longer attached).
+
 Three more cycles are broken as they form: a removed widget's component-style nodes
 (a closed dialog's Input placeholder...), a cancelled worker's traceback (its frames hold
 the worker), and Textual's LRU caches (a ring of entries) when an app is dismantled.
@@ -22,14 +35,17 @@ sessions it took 150-200 ms, now 80 ms.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 from textual.app import App
 from textual.cache import LRUCache
 from textual.css.styles import RenderStyles, Styles
-from textual.dom import DOMNode
+from textual.dom import DOMNode, NoScreen
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import Worker
 
@@ -41,11 +57,25 @@ _original_register: Any = App._register
 def _register(self: App[Any], parent: DOMNode, *widgets: Any, **options: Any) -> Any:
     # Not `App._registry`: it forgets a widget once removed, and a closed dialog still
     # alive in its cycles is exactly what `dismantle` should reach too.
-    nodes = self.__dict__.get("_moon_nodes")
-    if nodes is None:
-        nodes = self.__dict__["_moon_nodes"] = weakref.WeakSet()
-    nodes.update(widgets)
+    _remember(self, widgets)
+    home = parent if isinstance(parent, Screen) else _screen_of(parent)
+    if home is not None:
+        _remember(home, widgets)  # a screen's own nodes, for `_empty_left_screen`
     return _original_register(self, parent, *widgets, **options)
+
+
+def _remember(holder: DOMNode, widgets: tuple[Any, ...]) -> None:
+    nodes = holder.__dict__.get("_moon_nodes")
+    if nodes is None:
+        nodes = holder.__dict__["_moon_nodes"] = weakref.WeakSet()
+    nodes.update(widgets)
+
+
+def _screen_of(node: DOMNode) -> Screen[Any] | None:
+    try:
+        return None if isinstance(node, App) else node.screen
+    except NoScreen:
+        return None
 
 
 _original_worker_run: Any = Worker._run
@@ -73,6 +103,67 @@ async def _message_loop_exit(self: Widget) -> None:
     for node in virtual:
         if node is not None:
             node.__dict__.clear()
+    if isinstance(self, Screen):
+        # In an empty context: a timer keeps its context, and the app's holds the app.
+        asyncio.get_running_loop().call_later(
+            SCREEN_GRACE, _empty_left_screen, weakref.ref(self),
+            context=contextvars.Context())
+
+
+SCREEN_GRACE = 5.0
+"""Seconds after a screen was removed before its nodes are emptied, if it is still alive:
+whatever was still handling its last messages (a dialog's result, a key bar's refresh)
+has long finished."""
+
+
+def _empty_left_screen(ref: weakref.ref[Screen[Any]]) -> None:
+    """Empty the nodes of a removed screen still alive: only cycles hold it now (it is
+    never shown again), and they go through them."""
+    screen = ref()
+    if screen is None or not screen.__dict__ or screen.is_attached:
+        return  # freed, or its app was dismantled meanwhile
+    left = [node for node in screen.__dict__.get("_moon_nodes", ())
+            if not isinstance(node, Left) and node.__dict__ and not node.is_attached]
+    for node in left:
+        try:
+            node.__class__ = Left
+        except TypeError:  # a node class with slots of its own: left whole
+            continue
+        _empty(node)
+
+
+class Left:
+    """A node of a screen the player left, emptied: whatever still reaches it gets
+    `NOTHING` (and no parent: a walk up the DOM ends there)."""
+
+    def __getattr__(self, name: str) -> Nothing | None:
+        return None if name in _NO_PARENT else NOTHING
+
+
+class Nothing:
+    """Any attribute of it, its call, its await: itself, or nothing."""
+
+    def __getattr__(self, name: str) -> Nothing | None:
+        return None if name in _NO_PARENT else self
+
+    def __call__(self, *args: object, **kwargs: object) -> Nothing:
+        return self
+
+    def __await__(self) -> Iterator[None]:
+        return iter(())
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+NOTHING = Nothing()
+_NO_PARENT = frozenset({"_parent", "parent"})
 
 
 PATCHES = Patches("server/teardown.py", [
@@ -123,12 +214,19 @@ async def dismantle(app: App[Any], slice_seconds: float = DISMANTLE_SLICE) -> No
         if len(seen) % 32 == 0 and time.perf_counter() - began > slice_seconds:
             await asyncio.sleep(0)
             began = time.perf_counter()
-        for value in node.__dict__.values():
-            if isinstance(value, _HOLDERS):  # most attributes are not: one check for those
-                todo.extend(_nodes_in(value))
-            elif isinstance(value, LRUCache):
-                _unlink(value)
-        node.__dict__.clear()
+        todo.extend(_empty(node))
+
+
+def _empty(node: DOMNode) -> list[DOMNode]:
+    """Empty one node's attributes; returns the nodes it held."""
+    held: list[DOMNode] = []
+    for value in node.__dict__.values():
+        if isinstance(value, _HOLDERS):  # most attributes are not: one check for those
+            held.extend(_nodes_in(value))
+        elif isinstance(value, LRUCache):
+            _unlink(value)
+    node.__dict__.clear()
+    return held
 
 
 def _unlink(cache: LRUCache[Any, Any]) -> None:
