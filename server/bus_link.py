@@ -116,6 +116,21 @@ return 0
 """
 """Deletes a table's stream (KEYS[1]) unless another worker holds its lease (KEYS[2]):
 the stream is the new owner's then, with what was sent to it meanwhile."""
+_TO_MEMBER = """
+local worker = redis.call('GET', KEYS[1])
+if not worker then return 0 end
+local fields = {'m', ARGV[1], 'from', ARGV[2]}
+if ARGV[3] ~= '' then fields[5] = 't'; fields[6] = ARGV[3] end
+redis.call('XADD', ARGV[5] .. worker .. ARGV[6], 'MAXLEN', '~', ARGV[4], '*',
+           unpack(fields))
+return 1
+"""
+"""Adds a message (ARGV[1], from worker ARGV[2], about table ARGV[3]) to the stream of
+the worker serving the name of KEYS[1], found as it is written, in the same round trip
+(a lookup first cost one more, and a move across workers waited for it); nobody serving
+the name: nothing is written. ARGV[4]: the stream's cap; ARGV[5] and ARGV[6]: what goes
+before and after a worker's name in its stream's key."""
+_INBOX_AROUND = worker_inbox("\0").split("\0")
 Receiver = Callable[[TableOutput], None]
 _Out = tuple[str, str, bytes | None, str | None, Callable[[], None] | None]
 """An entry to write: what to do (`add` to a stream, `member`: add to the stream of the
@@ -331,11 +346,7 @@ class WorkerBus:
                 on_lost()
 
     async def _write(self, batch: list[_Out], served: list[tuple[int, str]]) -> list[Any]:
-        """One batch in one round trip (and one before, to find the workers serving its
-        members); `served` gets where each `serve`'s reply is."""
-        members = sorted({key for kind, key, *_ in batch if kind == "member"})
-        where = dict(zip(members, await self.bus.mget(members), strict=True)) \
-            if members else {}
+        """One batch in one round trip; `served` gets where each `serve`'s reply is."""
         async with self.bus.pipeline(transaction=False) as pipe:
             for kind, key, data, table_id, _ in batch:
                 if kind == "let go":
@@ -349,12 +360,11 @@ class WorkerBus:
                 if kind == "leave":
                     pipe.eval(_LEAVE, 1, key, self.worker)
                     continue
-                if kind == "member":
-                    worker = where[key]
-                    if worker is None or data is None:
-                        continue  # nobody serves the name: nothing crosses
-                    key = worker_inbox(worker.decode())
                 assert data is not None
+                if kind == "member":
+                    pipe.eval(_TO_MEMBER, 1, key, data,  # type: ignore[arg-type]
+                              self.worker, table_id or "", str(STREAM_MAX), *_INBOX_AROUND)
+                    continue
                 fields = {"m": data, "from": self.worker.encode()}
                 if table_id is not None:
                     fields["t"] = table_id.encode()
