@@ -66,6 +66,8 @@ if TYPE_CHECKING:
 
 NEWS_STREAM = "moon:club:news"
 NEWS_STREAM_MAX = 1_000
+RECENT_NEWS = 100
+"""The news a starting worker reads back for a restart countdown under way."""
 BUSY_CHECK_SECONDS = 1.0
 """How often a worker looks whether its busy alarm started or ended."""
 BUSY_RENEW_SECONDS = 10.0
@@ -171,9 +173,24 @@ class NewsOnBus:
     async def start(self, lobby: Lobby) -> None:
         """The news written from now on reaches `lobby` and the server's parts."""
         self._lobby = lobby
-        recent = await self.link.bus.xrevrange(NEWS_STREAM, count=1)
+        recent = await self.link.bus.xrevrange(NEWS_STREAM, count=RECENT_NEWS)
         last = recent[0][0].decode("ascii") if recent else "0-0"
+        self._join_countdown(recent)
         self.link.hear(NEWS_STREAM, self._heard, last, NEWS_STREAM_MAX)
+
+    def _join_countdown(self, recent: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
+        """A restart countdown under way when this worker starts (it was restarted, or
+        added, in the middle of one) goes on here too: the last countdown news of
+        `recent` (newest first), if it was not called off and has not ended."""
+        for _, fields in recent:
+            try:
+                news = checked_news(codec.decode(fields.get(b"m", b"")))
+            except codec.CodecError:
+                continue
+            if isinstance(news, ClubRestart):
+                if news.seconds is not None and news.seconds > time.time() - news.at:
+                    self._restart(news)
+                return
 
     def _heard(self, message: Any, sender: str) -> None:
         if sender == self.link.worker:

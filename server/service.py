@@ -347,6 +347,7 @@ class MoonServer:
         self._tasks.append(asyncio.create_task(self.sessions.watch_idle(), name="moon-idle"))
         self._tasks.append(asyncio.create_task(self.load.run(), name="moon-load"))
         self._tasks.append(asyncio.create_task(self.connection_log.run(), name="moon-connlog"))
+        self._tasks.append(asyncio.create_task(_empty_left_screens(), name="moon-left-screens"))
         self.watchdog.start()
         if self.memory is not None:
             self.memory.start()
@@ -565,3 +566,14 @@ class MoonServer:
             await asyncio.sleep(self.memory.INTERVAL)
             self.memory.tick(live=self.sessions.count,
                              connections=sum(self.gate.connections.values()))
+
+
+async def _empty_left_screens() -> None:
+    """Empty the screens players left that only their cycles hold (`teardown.py`)."""
+    while True:
+        await asyncio.sleep(LEFT_SCREENS_EVERY)
+        teardown.empty_left_screens()
+
+
+LEFT_SCREENS_EVERY = 1.0
+"""Seconds between two looks at the screens players left (`teardown.SCREEN_GRACE`)."""

@@ -13,7 +13,8 @@ form, the waiting room, a table left each stayed in their cycles (2,000-4,000 ob
 screen), and a club's 150 players arriving left ~1,700 objects each that the freeze
 kept, until reclaims that walked all 1.4 million frozen objects held everyone for
 1.3-1.5 s (bench/ssh_load.py --mix club). `SCREEN_GRACE` seconds after a screen is
-removed, if it is still alive (only its cycles hold it), the nodes it had are emptied
+removed (looked at every second by the server, `empty_left_screens`), if it is still
+alive (only its cycles hold it), the nodes it had are emptied
 too, and each becomes a `Left`: a callback still queued for one (an after-refresh
 callback waits on the screen that was current when it was asked for, possibly under
 the player's table for minutes) reads nothing and does nothing instead of failing the
@@ -35,9 +36,9 @@ sessions it took 150-200 ms, now 80 ms.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import time
 import weakref
+from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
@@ -104,16 +105,37 @@ async def _message_loop_exit(self: Widget) -> None:
         if node is not None:
             node.__dict__.clear()
     if isinstance(self, Screen):
-        # In an empty context: a timer keeps its context, and the app's holds the app.
-        asyncio.get_running_loop().call_later(
-            SCREEN_GRACE, _empty_left_screen, weakref.ref(self),
-            context=contextvars.Context())
+        _LEFT.note(self)
 
 
 SCREEN_GRACE = 5.0
 """Seconds after a screen was removed before its nodes are emptied, if it is still alive:
 whatever was still handling its last messages (a dialog's result, a key bar's refresh)
 has long finished."""
+
+
+class _LeftScreens:
+    """The removed screens waiting for `SCREEN_GRACE`, oldest first (`empty_left_screens`
+    empties those due: the server calls it at each memory tick)."""
+
+    def __init__(self) -> None:
+        self.waiting: deque[tuple[float, weakref.ref[Screen[Any]]]] = deque()
+
+    def note(self, screen: Screen[Any]) -> None:
+        self.waiting.append((time.monotonic() + SCREEN_GRACE, weakref.ref(screen)))
+
+    def empty_due(self) -> None:
+        now = time.monotonic()
+        while self.waiting and self.waiting[0][0] <= now:
+            _empty_left_screen(self.waiting.popleft()[1])
+
+
+_LEFT = _LeftScreens()
+
+
+def empty_left_screens() -> None:
+    """Empty the screens removed `SCREEN_GRACE` ago or more that are still alive."""
+    _LEFT.empty_due()
 
 
 def _empty_left_screen(ref: weakref.ref[Screen[Any]]) -> None:
@@ -183,8 +205,10 @@ def install() -> None:
 
 
 def uninstall() -> None:
-    """Undo one `install()` (the last one puts Textual's own code back)."""
+    """Undo one `install()` (the last one puts Textual's own code back); the screens
+    left meanwhile are not emptied (the garbage collector frees them)."""
     PATCHES.uninstall()
+    _LEFT.waiting.clear()
 
 
 DISMANTLE_SLICE = 0.01

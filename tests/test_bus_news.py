@@ -104,6 +104,33 @@ async def test_an_operator_on_one_worker_reaches_the_players_of_another(
             await client.close()
 
 
+async def test_a_worker_started_during_a_restart_countdown_counts_down_too(
+    valkey_bus: BusServer, tmp_path: Path,
+) -> None:
+    # A worker restarted (or added) in the middle of a countdown knew nothing of it: it
+    # did not stop with the others, and told its players nothing.
+    olga_key = new_key()
+    async with contextlib.AsyncExitStack() as stack:
+        w0 = await stack.enter_async_context(operator_club(
+            tmp_path, olga_key, place=WorkerPlace(0, valkey_bus.url)))
+        olga = await dashboard(w0, olga_key)
+        await type_command(olga, "restart 8 new version")
+        await eventually(lambda: w0.restart.running, "the countdown runs on w0")
+        w1 = await stack.enter_async_context(operator_club(
+            tmp_path, olga_key, place=WorkerPlace(1, valkey_bus.url)))
+        assert w1.restart.running and w1.restart.by == "olga"
+        cat = await ScreenClient.connect(w1.port, "cat", key=new_key())
+        await enter_lobby(cat, WAIT)
+        await cat.wait_for("The server restarts in 5 s", WAIT)  # told at 5 s, as everyone
+        for server in (w0, w1):
+            await eventually(server.stopped.is_set, "both workers stopped", WAIT)
+        w2 = await stack.enter_async_context(operator_club(  # one that ended is no news
+            tmp_path, olga_key, place=WorkerPlace(2, valkey_bus.url)))
+        assert not w2.restart.running
+        for client in (olga, cat):
+            await client.close()
+
+
 @pytest.mark.parametrize("news", [
     ClubShare((), (), ()),  # not news
     PeerBroadcast("hi", "olga\nforged"),

@@ -200,9 +200,10 @@ async def test_screens_a_player_left_are_freed_without_the_garbage_collector(
     # 1.3-2 s for everyone (bench/ssh_load.py --mix club, 150 players). A removed screen
     # still alive after `SCREEN_GRACE` has its nodes emptied, so reference counting
     # frees most of it, and the session goes on.
-    from server import teardown
+    from server import service, teardown
 
     monkeypatch.setattr(teardown, "SCREEN_GRACE", 0.2)
+    monkeypatch.setattr(service, "LEFT_SCREENS_EVERY", 0.1)
     async with running_server(tmp_path, lobby_config=FAST) as server:
         client = await ScreenClient.connect(server.port, "ann")
         await enter_lobby(client, timeout=60)
