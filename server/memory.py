@@ -118,10 +118,11 @@ class FreezePolicy:
     """Frozen objects a live session holds, about (~7,150 per player back at a table
     after a restart, bench/restart_burst.py; 8,600-9,000 per club player at 80x24,
     bench/ssh_load.py --mix club at 150 and 300: with 7,000, 300 players arriving
-    brought a reclaim of 2.5 s that found 4% of the frozen objects garbage). Growth of that many per live session more
-    than at the mark is what the new players hold, not garbage: 150 players coming back
-    at once grew the frozen objects ninefold, and each count in the burst brought a
-    reclaim that walked them all for nothing (1.2 and 3.3 s, everyone frozen meanwhile)."""
+    brought a reclaim of 2.5 s that found 4% of the frozen objects garbage). Growth of
+    that many per live session more than at the mark is what the new players hold, not
+    garbage: 150 players coming back at once grew the frozen objects ninefold, and each
+    count in the burst brought a reclaim that walked them all for nothing (1.2 and
+    3.3 s, everyone frozen meanwhile)."""
     RECOUNT = 30.0
     """Seconds between counts of the frozen objects (a count walks them all: 17 ms for
     two million)."""
