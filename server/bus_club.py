@@ -76,6 +76,12 @@ def share_key(worker: str) -> str:
     return f"moon:club:worker:{worker}"
 
 
+def last_share_key(worker: str) -> str:
+    """The same share, kept `ORPHANS_SECONDS`: a worker started after another died (its
+    share expired) lists that one's tables as coming back all the same."""
+    return f"moon:club:worker:{worker}:last"
+
+
 def a_name(name: str) -> bool:
     """A name a player (or a table) could have: short, printable, one line."""
     return 0 < len(name) <= NAME_CHARS_MAX and name.isprintable()
@@ -211,11 +217,13 @@ class ClubOnBus:
         lobby = self._lobby
         assert lobby is not None, "the club's sharing has not started"
         async with self.bus.pipeline(transaction=False) as pipe:
-            share = replace(lobby.shared(), runner=self.runner)
-            pipe.set(share_key(self.worker), codec.encode(share), px=SHARE_TTL_MS, get=True)
+            share = codec.encode(replace(lobby.shared(), runner=self.runner))
+            pipe.set(share_key(self.worker), share, px=SHARE_TTL_MS, get=True)
+            pipe.set(last_share_key(self.worker), share, px=int(ORPHANS_SECONDS * 1000))
             pipe.sadd(WORKERS_KEY, self.worker)
             pipe.smembers(WORKERS_KEY)
             before, *_, members = await pipe.execute()
+        first = not self._shared and not self._rounds
         restarted = before is None and self._shared
         if restarted:  # the bus restarted empty (or we were away)
             log.warning("bus: this worker's share was gone: its people are served again")
@@ -228,6 +236,8 @@ class ClubOnBus:
                          if WORKER_NAME.fullmatch(w) and w != self.worker)
         datas = await self.bus.mget([share_key(w) for w in workers]) if workers else []
         read = {w: d for w, d in zip(workers, datas, strict=True) if d is not None}
+        if first:
+            await self._gone_before_start([w for w in workers if w not in read])
         if restarted:  # the others' shares come back with their next round
             read = {**self._last, **read}
         live = []
@@ -251,6 +261,27 @@ class ClubOnBus:
         if shares != self._given:
             self._given = shares
             lobby.from_peers(FromPeers(tuple(shares)))
+
+    async def _gone_before_start(self, workers: list[str]) -> None:
+        """The tables of `workers` (listed in the club, no share now) that died shortly
+        before this worker started: coming back, as if it had seen them go."""
+        if not workers:
+            return
+        datas = await self.bus.mget([last_share_key(w) for w in workers])
+        until = time.monotonic() + ORPHANS_SECONDS
+        for worker, data in zip(workers, datas, strict=True):
+            if data is None:
+                continue
+            try:
+                tables = checked_share(data).tables
+            except codec.CodecError as error:
+                self.dropped += 1
+                log.warning("bus: the last share of %s dropped: %s", worker, shown(str(error)))
+                continue
+            if tables:
+                log.warning("bus: worker %s is gone: its %d tables are coming back",
+                            worker, len(tables))
+                self._gone[worker] = (ClubShare(tables, (), ()), until)
 
     def _orphans(self, read: dict[str, bytes], now: float) -> list[ClubShare]:
         """The tables of workers whose share expired (they died), listed as coming back
@@ -281,7 +312,7 @@ class ClubOnBus:
         """This worker stops: its share and the names it served leave the bus."""
         self.news_on_bus.close()
         with contextlib.suppress(Exception):
-            await self.bus.delete(share_key(self.worker))
+            await self.bus.delete(share_key(self.worker), last_share_key(self.worker))
             for name in sorted(self.served):
                 await self.link.leave(name)
         self.served.clear()

@@ -9,15 +9,22 @@ import contextlib
 import json
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import valkey.asyncio as valkey
 
 from moon_tui.lobby import codec
 from moon_tui.lobby.internal import Acked, ClubShare, FromPeers, ToMember
-from moon_tui.lobby.messages import ChatLine, ChatPosted, TableUpdate
+from moon_tui.lobby.messages import ChatLine, ChatPosted, SeatInfo, TableInfo, TableUpdate
 from server.bus import WorkerPlace
-from server.bus_club import WORKERS_KEY, ClubOnBus, checked_chat, share_key
+from server.bus_club import (
+    WORKERS_KEY,
+    ClubOnBus,
+    checked_chat,
+    last_share_key,
+    share_key,
+)
 from server.bus_link import WAKE, WorkerBus, worker_inbox
 from server.bus_server import BusServer
 from server.service import MoonServer
@@ -151,6 +158,35 @@ async def test_what_other_workers_share_is_checked_and_a_bad_share_dropped(
             checked_chat(ChatPosted(ChatLine("bob", "hi", "t1")), 200)
         long = checked_chat(ChatPosted(ChatLine("bob", "[b]x" * 100)), 200)
         assert long.line.text == ("[b]x" * 100)[:200]
+    finally:
+        await bus.aclose()
+
+
+async def test_a_worker_started_after_another_died_lists_its_tables_as_coming_back(
+    valkey_bus: BusServer,
+) -> None:
+    # A worker started once a dead worker's share had expired knew nothing of its tables:
+    # a player of theirs who came back there got the welcome banner, not "your table is
+    # coming back". Each share is also kept a while (`last_share_key`) for such a worker.
+    from moon_tui.rules import Rules
+
+    bus = valkey.Valkey.from_url(valkey_bus.url)
+    try:
+        theirs = TableInfo("t7", "ann's table", "ann", Rules.make(), (SeatInfo("ann"),),
+                           "playing", False, True, (), None)
+        dead = ClubShare((theirs,), ("ann",), (), runner="w1.99")
+        await bus.set(last_share_key("w1"), codec.encode(dead))  # its live share expired
+        await bus.sadd(WORKERS_KEY, "w1")
+        no_news = SimpleNamespace(close=lambda: None)
+        club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200, "w0.1",
+                         no_news)  # type: ignore[arg-type]  # no news in this test
+        lobby = Listener()
+        club._lobby = lobby  # type: ignore[assignment]  # the stand-in, not started
+        await club.share_round()
+        assert lobby.heard == [FromPeers((ClubShare((theirs,), (), ()),))]  # coming back
+        assert await bus.get(last_share_key("w0")) == await bus.get(share_key("w0"))
+        await club.close()  # a worker that stops leaves nothing to come back
+        assert await bus.get(last_share_key("w0")) is None
     finally:
         await bus.aclose()
 
