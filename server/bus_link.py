@@ -31,7 +31,9 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import os
 import re
+import secrets
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -119,8 +121,8 @@ the stream is the new owner's then, with what was sent to it meanwhile."""
 _TO_MEMBER = """
 local worker = redis.call('GET', KEYS[1])
 if not worker then return 0 end
-local fields = {'m', ARGV[1], 'from', ARGV[2]}
-if ARGV[3] ~= '' then fields[5] = 't'; fields[6] = ARGV[3] end
+local fields = {'m', ARGV[1], 'from', ARGV[2], 'u', ARGV[7]}
+if ARGV[3] ~= '' then fields[7] = 't'; fields[8] = ARGV[3] end
 redis.call('XADD', ARGV[5] .. worker .. ARGV[6], 'MAXLEN', '~', ARGV[4], '*',
            unpack(fields))
 return 1
@@ -129,7 +131,7 @@ return 1
 the worker serving the name of KEYS[1], found as it is written, in the same round trip
 (a lookup first cost one more, and a move across workers waited for it); nobody serving
 the name: nothing is written. ARGV[4]: the stream's cap; ARGV[5] and ARGV[6]: what goes
-before and after a worker's name in its stream's key."""
+before and after a worker's name in its stream's key; ARGV[7]: the entry's stamp."""
 _INBOX_AROUND = worker_inbox("\0").split("\0")
 Receiver = Callable[[TableOutput], None]
 _Out = tuple[str, str, bytes | None, str | None, Callable[[], None] | None]
@@ -240,6 +242,13 @@ class WorkerBus:
         """Entries never written: the bus was away while `UNSENT_MAX` more came."""
         self.dropped = 0
         """Entries read and refused (not a message, or not one this stream may carry)."""
+        self.repeats = 0
+        """Entries read a second time (a batch written again after a cut) and dropped."""
+        self.origin = f"{worker}.{os.getpid()}.{secrets.token_hex(3)}"
+        """This process's end of the bus, in the stamp of each entry it writes."""
+        self._numbers = itertools.count()
+        self._stamps: dict[str, dict[bytes, int]] = {}
+        """For each stream read, the last number read from each writer (`_repeated`)."""
 
     # --- links ------------------------------------------------------------------------
 
@@ -270,6 +279,7 @@ class WorkerBus:
         if self.owned.pop(table_id, None) is not None:
             key = table_inbox(table_id)
             self._positions.pop(key, None)
+            self._stamps.pop(key, None)
             self._outbox.put_nowait(("let go", key, None, table_id, None))
 
     # --- who is served where ------------------------------------------------------------
@@ -314,14 +324,16 @@ class WorkerBus:
         player made meanwhile is played then. At most `UNSENT_MAX` wait: past that the
         oldest are dropped, and a member whose command was among them is told (a view
         dropped is sent afresh when the bus comes back empty: `BusBack`)."""
-        unsent: list[_Out] = []
+        unsent: list[tuple[int, _Out]] = []
+        """Each entry with its number, given once: a batch written again after a cut
+        carries the same stamps, and readers drop what they already had (`_repeated`)."""
         while True:
             if not unsent:
-                unsent.append(await self._outbox.get())
+                unsent.append((next(self._numbers), await self._outbox.get()))
             while not self._outbox.empty():
-                unsent.append(self._outbox.get_nowait())
+                unsent.append((next(self._numbers), self._outbox.get_nowait()))
             if len(unsent) > UNSENT_MAX:
-                self._drop(unsent[:len(unsent) - UNSENT_MAX])
+                self._drop([entry for _, entry in unsent[:len(unsent) - UNSENT_MAX]])
                 del unsent[:len(unsent) - UNSENT_MAX]
             batch = unsent[:BATCH_MAX]
             served: list[tuple[int, str]] = []
@@ -345,10 +357,12 @@ class WorkerBus:
             if on_lost is not None:
                 on_lost()
 
-    async def _write(self, batch: list[_Out], served: list[tuple[int, str]]) -> list[Any]:
+    async def _write(self, batch: list[tuple[int, _Out]],
+                     served: list[tuple[int, str]]) -> list[Any]:
         """One batch in one round trip; `served` gets where each `serve`'s reply is."""
         async with self.bus.pipeline(transaction=False) as pipe:
-            for kind, key, data, table_id, _ in batch:
+            for number, (kind, key, data, table_id, _) in batch:
+                stamp = f"{self.origin}:{number}"
                 if kind == "let go":
                     pipe.eval(_LET_GO, 2, key, lease_key(str(table_id)),
                               f"{self.worker}.")
@@ -363,9 +377,10 @@ class WorkerBus:
                 assert data is not None
                 if kind == "member":
                     pipe.eval(_TO_MEMBER, 1, key, data,  # type: ignore[arg-type]
-                              self.worker, table_id or "", str(STREAM_MAX), *_INBOX_AROUND)
+                              self.worker, table_id or "", str(STREAM_MAX), *_INBOX_AROUND,
+                              stamp)
                     continue
-                fields = {"m": data, "from": self.worker.encode()}
+                fields = {"m": data, "from": self.worker.encode(), "u": stamp.encode()}
                 if table_id is not None:
                     fields["t"] = table_id.encode()
                 pipe.xadd(key, fields, approximate=True,
@@ -417,6 +432,9 @@ class WorkerBus:
 
     def _take(self, stream: str, fields: dict[bytes, bytes]) -> None:
         """One entry read: decoded, checked, and handed on, or dropped (logged)."""
+        if self._repeated(stream, fields.get(b"u")):
+            self.repeats += 1
+            return
         if fields.get(b"m") == WAKE:
             return  # a table was taken up: the next read reads its stream too
         try:
@@ -439,6 +457,19 @@ class WorkerBus:
         except (codec.CodecError, UnicodeDecodeError) as error:
             self.dropped += 1
             log.warning("bus: an entry of %s dropped: %s", stream, shown(str(error)))
+
+    def _repeated(self, stream: str, stamp: bytes | None) -> bool:
+        """Whether an entry of `stream` stamped `stamp` ("<origin>:<number>") was read
+        already: a writer's entries come in the order of their numbers, and a batch
+        written again after a cut (its replies lost) comes with the numbers it had."""
+        origin, _, number = (stamp or b"").rpartition(b":")
+        if not origin or not number.isdigit():
+            return False  # no stamp: nothing to compare
+        last = self._stamps.setdefault(stream, {})
+        if int(number) <= last.get(origin, -1):
+            return True
+        last[origin] = int(number)
+        return False
 
     def _for_this_worker(self, message: Any, table_id: str) -> None:
         if not isinstance(message, OUT_TO_A_WORKER):

@@ -194,3 +194,35 @@ async def test_commands_past_what_may_wait_for_the_bus_are_refused_in_words(
         assert told.event.code is Refusal.BUS_AWAY and acked == Acked(1)
         valkey_bus.start()
         await eventually(lambda: end.waiting == 0, "the two others written")
+
+
+async def test_a_batch_written_again_after_a_cut_reaches_the_table_once(
+    valkey_bus: BusServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The bus took a batch but its answer was lost (a connection cut at that moment): the
+    # worker wrote the batch again once the bus answered, and a player's move reached
+    # the table twice (the second refused as out of turn; a chat line shown twice).
+    async with worker(valkey_bus, "w0", {"olga"}) as w0, \
+            worker(valkey_bus, "w1", {"ann"}) as w1:
+        inbox: list[TableMessage] = []
+        owner = w0.owner_link("t1", lambda _: None)
+        owner.open(inbox.append)
+        w1.remote_link("t1", lambda _: None)
+        written = w1._write
+        cuts: list[int] = []
+
+        async def written_then_cut(batch: list[tuple[int, bus_link._Out]],
+                                   served: list[tuple[int, str]]) -> list[object]:
+            replies = await written(batch, served)
+            if not cuts:  # written, but the worker never hears so
+                cuts.append(len(batch))
+                raise ConnectionResetError("the answer was lost")
+            return replies
+
+        monkeypatch.setattr(w1, "_write", written_then_cut)
+        monkeypatch.setattr(bus_link, "RETRY_SECONDS", 0.1)
+        act = Act("t1", Action.parse("pass"))
+        w1.remote["t1"].to_table(FromMember("ann", act, False, 7))
+        await eventually(lambda: w0.repeats == 1, "the batch written again, and read")
+        assert cuts == [1]
+        assert len(inbox) == 1 and isinstance(inbox[0], FromMember)
