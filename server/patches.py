@@ -432,18 +432,20 @@ class _Pass:
 _pass = _Pass()
 
 
-def _must_wait() -> bool:
-    """Whether the running app's next step waits for the next pass of the loop."""
+def _must_wait(driver: SSHDriver | None) -> bool:
+    """Whether the running app's next step waits for the next pass of the loop: the pass
+    has run its budget, and the app's player (`driver`) has not just typed (its work then
+    goes on up to `ANSWER_BUDGET`, so what a player typed answers first)."""
     spent = _pass.spent()
-    return spent > PASS_BUDGET and (spent > ANSWER_BUDGET or not _answering())
+    return spent > PASS_BUDGET and (
+        spent > ANSWER_BUDGET or driver is None or not driver.answering())
 
 
-def _answering() -> bool:
-    """Whether the running app's player typed in the last `ANSWER_WINDOW` seconds: its
-    work then goes on past the pass's budget, so what a player typed answers first."""
+def _running_driver() -> SSHDriver | None:
+    """The running app's driver, if the app runs over SSH."""
     app = active_app.get(None)
     driver = None if app is None else app._driver
-    return isinstance(driver, SSHDriver) and driver.answering()
+    return driver if isinstance(driver, SSHDriver) else None
 
 
 _original_get_message = MessagePump._get_message
@@ -468,11 +470,10 @@ async def _tick(self: Timer, *, next_timer: float, count: int) -> None:
 async def _wait_turn() -> None:
     """Before an app's next step: wait a pass if this one has run its budget, and give
     way (a few passes at most) while another player's fresh input is being answered."""
-    if _must_wait():
+    driver = _running_driver()
+    if _must_wait(driver):
         await asyncio.sleep(0)
-    app = active_app.get(None)
-    driver = None if app is None else app._driver
-    if not isinstance(driver, SSHDriver):
+    if driver is None:
         return
     for _ in range(GIVE_WAY_PASSES):
         if not driver.gives_way():

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -11,8 +12,10 @@ from rich.segment import Segment
 from textual._styles_cache import StylesCache
 from textual.color import Color
 from textual.strip import Strip
+from textual.timer import Timer
 
 from server import patches
+from server.driver import SSHDriver
 
 pytestmark = pytest.mark.usefixtures("server_patches")
 
@@ -208,6 +211,30 @@ async def test_a_timer_waits_a_pass_once_the_pass_has_run_its_budget() -> None:
             active_app.reset(token)
 
 
+@asynccontextmanager
+async def an_app_over_ssh() -> AsyncIterator[tuple[Timer, list[str], SSHDriver]]:
+    """A running app whose driver is an `SSHDriver` (only what `answering` reads: its
+    player typed long ago), made the active app, with a timer that writes "timer" in the
+    list given when it runs."""
+    from types import SimpleNamespace
+
+    from textual._context import active_app
+    from textual.app import App
+
+    app = App[None]()
+    async with app.run_test():
+        order: list[str] = []
+        driver = SSHDriver.__new__(SSHDriver)
+        driver._terminal = SimpleNamespace(last_input=0.0)
+        headless, app._driver = app._driver, driver
+        token = active_app.set(app)
+        try:
+            yield Timer(app, 1.0, callback=lambda: order.append("timer")), order, driver
+        finally:
+            active_app.reset(token)
+            app._driver = headless
+
+
 async def test_the_app_of_a_player_who_just_typed_goes_on_past_the_pass_budget() -> None:
     # On a busy server a key waited its turn behind every other app's work (another
     # player's move drawn, a lobby redrawn): the app of a player who has just typed
@@ -218,37 +245,23 @@ async def test_the_app_of_a_player_who_just_typed_goes_on_past_the_pass_budget()
     import time
     from types import SimpleNamespace
 
-    from textual._context import active_app
-    from textual.app import App
-    from textual.timer import Timer
+    from server.driver import ANSWER_WINDOW
 
-    from server.driver import ANSWER_WINDOW, SSHDriver
-
-    app = App[None]()
-    async with app.run_test():
-        order: list[str] = []
-        timer = Timer(app, 1.0, callback=lambda: order.append("timer"))
-        driver = SSHDriver.__new__(SSHDriver)  # only what `answering` reads
-        headless, app._driver = app._driver, driver
-        token = active_app.set(app)
-        try:
-            loop = asyncio.get_running_loop()
-            between = (patches.PASS_BUDGET + patches.ANSWER_BUDGET) / 2
-            for typed_ago, spent, expected in (
-                    (0.0, between, ["timer", "next pass"]),
-                    (0.0, patches.ANSWER_BUDGET * 2, ["next pass", "timer"]),
-                    (ANSWER_WINDOW * 2, between, ["next pass", "timer"])):
-                driver._terminal = SimpleNamespace(last_input=time.monotonic() - typed_ago)
-                order.clear()
-                patches._pass._loop = loop
-                patches._pass._began = time.perf_counter() - spent
-                loop.call_soon(order.append, "next pass")
-                await timer._tick(next_timer=0.0, count=1)
-                await asyncio.sleep(0)
-                assert order == expected, (typed_ago, spent)
-        finally:
-            active_app.reset(token)
-            app._driver = headless
+    async with an_app_over_ssh() as (timer, order, driver):
+        loop = asyncio.get_running_loop()
+        between = (patches.PASS_BUDGET + patches.ANSWER_BUDGET) / 2
+        for typed_ago, spent, expected in (
+                (0.0, between, ["timer", "next pass"]),
+                (0.0, patches.ANSWER_BUDGET * 2, ["next pass", "timer"]),
+                (ANSWER_WINDOW * 2, between, ["next pass", "timer"])):
+            driver._terminal = SimpleNamespace(last_input=time.monotonic() - typed_ago)
+            order.clear()
+            patches._pass._loop = loop
+            patches._pass._began = time.perf_counter() - spent
+            loop.call_soon(order.append, "next pass")
+            await timer._tick(next_timer=0.0, count=1)
+            await asyncio.sleep(0)
+            assert order == expected, (typed_ago, spent)
 
 
 async def test_an_app_gives_way_while_another_players_key_is_being_answered() -> None:
@@ -258,23 +271,11 @@ async def test_an_app_gives_way_while_another_players_key_is_being_answered() ->
     # unless its own player has just typed; a key that nothing answered is forgotten.
     import asyncio
     import time
-    from types import SimpleNamespace
 
-    from textual._context import active_app
-    from textual.app import App
-    from textual.timer import Timer
+    from server.driver import ASKS, FRESH_ASK, LONG_ASK
 
-    from server.driver import ASKS, FRESH_ASK, LONG_ASK, SSHDriver
-
-    app = App[None]()
-    async with app.run_test():
-        order: list[str] = []
-        timer = Timer(app, 1.0, callback=lambda: order.append("timer"))
-        builder = SSHDriver.__new__(SSHDriver)  # only what `answering` reads
-        builder._terminal = SimpleNamespace(last_input=0.0)
+    async with an_app_over_ssh() as (timer, order, builder):
         typist = SSHDriver.__new__(SSHDriver)
-        headless, app._driver = app._driver, builder
-        token = active_app.set(app)
         loop = asyncio.get_running_loop()
 
         async def tick_order() -> list[str]:
@@ -311,8 +312,6 @@ async def test_an_app_gives_way_while_another_players_key_is_being_answered() ->
             assert len(await tick_order()) == patches.GIVE_WAY_PASSES + 1
         finally:
             ASKS.waiting.clear()
-            active_app.reset(token)
-            app._driver = headless
 
 
 def test_a_strip_makes_each_cache_when_first_used_and_keeps_it(server_patches: None) -> None:
