@@ -74,6 +74,11 @@ UNSENT_MAX = 10_000
 """Entries that wait at most while the bus does not answer (`WorkerBus._send`)."""
 BATCH_MAX = 1_000
 """Entries written in one round trip at most."""
+STAMP_ORIGIN_MAX = 64
+STAMP_DIGITS_MAX = 18
+STAMP_ORIGINS_MAX = 256
+"""Bounds on what an entry's stamp is read as (`WorkerBus._repeated`): a writer's name,
+its number's digits, and the writers remembered per stream."""
 RETRY_SECONDS = 1.0
 """How long a worker waits to read or write the bus again after it did not answer."""
 WAKE = b"wake"
@@ -463,11 +468,14 @@ class WorkerBus:
         already: a writer's entries come in the order of their numbers, and a batch
         written again after a cut (its replies lost) comes with the numbers it had."""
         origin, _, number = (stamp or b"").rpartition(b":")
-        if not origin or not number.isdigit():
-            return False  # no stamp: nothing to compare
+        if not 0 < len(origin) <= STAMP_ORIGIN_MAX or not number.isdigit() \
+                or len(number) > STAMP_DIGITS_MAX:
+            return False  # no stamp (or not one a worker writes): nothing to compare
         last = self._stamps.setdefault(stream, {})
         if int(number) <= last.get(origin, -1):
             return True
+        if origin not in last and len(last) >= STAMP_ORIGINS_MAX:
+            last.clear()  # writers long gone (each process is one): forgotten
         last[origin] = int(number)
         return False
 

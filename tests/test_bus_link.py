@@ -226,3 +226,12 @@ async def test_a_batch_written_again_after_a_cut_reaches_the_table_once(
         await eventually(lambda: w0.repeats == 1, "the batch written again, and read")
         assert cuts == [1]
         assert len(inbox) == 1 and isinstance(inbox[0], FromMember)
+
+
+def test_a_stamp_no_worker_writes_is_not_compared() -> None:
+    # What a worker reads from the bus is input to check: a number of 5,000 digits made
+    # int() raise (Python's limit on digits), which would have stopped the reader.
+    end = WorkerBus(None, None, "w0", lambda _: False)  # type: ignore[arg-type]  # no bus
+    assert not end._repeated("s", b"w1.9.ab:" + b"9" * 5000)
+    assert not end._repeated("s", b"x" * 100 + b":1")
+    assert not end._repeated("s", b"w1.9.ab:7") and end._repeated("s", b"w1.9.ab:7")
