@@ -161,10 +161,9 @@ class Asks:
     def answered(self, driver: SSHDriver) -> None:
         self.waiting.pop(driver, None)
 
-    def gives_way(self, driver: SSHDriver | None, now: float) -> bool:
-        """Whether the app of `driver` (None: an app not over SSH) should let a fresher
-        input be answered first."""
-        own = self.waiting.get(driver) if driver is not None else None
+    def gives_way(self, driver: SSHDriver, now: float) -> bool:
+        """Whether the app of `driver` should let a fresher input be answered first."""
+        own = self.waiting.get(driver)
         if own is not None and now - own < LONG_ASK:
             return False
         stale = [d for d, at in self.waiting.items() if now - at >= FRESH_ASK]
