@@ -36,7 +36,7 @@ import re
 import secrets
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from valkey.exceptions import ValkeyError
 
@@ -146,6 +146,16 @@ the bytes, the table they are about, and what to do if it is never written (a me
 command: they are told)."""
 
 
+class Asks(Protocol):
+    """Where a worker says that it is answering a player another worker serves, and when
+    it has (`driver.ASKS`: its apps give way meanwhile, as they do to its own players'
+    keys)."""
+
+    def asked(self, asker: object, now: float) -> None: ...
+
+    def answered(self, asker: object) -> None: ...
+
+
 class OwnerLink(InProcessLink):
     """A table run here: its lobby's side is in this process, and other workers' members
     reach it through its stream on the bus."""
@@ -173,6 +183,7 @@ class OwnerLink(InProcessLink):
         if isinstance(message, FromMember) and message.command_id:
             ours = next(self._remote_ids)
             self.senders[ours] = (sender, message.command_id)
+            self._bus.answering()
             message = FromMember(message.name, message.command, message.by_code, ours)
         self.to_table(message)
 
@@ -223,10 +234,13 @@ class WorkerBus:
     what it sends, written in order by another."""
 
     def __init__(self, bus: Valkey, reader: Valkey, worker: str,
-                 serves: Callable[[str], bool]) -> None:
+                 serves: Callable[[str], bool], asks: Asks | None = None) -> None:
         """`bus` writes, `reader` blocks reading (a connection of its own); `serves(name)`
-        says whether this worker's lobby has `name` connected now."""
+        says whether this worker's lobby has `name` connected now; `asks` hears while a
+        command of another worker's player waits for its answer to be written (None:
+        nobody hears)."""
         self.bus = bus
+        self.asks = asks
         self.reader = reader
         self.worker = worker
         self.serves = serves
@@ -353,7 +367,22 @@ class WorkerBus:
             still_running()
             del unsent[:len(batch)]
             self.waiting = len(unsent)
+            if not unsent:
+                self._answered()
             self._take_over_names([(name, replies[at]) for at, name in served])
+
+    def answering(self) -> None:
+        """A command from another worker's player came: until what it brings about is
+        written (`_answered`), this worker's apps give way (patch 9), so the answer does
+        not wait behind them. Their player typed too; another worker serves them."""
+        if self.asks is not None:
+            self.asks.asked(self, time.monotonic())
+
+    def _answered(self) -> None:
+        """All written, and every command from another worker acknowledged."""
+        if self.asks is not None and self._outbox.empty() and \
+                not any(link.senders for link in self.owned.values()):
+            self.asks.answered(self)
 
     def _drop(self, entries: list[_Out]) -> None:
         self.lost += len(entries)

@@ -153,13 +153,15 @@ class Asks:
     three or four passes of the loop it takes, 150-200 ms (bench/attacks.py 4)."""
 
     def __init__(self) -> None:
-        self.waiting: dict[SSHDriver, float] = {}
+        self.waiting: dict[object, float] = {}
+        """Who waits, since when: a driver, or a worker's end of the bus answering a
+        player another worker serves (`bus_link.WorkerBus`)."""
 
-    def asked(self, driver: SSHDriver, now: float) -> None:
-        self.waiting.setdefault(driver, now)
+    def asked(self, asker: object, now: float) -> None:
+        self.waiting.setdefault(asker, now)
 
-    def answered(self, driver: SSHDriver) -> None:
-        self.waiting.pop(driver, None)
+    def answered(self, asker: object) -> None:
+        self.waiting.pop(asker, None)
 
     def gives_way(self, driver: SSHDriver, now: float) -> bool:
         """Whether the app of `driver` should let a fresher input be answered first."""

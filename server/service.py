@@ -56,7 +56,7 @@ from .connlog import ConnectionLog
 from .dashboard import Dashboard
 from .datafolder import DataFolderLock
 from .door import Door
-from .driver import SSHDriver
+from .driver import ASKS, SSHDriver
 from .game_session import AppFactory
 from .identity import Player, fingerprint
 from .journal import SqliteJournal
@@ -425,7 +425,7 @@ class MoonServer:
         def serves(name: str) -> bool:
             return self._lobby is not None and self._lobby.serves(name)
 
-        link = WorkerBus(bus, self._bus_reader, place.name, serves)
+        link = WorkerBus(bus, self._bus_reader, place.name, serves, ASKS)
         self._tasks.append(asyncio.create_task(link.run(), name="moon-bus"))
         self.club_news = NewsOnBus(link, self.restart, self.db, self.load, self._strangers,
                                    lambda: self._stopping)

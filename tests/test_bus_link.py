@@ -28,16 +28,18 @@ from moon_tui.rules import Action
 from server import bus_link
 from server.bus_link import WorkerBus, table_inbox
 from server.bus_server import BusServer
+from server.driver import Asks
 from server.ownership import lease_key
 from tests.test_lobby_codec import a_real_update
 from tools.probe import eventually
 
 
 @asynccontextmanager
-async def worker(bus: BusServer, name: str, serving: set[str]) -> AsyncIterator[WorkerBus]:
+async def worker(bus: BusServer, name: str, serving: set[str],
+                 asks: Asks | None = None) -> AsyncIterator[WorkerBus]:
     """One worker's end of the bus, serving the names in `serving`, running."""
     writer, reader = valkey.Valkey.from_url(bus.url), valkey.Valkey.from_url(bus.url)
-    end = WorkerBus(writer, reader, name, serving.__contains__)
+    end = WorkerBus(writer, reader, name, serving.__contains__, asks)
     for person in serving:
         await end.serve(person)
     task = asyncio.create_task(end.run())
@@ -114,6 +116,31 @@ async def test_commands_reach_the_owner_and_each_member_gets_only_their_own_view
         with contextlib.suppress(asyncio.CancelledError):
             await spy
         await watcher.aclose()
+
+
+async def test_apps_give_way_while_another_workers_players_command_is_answered(
+    valkey_bus: BusServer,
+) -> None:
+    # The owner's apps give way (patch 9) from the command's coming to its answer's
+    # writing, as to a key of the owner's own players: the answer does not wait behind
+    # them (measured: 5.7 ms p50 between the view's queueing and its writing, 2.5 after).
+    asks = Asks()
+    async with worker(valkey_bus, "w0", set(), asks) as w0, \
+            worker(valkey_bus, "w1", {"ann"}) as w1:
+        inbox: list[TableMessage] = []
+        owner = w0.owner_link("t1", lambda _: None)
+        owner.open(inbox.append)
+        ann_got, ann_receive = collect()
+        w1.remote_link("t1", ann_receive)
+        w1.remote["t1"].to_table(FromMember("ann", Act("t1", Action.parse("pass")), False, 7))
+        await eventually(lambda: bool(inbox), "ann's command reached the table on w0")
+        assert asks.waiting.keys() == {w0}  # w0 answers a player w1 serves
+        [command] = inbox
+        assert isinstance(command, FromMember)
+        owner.to_lobby(ToMember("ann", a_real_update()))
+        owner.to_lobby(Acked(command.command_id))
+        await eventually(lambda: ann_got[-1:] == [Acked(7)], "the answer reached w1")
+        await eventually(lambda: not asks.waiting, "written: w0's apps go on")
 
 
 async def test_what_the_bus_carries_is_checked_and_bad_entries_are_dropped(
