@@ -166,6 +166,8 @@ class OwnerLink(InProcessLink):
         self._remote_ids = itertools.count(-1, -1)
         self.senders: dict[int, tuple[str, int]] = {}
         """Commands from other workers not yet acknowledged: our id -> (worker, theirs)."""
+        self._acked: list[int] = []
+        """Those the table took up in the pass it is in: acknowledged at its end (`told`)."""
 
     def open(self, inbox: Callable[[TableMessage], None]) -> None:
         super().open(inbox)
@@ -177,6 +179,7 @@ class OwnerLink(InProcessLink):
         for worker, command_id in self.senders.values():  # they wait in vain otherwise
             self._bus.send(worker_inbox(worker), Acked(command_id), self.table_id)
         self.senders.clear()
+        self._acked.clear()
 
     def from_bus(self, message: TableMessage, sender: str) -> None:
         """A message another worker sent this table (checked by the caller's decoding)."""
@@ -189,14 +192,24 @@ class OwnerLink(InProcessLink):
 
     def to_lobby(self, message: TableOutput) -> None:
         if isinstance(message, Acked) and message.command_id < 0:
-            sender = self.senders.pop(message.command_id, None)
-            if sender is not None:
-                worker, theirs = sender
-                self._bus.send(worker_inbox(worker), Acked(theirs), self.table_id)
+            self._acked.append(message.command_id)
         elif isinstance(message, ToMember) and not self._bus.serves(message.name):
             self._bus.to_member(message, self.table_id)
         else:
             super().to_lobby(message)
+
+
+    def told(self) -> None:
+        """The commands the pass took up are acknowledged to their workers now, with
+        what they brought about: acknowledged at once, an acknowledgement went out
+        alone before the journal's write, and the views, written after it, waited for
+        the bus's answer to that first write (6.5 ms, seen at 60 players)."""
+        for ours in self._acked:
+            sender = self.senders.pop(ours, None)
+            if sender is not None:
+                worker, theirs = sender
+                self._bus.send(worker_inbox(worker), Acked(theirs), self.table_id)
+        self._acked.clear()
 
 
 class RemoteTableLink(InProcessLink):

@@ -47,6 +47,10 @@ class TableLink(Protocol):
         anything else is dropped, and the link no longer holds the table."""
         ...
 
+    def told(self) -> None:
+        """The end of one of the table's passes: what it told may go out together."""
+        ...
+
 
 LinkFactory = Callable[[str, Callable[[TableOutput], None]], TableLink]
 """Makes the link of table `table_id` whose output goes to the given receiver."""
@@ -74,6 +78,9 @@ class InProcessLink:
 
     def to_lobby(self, message: TableOutput) -> None:
         self._receiver(message)
+
+    def told(self) -> None:
+        """Each message went out as it came."""
 
     def _closed(self, message: TableMessage) -> None:
         """What a closed (or not yet running) table answers: a command is refused."""

@@ -286,6 +286,7 @@ class Table:
                 and self._tg is not None:
             self._timers.work(self._tg.create_task(self._computers.choose(
                 think.generation, think.seat, think.level, think.view, think.stand_in)))
+        self._link.told()
 
 
 def _moved(error: BaseException) -> bool:
