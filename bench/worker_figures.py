@@ -13,7 +13,7 @@ from typing import Any
 SUMMED = ("on_cpu", "runqueue_wait", "rss_kb", "cpu", "sessions", "skipped_frames",
           "long_stall_count", "long_stalls_since_reset", "hands", "games", "bot_decisions",
           "bot_fallbacks", "reclaims", "tick_cpu", "full_ticks", "young_ticks", "frozen",
-          "freezes", "deferred_freezes", "apps", "garbage", "answer_count",
+          "frozen_counts", "freezes", "deferred_freezes", "apps", "garbage", "answer_count",
           "journal_wait_count")
 WORST = ("stall_run", "stall_connected", "bot_longest_wait", "longest_reclaim",
          "longest_tick", "garbage_pause")
