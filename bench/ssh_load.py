@@ -34,6 +34,8 @@ On a machine of two cores, those processes also take CPU the server would have h
 (at 300, 70% of a core beside the server's 85%): `--players-nice 10` lowers their
 priority, as players on machines of their own would take none of the server's CPU;
 their clocks then include their own wait for a CPU, so a key's time can only grow.
+`--players-nice idle` runs them under Linux's SCHED_IDLE, on CPU time nobody else wants:
+at nice 19 they still took 60% of a core beside two workers, which waited for one.
 `--pin` runs the server alone on CPU 0 and the players and the computers' workers on
 CPU 1: a server with a core of its own (the players then share the other core).
 The players' clocks count their own process's lag too, so keys are also timed inside
@@ -103,7 +105,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -883,7 +885,7 @@ async def club_player(port: int, index: int, role: Role, stop: asyncio.Event, ta
 
 
 async def run(sessions: int, typing_seconds: float, openers: str,
-              mix: str = "lobby", client_processes: int = 2, players_nice: int = 0,
+              mix: str = "lobby", client_processes: int = 2, players_nice: Niceness = 0,
               pin: bool = False, workers: int = 0, redis: str = "") -> dict[str, Any]:
     # Imported now, not by the first player: the import (~0.4 s, it pulls in the whole
     # server) blocked this process's loop while the first players' clocks ran.
@@ -1000,10 +1002,27 @@ def club_share(roles: list[Role], share: int, shares: int) -> list[tuple[int, Ro
             if (r.group if r.group >= 0 else i) % shares == share]
 
 
+Niceness = int | Literal["idle"]
+"""The players' processes' priority: a niceness, or "idle" (`--players-nice`)."""
+
+
+def niceness(text: str) -> Niceness:
+    """`--players-nice`: 0-19, or idle."""
+    if text == "idle":
+        return "idle"
+    value = int(text)
+    if not 0 <= value <= 19:
+        raise argparse.ArgumentTypeError("a niceness is 0 to 19, or idle")
+    return value
+
+
 def club_clients_main(port: int, members: list[tuple[int, Role]], conn: Any,
-                      niceness: int) -> None:
+                      niceness: Niceness) -> None:
     """A client process of a club evening (spawned): its players, steered by `conn`."""
-    os.nice(niceness)
+    if niceness == "idle":  # Linux's SCHED_IDLE: only the CPU time nobody else wants
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    else:
+        os.nice(niceness)
     use_uvloop()
     asyncio.run(_club_clients(port, members, conn))
 
@@ -1048,7 +1067,8 @@ class ClubClients:
     running 300 SSH clients used a whole core (measured: 96%), and its own queueing
     counted as the server's latency."""
 
-    def __init__(self, port: int, roles: list[Role], count: int, niceness: int) -> None:
+    def __init__(self, port: int, roles: list[Role], count: int,
+                 niceness: Niceness) -> None:
         import multiprocessing
 
         context = multiprocessing.get_context("spawn")
@@ -1130,7 +1150,7 @@ def pin_to(pids: Iterable[int], cpu: int) -> None:
 
 
 async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
-                    players_nice: int, pin: bool, workers: int = 0,
+                    players_nice: Niceness, pin: bool, workers: int = 0,
                     redis: str = "") -> dict[str, Any]:
     speed_before = core_speed(0 if pin else None)
     server = await ServerGroup.start(workers, redis)
@@ -1382,9 +1402,11 @@ def main() -> None:
         "--client-processes", type=int, default=2,
         help="processes the players of --mix club run in (default 2)")
     parser.add_argument(
-        "--players-nice", type=int, default=0,
+        "--players-nice", type=niceness, default=0,
         help="niceness of those processes (default 0): 10 stands for players on machines "
-             "of their own, whose work does not take the server's CPU (see above)")
+             "of their own, whose work does not take the server's CPU (see above); idle "
+             "runs them under Linux's SCHED_IDLE, on CPU time nobody else wants (nice 19 "
+             "still took 60%% of a core beside two workers, who then waited for one)")
     parser.add_argument(
         "--pin", action="store_true",
         help="--mix club: the server alone on CPU 0, the players and the computers' "
