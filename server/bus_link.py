@@ -146,7 +146,7 @@ the bytes, the table they are about, and what to do if it is never written (a me
 command: they are told)."""
 
 
-class Asks(Protocol):
+class Asking(Protocol):
     """Where a worker says that it is answering a player another worker serves, and when
     it has (`driver.ASKS`: its apps give way meanwhile, as they do to its own players'
     keys)."""
@@ -247,7 +247,7 @@ class WorkerBus:
     what it sends, written in order by another."""
 
     def __init__(self, bus: Valkey, reader: Valkey, worker: str,
-                 serves: Callable[[str], bool], asks: Asks | None = None) -> None:
+                 serves: Callable[[str], bool], asks: Asking | None = None) -> None:
         """`bus` writes, `reader` blocks reading (a connection of its own); `serves(name)`
         says whether this worker's lobby has `name` connected now; `asks` hears while a
         command of another worker's player waits for its answer to be written (None:
