@@ -314,8 +314,14 @@ class MoonServer:
         self.analyst = Analyst(lobby.bots, store=DatabaseAnalyses(self.db))
         self.door.motd = lambda: lobby.motd
         bans = self.bans
+        def online() -> frozenset[str]:
+            """This worker's sessions, and the people of the club's other workers: a
+            guest name drawn here must be free on every worker (the worker serving a name
+            ends its session elsewhere: two guests given one name, one was thrown out)."""
+            return self.sessions.names().union(name for name, _ in lobby.elsewhere())
+
         context = AuthContext(
-            self.config, self.db, self.gate, operators, self.sessions.names,
+            self.config, self.db, self.gate, operators, online,
             link_codes=self.link_codes, held=self.lobby.held_names, clock=lambda: bans.clock(),
             connection_log=self.connection_log,
         )
