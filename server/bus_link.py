@@ -198,7 +198,6 @@ class OwnerLink(InProcessLink):
         else:
             super().to_lobby(message)
 
-
     def told(self) -> None:
         """The commands the pass took up are acknowledged to their workers now, with
         what they brought about: acknowledged at once, an acknowledgement went out
@@ -254,6 +253,8 @@ class WorkerBus:
         nobody hears)."""
         self.bus = bus
         self.asks = asks
+        self._asked = False
+        """Whether `asks` was told this worker answers another worker's player."""
         self.reader = reader
         self.worker = worker
         self.serves = serves
@@ -390,12 +391,16 @@ class WorkerBus:
         not wait behind them. Their player typed too; another worker serves them."""
         if self.asks is not None:
             self.asks.asked(self, time.monotonic())
+            self._asked = True
 
     def _answered(self) -> None:
-        """All written, and every command from another worker acknowledged."""
-        if self.asks is not None and self._outbox.empty() and \
+        """All written, and every command from another worker acknowledged (looked at
+        only while `asks` was told otherwise: the owned tables are not walked for
+        nothing after each write)."""
+        if self._asked and self.asks is not None and self._outbox.empty() and \
                 not any(link.senders for link in self.owned.values()):
             self.asks.answered(self)
+            self._asked = False
 
     def _drop(self, entries: list[_Out]) -> None:
         self.lost += len(entries)

@@ -314,6 +314,7 @@ class MoonServer:
         self.analyst = Analyst(lobby.bots, store=DatabaseAnalyses(self.db))
         self.door.motd = lambda: lobby.motd
         bans = self.bans
+
         def online() -> frozenset[str]:
             """This worker's sessions, and the people of the club's other workers: a
             guest name drawn here must be free on every worker (the worker serving a name

@@ -116,7 +116,7 @@ has long finished."""
 
 class _LeftScreens:
     """The removed screens waiting for `SCREEN_GRACE`, oldest first (`empty_left_screens`
-    empties those due: the server calls it at each memory tick)."""
+    empties those due: the server calls it every second, `service._empty_left_screens`)."""
 
     def __init__(self) -> None:
         self.waiting: deque[tuple[float, weakref.ref[Screen[Any]]]] = deque()
