@@ -40,7 +40,7 @@ from .identity import (
     name_problem,
     openssh_line,
 )
-from .limits import Gate
+from .limits import BUS_AWAY, GUEST_NAME_DRAWS, Gate
 from .link_codes import LinkCodes
 from .logtext import shown
 from .store import Account, BanEntry, Database, StoreFailure
@@ -478,7 +478,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         if conn is None:
             return
         if self._guest:
-            self._identify_guest()
+            await self._identify_guest()
             return
         key = self._key
         if key is None:
@@ -546,29 +546,50 @@ class MoonSSHServer(asyncssh.SSHServer):
                  self._address)
         return self.player
 
-    def _identify_guest(self) -> None:
+    async def _identify_guest(self) -> None:
         """A fresh guest name, or the held one this address and user name were given.
 
         A name is never given while anything holds it (a session, a connection, a seat
-        kept during the grace): whoever gets it lands in that seat, and a guest has
-        nothing to prove who they are but where they come from."""
+        kept during the grace), here or, on a club's bus, on another worker (the gate
+        reserves it): whoever gets it lands in that seat, and a guest has nothing to
+        prove who they are but where they come from."""
         ctx = self._ctx
         online, seated = ctx.online(), ctx.held()
         held = online | seated | ctx.guests
-        for name in [n for n in ctx.guest_seats if n not in held]:
+        gone = [n for n in ctx.guest_seats if n not in held]
+        for name in gone:
             del ctx.guest_seats[name]
+        ctx.gate.release_guest_names(gone)
         login = GuestLogin(self._address, self._username)
         back = next(
             (n for n, seen in ctx.guest_seats.items()
              if seen == login and n in seated and n not in online and n not in ctx.guests),
             None,
         )
-        name = back or guest_name(held)
-        ctx.guests.add(name)
-        ctx.guest_seats[name] = login
-        self.player = Player(name, guest=True, address=self._address)
-        log.info("login %s as guest from %s%s", name, self._address,
+        given = back or await self._free_guest_name(held)
+        if given is None:
+            return
+        ctx.guests.add(given)
+        ctx.guest_seats[given] = login
+        self.player = Player(given, guest=True, address=self._address)
+        log.info("login %s as guest from %s%s", given, self._address,
                  " (back to its seat)" if back else "")
+
+    async def _free_guest_name(self, held: frozenset[str]) -> str | None:
+        """A guest name drawn free of `held` and reserved by the gate; None (the guest
+        told why) if the gate cannot reserve one now."""
+        taken = set(held)
+        for _ in range(GUEST_NAME_DRAWS):
+            name = guest_name(taken)
+            reserved = await self._ctx.gate.reserve_guest_name(name)
+            if reserved:
+                return name
+            if reserved is None:
+                break
+            taken.add(name)  # another worker's guest has it: draw again
+        log.warning("no guest name for %s: the gate could not reserve one", self._address)
+        self.refusal = BUS_AWAY + "\n"
+        return None
 
     # --- everything that is not a game session is refused -----------------------------
 

@@ -14,6 +14,10 @@ a budget.
     and counts the new session in the same step (two workers never both let in the
     last place). The hash is also counted here, in process: a bus that lost it (it
     restarted empty) gets it back whole at the next renewal;
+  - guests' names: a name given to a guest is a field `r:<name>` of the same hash while
+    the worker holds it (a connection, a session, a seat kept): one script gives it only
+    if no live worker's hash has it, as a reservation or as a session's name (two
+    guests arriving at once on two workers never draw one name);
   - new names (and the lobby's rates): a sorted set of times per address, per person,
     and one for the whole club, kept for the window (a sliding window, as in process).
 - **`BusRates`** are the lobby's own rate limits over the same windows
@@ -41,7 +45,7 @@ import hashlib
 import itertools
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +53,7 @@ from moon_tui.lobby.chat import RateLimit
 
 from .bus import still_running
 from .limits import (
+    BUS_AWAY,
     FORGIVEN_AFTER,
     HOUR,
     MAX_BACKOFF,
@@ -77,8 +82,6 @@ SESSIONS_PREFIX = "moon:limits:sessions:"
 CLAIMS_KEY = "moon:limits:claims"
 KEY_PART_MAX = 64
 
-BUS_AWAY = ("The server cannot check its login limits right now: guests and new names "
-            "wait a moment (players with their own key can log in meanwhile).")
 
 _SESSIONS_IN = """
 local byname, byaddress, byguests = 0, 0, 0
@@ -114,6 +117,23 @@ for i = 1, #ARGV do
 end
 return 0
 """
+
+_GUEST_NAME = """
+for _, holder in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local key = ARGV[1] .. holder
+  if key ~= KEYS[2] and redis.call('EXISTS', key) == 0 then
+    redis.call('SREM', KEYS[1], holder)
+  elseif redis.call('HEXISTS', key, ARGV[2]) == 1 or redis.call('HEXISTS', key, ARGV[3]) == 1 then
+    return 0
+  end
+end
+redis.call('HSET', KEYS[2], ARGV[2], 1)
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('SADD', KEYS[1], ARGV[5])
+return 1
+"""
+"""Whether a guest name (ARGV[2], its reservation field; ARGV[3], its sessions' field) is
+free on every live worker; if so, reserve it in this worker's hash."""
 
 _FAILED = """
 local f = redis.call('HMGET', KEYS[1], 'count', 'strikes', 'until', 'last')
@@ -212,7 +232,8 @@ class BusGate(Gate):
         self.bus, self.holder = bus, holder
         self._scripts = {"in": bus.register_script(_SESSIONS_IN),
                          "out": bus.register_script(_SESSIONS_OUT),
-                         "failed": bus.register_script(_FAILED)}
+                         "failed": bus.register_script(_FAILED),
+                         "guest": bus.register_script(_GUEST_NAME)}
         self._windows = Windows(bus, holder)
 
     @property
@@ -297,6 +318,8 @@ class BusGate(Gate):
                                 ("g:", self.guests_by_address)):
             for key, count in counter.items():
                 held[prefix + bounded(key)] = count
+        for name in self.guest_names:
+            held[_reserved(name)] = 1
         return held
 
     async def renew(self) -> None:
@@ -337,6 +360,30 @@ class BusGate(Gate):
                 await self.bus.delete(self.sessions_key)
                 await self.bus.srem(HOLDERS_KEY, self.holder)  # type: ignore[misc]
 
+    # --- guests' names ---------------------------------------------------------------
+
+    async def reserve_guest_name(self, name: str) -> bool | None:
+        if name in self.guest_names:
+            return False
+        try:
+            free = await self._ask(self._scripts["guest"](
+                keys=[HOLDERS_KEY, self.sessions_key],
+                args=[SESSIONS_PREFIX, _reserved(name), _fields(name, "")[0],
+                      SESSIONS_TTL_MS, self.holder]))
+        except BusAway:
+            return None
+        if not int(free):
+            return False
+        self.guest_names.add(name)
+        return True
+
+    def release_guest_names(self, names: Iterable[str]) -> None:
+        """Released on the bus at the next renewal, which writes the hash whole."""
+        gone = self.guest_names.intersection(names)
+        if gone:
+            super().release_guest_names(gone)
+            self._dirty = True
+
     # --- new names -------------------------------------------------------------------
 
     async def claim_refusal(self, address: str) -> str | None:
@@ -364,6 +411,11 @@ class BusGate(Gate):
 
 class BusAway(Exception):
     """The bus did not answer a question of the limits in time."""
+
+
+def _reserved(name: str) -> str:
+    """A guest name's reservation field in a worker's sessions hash."""
+    return f"r:{bounded(name)}"
 
 
 def _fields(name: str, address: str) -> tuple[str, str, str]:

@@ -7,17 +7,18 @@ What an address did only ever slows down what anyone could do from it: guests an
 names. A key that already belongs to a player is never refused for what others on its
 address did (a club behind one NAT is one address); see `MoonSSHServer`.
 
-The budgets (failed logins, sessions per address and per name, new names) are `Gate`'s
-async methods: a worker of a club on a bus uses `bus_limits.BusGate`, which counts them
-across the workers; the code that asks is the same. Connections still logging in, and
-the server's whole capacity (`max_sessions`, the guests' share), are each process's own.
+The budgets (failed logins, sessions per address and per name, new names) and the
+guests' names are `Gate`'s async methods: a worker of a club on a bus uses
+`bus_limits.BusGate`, which counts them across the workers; the code that asks is the
+same. Connections still logging in, and the server's whole capacity (`max_sessions`,
+the guests' share), are each process's own.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 
 from .config import Limits
@@ -26,6 +27,11 @@ MAX_BACKOFF = 15 * 60.0
 FORGIVEN_AFTER = 60 * 60.0
 """An address with no failed login for this long starts again from a clean slate."""
 HOUR = 3600.0
+BUS_AWAY = ("The server cannot check its login limits right now: guests and new names "
+            "wait a moment (players with their own key can log in meanwhile).")
+"""Why a guest or a new name waits while a club's bus does not answer (`bus_limits`)."""
+GUEST_NAME_DRAWS = 5
+"""Guest names drawn at most for one guest: each one a worker's guest took meanwhile."""
 _REMEMBERED = 10_000
 """Addresses with failures kept before the quiet ones are forgotten."""
 
@@ -95,6 +101,8 @@ class Gate:
     _claims: deque[float] = field(default_factory=deque)
     """When each name of the last hour was claimed, oldest first."""
     _claims_by_address: dict[str, deque[float]] = field(default_factory=dict)
+    guest_names: set[str] = field(default_factory=set)
+    """Names this process gave to guests and still holds for them (`reserve_guest_name`)."""
 
     # --- connections ----------------------------------------------------------------
 
@@ -238,6 +246,21 @@ class Gate:
                 del counter[key]
         if guest:
             self.guests -= 1
+
+    # --- guests' names -------------------------------------------------------------------
+
+    async def reserve_guest_name(self, name: str) -> bool | None:
+        """Hold `name` for a guest of this process: False if it is held already (on a
+        club's bus, by any of its workers), None if that cannot be told now (the bus is
+        away). A name is only held here until `release_guest_names`."""
+        if name in self.guest_names:
+            return False
+        self.guest_names.add(name)
+        return True
+
+    def release_guest_names(self, names: Iterable[str]) -> None:
+        """Nothing here holds those guest names any more (no connection, session or seat)."""
+        self.guest_names.difference_update(names)
 
     # --- new names per address and per hour ----------------------------------------
 

@@ -218,6 +218,31 @@ async def test_a_guest_is_never_given_a_name_a_guest_of_another_worker_has(
         assert servers[0].lobby.serves("guest-0007")
 
 
+async def test_two_guests_arriving_at_once_on_two_workers_never_draw_one_name(
+    valkey_bus: BusServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A guest still reading the welcome is in no worker's lobby yet: the name they were
+    # given was free for another worker's guest to draw too (and whichever came to the
+    # lobby second ended the other's session). Now the gate reserves it on the bus.
+    draws = iter([7, 7, 8])
+    monkeypatch.setattr(identity, "secrets", SimpleNamespace(randbelow=lambda _: next(draws)))
+    async with contextlib.AsyncExitStack() as stack:
+        servers: list[MoonServer] = [await stack.enter_async_context(running_server(
+            tmp_path, lobby_config=FAST, place=WorkerPlace(i, valkey_bus.url)))
+            for i in range(2)]
+        first = await ScreenClient.connect(servers[0].port, "visitor")
+        await first.wait_for("go to the lobby", WAIT)  # given guest-0007, not in the lobby
+        second = await ScreenClient.connect(servers[1].port, "visitor")
+        await enter_lobby(second, WAIT)
+        await second.wait_for("you are guest-0008", WAIT)  # 7 is held on w0
+        await enter_lobby(first, WAIT)
+        await first.wait_for("you are guest-0007", WAIT)
+        await first.press("n")  # both are still here, each served by their worker
+        await first.wait_for("Create (ctrl+s)", WAIT)
+        assert servers[0].lobby.serves("guest-0007")
+        assert servers[1].lobby.serves("guest-0008")
+
+
 async def ann_and_bob_playing(stack: contextlib.AsyncExitStack, valkey_bus: BusServer,
                               tmp_path: Path
                               ) -> tuple[list[MoonServer], ScreenClient, ScreenClient]:

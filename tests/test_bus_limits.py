@@ -131,6 +131,35 @@ async def test_while_the_bus_is_away_members_get_in_and_strangers_wait(
         await bus.aclose()
 
 
+async def test_a_guest_name_is_held_on_one_worker_until_it_lets_it_go(
+    valkey_bus: BusServer,
+) -> None:
+    bus = valkey.Valkey.from_url(valkey_bus.url)
+    here, there = BusGate(Limits()), BusGate(Limits())
+    here.attach(bus, "w0.names")
+    there.attach(bus, "w1.names")
+    try:
+        assert await here.reserve_guest_name("guest-4242") is True
+        assert await there.reserve_guest_name("guest-4242") is False
+        assert await here.reserve_guest_name("guest-4242") is False  # here too
+        # A session's name is held as well (a guest who came in before the reservations).
+        assert await here.admit("guest-4343", "10.0.0.9", guest=True) is None
+        assert await there.reserve_guest_name("guest-4343") is False
+        # The bus restarts empty: the next renewal puts the reservation back.
+        valkey_bus.stop()
+        assert await there.reserve_guest_name("guest-4444") is None  # cannot tell: refused
+        valkey_bus.start()
+        await here.renew()
+        assert await there.reserve_guest_name("guest-4242") is False
+        # Nothing holds the name here any more: free for the club at the next renewal.
+        here.release_guest_names(["guest-4242", "guest-never-given"])
+        await here.renew()
+        assert await there.reserve_guest_name("guest-4242") is True
+        assert "guest-4242" not in here.guest_names
+    finally:
+        await bus.aclose()
+
+
 async def test_a_code_guesser_has_one_minute_of_guesses_on_two_workers(
     valkey_bus: BusServer,
 ) -> None:
