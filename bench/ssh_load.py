@@ -110,7 +110,7 @@ from typing import Any, Literal
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.worker_figures import spread_inputs  # noqa: E402
+from bench.worker_figures import WHERE_KEYS, spread_inputs  # noqa: E402
 
 CONNECT_RATE = 5.0
 TABLES = 4
@@ -323,7 +323,7 @@ async def _serve(data: Path, operator_key: str | None = None,
 Answer = tuple[str, float, int, float, str]
 """A key answered in the server: ("table" or "lobby", the moment the driver read it, the
 client's port, the moment the driver wrote the next frame, and at a table of a club of
-workers whether the table runs on the worker that serves the player: "same" or "other";
+workers whether the table runs on the worker that serves the player (`_where`);
 "" otherwise), on the machine's monotonic clock, which the players' processes share
 (see `_from_the_send`)."""
 
@@ -338,13 +338,17 @@ class WorkerArgs:
 
 
 def _where(running: list[Any], table_id: str) -> str:
-    """Whether the table `table_id` runs on this worker ("same") or on another one whose
-    members this worker serves ("other"); "" for a server alone (no bus)."""
+    """Whether the table `table_id` runs on this worker ("same", or "same, humans" for a
+    table of humans only) or on another one whose members this worker serves ("other");
+    "" for a server alone (no bus)."""
     club = running[0].club_bus if running else None
     if club is None:
         return ""
     if table_id in club.link.owned:
-        return "same"
+        entry = next((t for t in running[0].lobby.tables() if t.table_id == table_id), None)
+        humans = entry is not None and all(seat.name and seat.bot_level is None
+                                           for seat in entry.seats)
+        return "same, humans" if humans else "same"
     return "other" if table_id in club.link.remote else "?"
 
 
@@ -1298,8 +1302,8 @@ def _from_the_send(answered: list[Answer], sends: list[tuple[int, float]]) -> di
         by_port.setdefault(port, []).append(sent)
     for times in by_port.values():
         times.sort()
-    totals: dict[str, list[float]] = {"table": [], "lobby": [], "table_same_worker": [],
-                                      "table_other_worker": []}
+    totals: dict[str, list[float]] = {"table": [], "lobby": [], **{
+        key: [] for keys in WHERE_KEYS.values() for key in keys}}
     waits: list[float] = []
     unmatched = 0
     for screen, read, port, written, where in answered:
@@ -1310,8 +1314,8 @@ def _from_the_send(answered: list[Answer], sends: list[tuple[int, float]]) -> di
             continue
         sent = times[before - 1]
         totals[screen].append(written - sent)
-        if where in ("same", "other"):
-            totals[f"table_{where}_worker"].append(written - sent)
+        for key in WHERE_KEYS.get(where, ()):
+            totals[key].append(written - sent)
         waits.append(read - sent)
     return {**{k: _spread(v) for k, v in totals.items()},
             "socket_wait": _spread(waits), "unmatched": unmatched}
@@ -1371,7 +1375,11 @@ def print_club(result: dict[str, Any]) -> None:
             f"{_p50_p99(inside['table_same_worker'])} ({inside['table_same_worker']['count']}"
             f" keys) / {_p50_p99(inside['table_other_worker'])} "
             f"({inside['table_other_worker']['count']} keys); from the send, one clock "
-            f"{_p50_p99(sent['table_same_worker'])} / {_p50_p99(sent['table_other_worker'])}",
+            f"{_p50_p99(sent['table_same_worker'])} / {_p50_p99(sent['table_other_worker'])}; "
+            f"at tables of three humans on the player's worker, in the server "
+            f"{_p50_p99(inside['table_same_worker_humans'])} "
+            f"({inside['table_same_worker_humans']['count']} keys), from the send "
+            f"{_p50_p99(sent['table_same_worker_humans'])}",
             flush=True,
         )
 

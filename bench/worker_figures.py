@@ -53,13 +53,25 @@ def _own(reply: dict[str, Any]) -> dict[str, Any]:
             if key in reply}
 
 
+WHERE_KEYS: dict[str, tuple[str, ...]] = {
+    "same": ("table_same_worker",),
+    "same, humans": ("table_same_worker", "table_same_worker_humans"),
+    "other": ("table_other_worker",),
+}
+"""Where a table key counts besides "table", by where its table runs: on the player's
+worker, or on another. Only a table of three humans can run on another worker (it runs
+where its opener is), so the keys of those on the player's worker are also counted
+apart: a move there has two other players' screens to show too, and the fair
+comparison with a move across workers is with them."""
+
+
 def spread_inputs(answered: list[list[Any]]) -> dict[str, list[float]]:
     """Key -> frame in the server (seconds) by where the key was pressed: at a table or in
     the lobby, and at a table run on the player's own worker or on another one."""
-    split: dict[str, list[float]] = {"table": [], "lobby": [], "table_same_worker": [],
-                                     "table_other_worker": []}
+    split: dict[str, list[float]] = {"table": [], "lobby": [], **{
+        key: [] for keys in WHERE_KEYS.values() for key in keys}}
     for screen, read, _, written, where in answered:
         split[screen].append(written - read)
-        if where in ("same", "other"):
-            split[f"table_{where}_worker"].append(written - read)
+        for key in WHERE_KEYS.get(where, ()):
+            split[key].append(written - read)
     return split

@@ -54,9 +54,11 @@ def test_table_keys_are_split_by_where_the_table_runs() -> None:
         ["table", 2.0, 50002, 2.030, "other"],
         ["lobby", 3.0, 50003, 3.002, ""],
         ["table", 4.0, 50004, 4.020, ""],  # a server alone: a table key, neither split
+        ["table", 5.0, 50005, 5.005, "same, humans"],  # also counted apart
     ])
-    assert [round(x, 3) for x in split["table"]] == [0.01, 0.03, 0.02]
-    assert [round(x, 3) for x in split["table_same_worker"]] == [0.01]
+    assert [round(x, 3) for x in split["table"]] == [0.01, 0.03, 0.02, 0.005]
+    assert [round(x, 3) for x in split["table_same_worker"]] == [0.01, 0.005]
+    assert [round(x, 3) for x in split["table_same_worker_humans"]] == [0.005]
     assert [round(x, 3) for x in split["table_other_worker"]] == [0.03]
     assert [round(x, 3) for x in split["lobby"]] == [0.002]
 
