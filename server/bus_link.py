@@ -90,9 +90,6 @@ CHAT_STREAM_MAX = 1_000
 INTO_A_TABLE = (FromMember, Attach, Detach, CloseNow)
 """What another worker may put into a table (its clocks and computers are its own)."""
 OUT_TO_A_WORKER = (ToMember, Acked)
-HAND_OVER_PASSES = 2
-"""Passes of the loop this worker's members wait at most for the bus's writer to take
-what a pass answering another worker's player sent (`OwnerLink._hand_over`)."""
 
 
 def _now_id() -> str:
@@ -171,16 +168,12 @@ class OwnerLink(InProcessLink):
         """Commands from other workers not yet acknowledged: our id -> (worker, theirs)."""
         self._acked: list[int] = []
         """Those the table took up in the pass it is in: acknowledged at its end (`told`)."""
-        self._later: list[TableOutput] | None = None
-        """What this worker's side gets of a pass that answers another worker's player
-        (and of any pass until it is handed over): `_hand_over`, after the bus's writer."""
 
     def open(self, inbox: Callable[[TableMessage], None]) -> None:
         super().open(inbox)
         self._bus.take_up(self)
 
     def shut(self) -> None:
-        self._hand_over()
         super().shut()
         self._bus.let_go(self.table_id)
         for worker, command_id in self.senders.values():  # they wait in vain otherwise
@@ -202,25 +195,7 @@ class OwnerLink(InProcessLink):
             self._acked.append(message.command_id)
         elif isinstance(message, ToMember) and not self._bus.serves(message.name):
             self._bus.to_member(message, self.table_id)
-        elif self._later is not None or self._acked:
-            if self._later is None:
-                self._later = []
-                asyncio.get_running_loop().call_soon(self._hand_over, HAND_OVER_PASSES)
-            self._later.append(message)
         else:
-            super().to_lobby(message)
-
-    def _hand_over(self, passes: int = 0) -> None:
-        """This worker's side gets what waited, in order, once the bus's writer has taken
-        what the pass sent (waiting `passes` passes of the loop at most): a pass that
-        answers another worker's player writes that player's view before this worker's
-        members take theirs (their sessions' work on the move came first, 1-2.5 ms at 20
-        players; under uvloop a write goes out at the end of the pass it is made in)."""
-        if passes > 0 and self._later is not None and self._bus.queued():
-            asyncio.get_running_loop().call_soon(self._hand_over, passes - 1)
-            return
-        later, self._later = self._later, None
-        for message in later or ():
             super().to_lobby(message)
 
     def told(self) -> None:
@@ -409,10 +384,6 @@ class WorkerBus:
             if not unsent:
                 self._answered()
             self._take_over_names([(name, replies[at]) for at, name in served])
-
-    def queued(self) -> bool:
-        """Whether entries wait for the writer to take them."""
-        return not self._outbox.empty()
 
     def answering(self) -> None:
         """A command from another worker's player came: until what it brings about is

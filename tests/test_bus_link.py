@@ -151,48 +151,6 @@ async def test_apps_give_way_while_another_workers_players_command_is_answered(
         await eventually(lambda: not asks.waiting, "written: w0's apps go on")
 
 
-async def test_a_pass_answering_another_workers_player_writes_its_view_first(
-    valkey_bus: BusServer,
-) -> None:
-    # The owner's own members took the move (their sessions' work, 1-2.5 ms at 20
-    # players) in the pass where the bus's writer was to write the other worker's view:
-    # now they get theirs once it is written, in the order the table told it.
-    async with worker(valkey_bus, "w0", {"olga"}) as w0, \
-            worker(valkey_bus, "w1", {"ann"}) as w1:
-        order: list[object] = []
-        write = w0._write
-
-        async def writing(batch: list[tuple[int, bus_link._Out]],
-                          served: list[tuple[int, str]]) -> list[object]:
-            order.append("written")
-            return await write(batch, served)
-
-        w0._write = writing  # type: ignore[method-assign]
-        inbox: list[TableMessage] = []
-        owner = w0.owner_link("t1", order.append)
-        owner.open(inbox.append)
-        ann_got, ann_receive = collect()
-        w1.remote_link("t1", ann_receive)
-        w1.remote["t1"].to_table(FromMember("ann", Act("t1", Action.parse("pass")), False, 7))
-        await eventually(lambda: bool(inbox), "ann's command reached the table on w0")
-        [command] = inbox
-        assert isinstance(command, FromMember)
-        order.clear()  # (the owner's own writes so far: taking the table up)
-        view = a_real_update()
-        olga_first = ToMember("olga", view)
-        olga_then = ToMember("olga", TableUpdate(view.table, None, None, view.seq))
-        owner.to_lobby(Acked(command.command_id))
-        owner.to_lobby(olga_first)
-        owner.to_lobby(ToMember("ann", view))
-        owner.told()
-        owner.to_lobby(olga_then)  # told before she had the first: it stays behind it
-        assert order == []
-        await eventually(lambda: ann_got[-1:] == [Acked(7)], "the answer reached w1")
-        assert order == ["written", olga_first, olga_then]
-        owner.to_lobby(olga_first)  # a pass of the owner's own: handed over at once
-        assert order[-1] == olga_first
-
-
 async def test_what_the_bus_carries_is_checked_and_bad_entries_are_dropped(
     valkey_bus: BusServer,
 ) -> None:
