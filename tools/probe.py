@@ -21,6 +21,7 @@ from wcwidth import wcwidth
 
 from server.config import ServerConfig
 from server.service import MoonServer
+from tools.fast_terminal import FastByteStream, FastScreen
 
 
 def new_key() -> asyncssh.SSHKey:
@@ -95,8 +96,8 @@ class ScreenClient:
         self.width = width
         self.height = height
         self.term = term
-        self.screen = pyte.Screen(width, height)
-        self.stream = pyte.ByteStream(self.screen)
+        self.screen = FastScreen(width, height)
+        self.stream = FastByteStream(self.screen)
         self.process: asyncssh.SSHClientProcess[bytes] | None = None
         self.raw = bytearray()
         self.keep_raw = False
