@@ -448,7 +448,7 @@ class MoonApp(App[None]):
         if isinstance(self.screen, WaitingScreen | GameScreen):
             self.pop_screen()
         self._lobby_on_need()
-        self.notify(left_words(event), timeout=6)
+        self.notify(left_words(event, guest=self.guest), timeout=6)
         for table_id in self.model.tables:
             self._follow_table(self.model.tables[table_id])
             break

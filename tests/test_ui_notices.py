@@ -65,6 +65,9 @@ def test_a_table_that_waits_for_the_server_is_not_left() -> None:
     # Seen: "You left the table: the server is shutting down" beside "your seat waits".
     waiting = left_words(TableLeft("t1", Leave.SERVER_STOPPING))
     assert "You left" not in waiting and "seat" in waiting and "wait" in waiting
+    for_a_guest = left_words(TableLeft("t1", Leave.SERVER_STOPPING), guest=True)
+    assert "wait for you" not in for_a_guest and "computer in your seat" in for_a_guest
+    assert left_words(TableLeft("t1", Leave.YOU_LEFT), guest=True) == "You left the table."
     assert left_words(TableLeft("t1", Leave.YOU_LEFT)) == "You left the table."
     assert left_words(TableLeft("t1", Leave.AWAY_TOO_LONG)) == \
         "You left the table: you were away too long."

@@ -191,7 +191,15 @@ def notice_title(notice: Notice) -> str:
     return ""
 
 
-def left_words(left: TableLeft) -> str:
+GUEST_SEAT_ON_STOPPING = ("The server is shutting down: the game is saved and goes on "
+                          "when it is back, with a computer in your seat (a guest's name "
+                          "lasts one visit).")
+"""A guest comes back under a new name, so the seat that waits is not theirs to take."""
+
+
+def left_words(left: TableLeft, *, guest: bool = False) -> str:
+    if guest and left.reason is Leave.SERVER_STOPPING:
+        return GUEST_SEAT_ON_STOPPING
     return LEAVE[left.reason](left.params)
 
 
