@@ -6,7 +6,8 @@
 
 The server runs in a child process (the real MoonServer, uvloop, gc as `moon-server`
 does) with a small control line protocol on stdin/stdout for its own figures. This
-process is the players: asyncssh clients with a PTY of 80x24, screens read through pyte,
+process is the players: asyncssh clients with a PTY of 80x24, screens read through pyte
+(with `tools/fast_terminal.py`, at a third of pyte's own CPU),
 connecting 5 per second, each then pressing a key every second on average (at random
 moments, see `KEY_INTERVAL`): the first four (or with `--openers last`, the last four)
 open a table each and wait in it, the others browse the lobby's table list (down, up,
@@ -35,7 +36,8 @@ On a machine of two cores, those processes also take CPU the server would have h
 priority, as players on machines of their own would take none of the server's CPU;
 their clocks then include their own wait for a CPU, so a key's time can only grow.
 `--players-nice idle` runs them under Linux's SCHED_IDLE, on CPU time nobody else wants:
-at nice 19 they still took 60% of a core beside two workers, which waited for one.
+at nice 19 they still took 60% of a core beside two workers, which waited for one
+(before `tools/fast_terminal.py`; 20-37% since, from 90 to 176 players).
 `--pin` runs the server alone on CPU 0 and the players and the computers' workers on
 CPU 1: a server with a core of its own (the players then share the other core).
 The players' clocks count their own process's lag too, so keys are also timed inside

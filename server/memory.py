@@ -129,13 +129,20 @@ class FreezePolicy:
     """Seconds between looks at whether the frozen objects grew (`HEAP_GROWTH`)."""
     HEAP_GROWTH = 0.1
     """How much more of Python's memory than at the last count (its allocated blocks,
-    `sys.getallocatedblocks()`: a look at its pools, 0.3 ms for 7 million blocks) brings a
-    count of the frozen objects at a `RECOUNT`. A count walks them all, in the order they
-    were frozen, all over the heap: 62-112 ms for 663,000-746,000 with 60-70 club
-    players, a pause for everyone every 30 s, the longest of a steady evening
-    (bench/ssh_load.py --mix club); a heap that did not grow holds no more of them to
-    find. Not 2%: a club's heap grew that much in 30 s for minutes after the arrivals.
-    The growth rule's quarter is then seen at most a tenth late."""
+    `sys.getallocatedblocks()`: a look at its pools, 0.3 ms for 7 million blocks), past
+    what the sessions that came since hold (`SESSION_BLOCKS`), brings a count of the
+    frozen objects at a `RECOUNT`. A count walks them all, in the order they were frozen,
+    all over the heap: 62-112 ms for 663,000-746,000 with 60-70 club players, 117-146 ms
+    with 85-91 on each of two workers, a pause for everyone, the longest of a steady
+    evening (bench/ssh_load.py --mix club); a heap that did not grow holds no more of them
+    to find. Not 2%: a club's heap grew that much in 30 s for minutes after the arrivals
+    (0.06% a second at 85 players once all had come). The growth rule's quarter is then
+    seen at most a tenth late."""
+    SESSION_BLOCKS = 14_000
+    """Python's allocated blocks a live club player's session holds, about (14,100-14,300
+    at 80x24 with 73-85 on a worker, bench/ssh_load.py --mix club). Without it the last
+    players of a club's arrival, after a count among the first, grew the heap past
+    `HEAP_GROWTH` and brought one more count in the steady play."""
 
     def __init__(self) -> None:
         self.dead = 0
@@ -174,6 +181,8 @@ class FreezePolicy:
         self._counted_at = 0.0
         self._heap = 0
         """Python's allocated blocks at the last count of the frozen objects."""
+        self._heap_live = 0
+        """Live sessions at that count."""
         self.counts = 0
         """Counts of the frozen objects taken (each walks them all)."""
         self._mark = 0
@@ -288,7 +297,7 @@ class FreezePolicy:
         """`quiet`: nobody connected (apps may outlive their connections)."""
         if now - self._counted_at >= self.RECOUNT:
             self._counted_at = now
-            if self._heap_grew():  # the frozen objects may have grown: count them
+            if self._heap_grew(live):  # the frozen objects may have grown: count them
                 self._frozen_count = gc.get_freeze_count()
                 self.counts += 1
                 alive = self._mark + max(0, live - self._mark_live) * self.SESSION_OBJECTS
@@ -301,13 +310,15 @@ class FreezePolicy:
             return True
         return self.garbage() >= self.RECLAIM_SHARE * self._frozen_count
 
-    def _heap_grew(self) -> bool:
-        """Python's memory grew by `HEAP_GROWTH` since the last count (the frozen objects
-        may have, then: count them); the mark for the next look moves only on a count."""
+    def _heap_grew(self, live: int) -> bool:
+        """Python's memory grew by `HEAP_GROWTH` since the last count, past what the
+        sessions that came since hold (the frozen objects may have, then: count them);
+        the mark for the next look moves only on a count."""
         heap = sys.getallocatedblocks()
-        if heap < self._heap * (1 + self.HEAP_GROWTH):
+        came = max(0, live - self._heap_live)
+        if heap < (self._heap + came * self.SESSION_BLOCKS) * (1 + self.HEAP_GROWTH):
             return False
-        self._heap = heap
+        self._heap, self._heap_live = heap, live
         return True
 
     def reclaim(self, live: int) -> None:
@@ -318,7 +329,7 @@ class FreezePolicy:
         self._freeze(started)  # young connections open now are frozen too: stamped so
         self._frozen_count = self._mark = frozen - found
         self._mark_live = live
-        self._heap = sys.getallocatedblocks()
+        self._heap, self._heap_live = sys.getallocatedblocks(), live
         pause = time.perf_counter() - started
         self.reclaims += 1
         self.longest_reclaim = max(self.longest_reclaim, pause)
