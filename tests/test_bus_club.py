@@ -137,15 +137,21 @@ class Listener:
         self.heard.append(message)
 
 
+def _club_listened(bus: valkey.Valkey) -> tuple[ClubOnBus, Listener]:
+    """Worker w0's club on `bus`, with a stand-in lobby that keeps what it hears."""
+    club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200, "w0.1",
+                     None)  # type: ignore[arg-type]  # no news in these tests
+    lobby = Listener()
+    club._lobby = lobby  # type: ignore[assignment]  # the stand-in, not started
+    return club, lobby
+
+
 async def test_what_other_workers_share_is_checked_and_a_bad_share_dropped(
     valkey_bus: BusServer,
 ) -> None:
     bus = valkey.Valkey.from_url(valkey_bus.url)
     try:
-        club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200, "w0.1",
-                         None)  # type: ignore[arg-type]  # no news in this test
-        lobby = Listener()
-        club._lobby = lobby  # type: ignore[assignment]  # the stand-in, not started
+        club, lobby = _club_listened(bus)
         good = ClubShare((), ("bob",), ())
         await bus.set(share_key("w1"), codec.encode(good))
         await bus.set(share_key("w2"), codec.encode(ClubShare((), ("bob\nforged",), ())))
@@ -179,10 +185,7 @@ async def test_a_share_that_did_not_change_is_not_encoded_again(
     monkeypatch.setattr(codec, "encode", counted)
     bus = valkey.Valkey.from_url(valkey_bus.url)
     try:
-        club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200, "w0.1",
-                         None)  # type: ignore[arg-type]  # no news in this test
-        lobby = Listener()
-        club._lobby = lobby  # type: ignore[assignment]  # the stand-in, not started
+        club, lobby = _club_listened(bus)
         await club.share_round()
         await club.share_round()
         assert len(encoded) == 1

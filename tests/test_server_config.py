@@ -333,6 +333,19 @@ def test_frozen_garbage_nobody_counted_is_reclaimed_once_the_frozen_objects_grow
         policy.stop()
 
 
+def _walks_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Each count of the frozen objects from now on (a walk of them all), as counted."""
+    walks: list[int] = []
+    count = gc.get_freeze_count
+
+    def counted() -> int:
+        walks.append(count())
+        return walks[-1]
+
+    monkeypatch.setattr(gc, "get_freeze_count", counted)
+    return walks
+
+
 def test_the_frozen_objects_are_counted_only_once_the_heap_grew(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A count walks every frozen object, all over the heap: 62 ms for 663,000 with 60
@@ -342,16 +355,9 @@ def test_the_frozen_objects_are_counted_only_once_the_heap_grew(
 
     clock = MemoryClock.installed(monkeypatch)
     policy = FreezePolicy()
-    walks: list[int] = []
-    count = gc.get_freeze_count
-
-    def counted() -> int:
-        walks.append(count())
-        return walks[-1]
-
     try:
         policy.start()
-        monkeypatch.setattr(gc, "get_freeze_count", counted)
+        walks = _walks_counted(monkeypatch)
         for _ in range(3):
             clock.now += policy.RECOUNT
             policy.tick(live=0, connections=1)
@@ -377,16 +383,9 @@ def test_the_heap_that_new_sessions_hold_brings_no_count(
 
     clock = MemoryClock.installed(monkeypatch)
     policy = FreezePolicy()
-    walks: list[int] = []
-    count = gc.get_freeze_count
-
-    def counted() -> int:
-        walks.append(count())
-        return walks[-1]
-
     try:
         policy.start()
-        monkeypatch.setattr(gc, "get_freeze_count", counted)
+        walks = _walks_counted(monkeypatch)
         heap = sys.getallocatedblocks()
         players = max(4, heap // policy.SESSION_BLOCKS)  # the heap doubles, at least
         kept = []
