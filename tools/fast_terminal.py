@@ -16,10 +16,11 @@ pyte's own, byte for byte.
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import pyte
 from pyte import modes
@@ -111,29 +112,33 @@ class FastByteStream:
         self._pyte.feed(rest)
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+MOST_REMEMBERED = 50_000
+"""Each cache below is emptied when it grows past this."""
 _CELLS: dict[Char, dict[str, Char]] = {}
 """One cell per colour and character, shared by every screen (cells are tuples)."""
 _AFTER_SGR: dict[tuple[Char, tuple[int, ...], bool], Char] = {}
 """The cursor's colours after a colour change, by the colours before it."""
-_NARROW: dict[str, bool] = {}
-MOST_REMEMBERED = 50_000
-"""Each of the caches above is emptied when it grows past this."""
+
+
+def _room(cache: dict[K, V]) -> dict[K, V]:
+    """`cache`, emptied first if it holds `MOST_REMEMBERED` entries already."""
+    if len(cache) >= MOST_REMEMBERED:
+        cache.clear()
+    return cache
+
+
+@functools.lru_cache(maxsize=MOST_REMEMBERED)
+def _narrow_char(char: str) -> bool:
+    return bool(wcwidth(char) == 1 and not unicodedata.combining(char))
 
 
 def _narrow(text: str) -> bool:
     """Every character of `text` takes one cell and is not one pyte combines."""
     if text.isascii():
         return text.isprintable()
-    for char in text:
-        narrow = _NARROW.get(char)
-        if narrow is None:
-            narrow = wcwidth(char) == 1 and not unicodedata.combining(char)
-            if len(_NARROW) > MOST_REMEMBERED:
-                _NARROW.clear()
-            _NARROW[char] = narrow
-        if not narrow:
-            return False
-    return True
+    return all(map(_narrow_char, text))
 
 
 class FastScreen(pyte.Screen):
@@ -150,9 +155,7 @@ class FastScreen(pyte.Screen):
         attrs = cursor.attrs
         cells = _CELLS.get(attrs)
         if cells is None:
-            if len(_CELLS) > MOST_REMEMBERED:
-                _CELLS.clear()
-            cells = _CELLS[attrs] = {}
+            cells = _room(_CELLS)[attrs] = {}
         line = self.buffer[cursor.y]
         x = cursor.x
         for char in text:
@@ -169,8 +172,6 @@ class FastScreen(pyte.Screen):
         after = _AFTER_SGR.get(key)
         if after is None or private:
             super().select_graphic_rendition(*attrs, **private)
-            if len(_AFTER_SGR) > MOST_REMEMBERED:
-                _AFTER_SGR.clear()
-            _AFTER_SGR[key] = self.cursor.attrs
+            _room(_AFTER_SGR)[key] = self.cursor.attrs
         else:
             self.cursor.attrs = after
