@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn, wait_for
 from textual.widgets import Input
@@ -103,6 +104,27 @@ def _after(app: MoonApp, hand: int | None) -> bool:
     view = current_view(app)
     return (hand is not None and view is not None and len(view.results) > hand
             and view.hand_number > hand and view.phase is not Phase.DEAL)
+
+
+async def test_the_question_before_leaving_stays_while_the_turn_moves_on() -> None:
+    # It went with the first move after the q, a computer's bid a moment later at a
+    # table of computers: the player hardly saw it, though a second q still left.
+    async with Lobby(replace(FAST, bot_delay=0.5), seed=11) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_table_with_two_bots(pilot, app)
+            if my_turn(app):
+                await pilot.press("p")  # the computers bid next
+            await wait_for(pilot, lambda: not my_turn(app), "a computer's turn")
+            view = current_view(app)
+            assert view is not None and view.phase is Phase.BID
+            await pilot.press("q")
+            assert "Press q again" in screen_text(app)
+            await wait_for(pilot, lambda: len(current_view(app).bids) > len(view.bids),  # type: ignore[union-attr]
+                           "a computer's bid")
+            assert "Press q again" in screen_text(app)
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
 
 
 async def test_an_illegal_play_is_explained() -> None:

@@ -186,11 +186,12 @@ class GameScreen(MoonScreen):
         self._view = view
         key = (view.hand_number, view.phase, view.to_move, len(view.bids),
                len(view.played_tiles()))
-        if key != self._turn_key:
-            self._turn_key = key
-            self._told = None
         # The table says how long each wait has left: the countdowns run from here.
         now = time.monotonic()
+        if key != self._turn_key:
+            self._turn_key = key
+            if now > self._leave_armed_until:  # "press q again" holds while it holds
+                self._told = None
         self._turn_deadline = None if update.turn_left is None else now + update.turn_left
         self._reconnect_deadline = (None if update.reconnect_left is None
                                     else now + update.reconnect_left)
