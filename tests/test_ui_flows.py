@@ -127,6 +127,30 @@ async def test_the_question_before_leaving_stays_while_the_turn_moves_on() -> No
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
 
 
+async def test_a_move_of_ones_own_after_q_answers_the_question() -> None:
+    # The player chose to play on: a second q a moment later asks again, it does not
+    # leave at once (it did, within the 3 s the first q armed).
+    async with Lobby(FAST, seed=11) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_table_with_two_bots(pilot, app)
+            await wait_for(pilot, lambda: my_turn(app), "my turn")
+            view = current_view(app)
+            assert view is not None and view.phase is Phase.BID
+            await pilot.press("q")
+            assert "Press q again" in screen_text(app)
+            await pilot.press("p")
+            await wait_for(pilot, lambda: len(current_view(app).bids) > len(view.bids),  # type: ignore[union-attr]
+                           "my bid")
+            assert "Press q again" not in screen_text(app)
+            await pilot.press("q")
+            await pilot.pause()
+            assert isinstance(app.screen, GameScreen)
+            assert "Press q again" in screen_text(app)
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+
+
 async def test_an_illegal_play_is_explained() -> None:
     async with Lobby(FAST, seed=11) as lobby:
         app = MoonApp(lobby, "ann")

@@ -551,7 +551,9 @@ class GameScreen(MoonScreen):
             self._tell(f"Not your turn yet: {who} is to play.")
 
     def _act(self, action: Action) -> None:
+        """Send a move of the player's own: it also answers "leave?" with "no"."""
         self._told = None
+        self._leave_armed_until = 0.0
         self.moon.send(Act(self.table_id, action))
 
     def _in_row(self) -> bool:
