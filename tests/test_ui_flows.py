@@ -416,6 +416,33 @@ async def test_the_form_names_a_table_as_no_other_is_named() -> None:
             assert app.screen.query_one("#name", Input).value == "ann's table 2"
 
 
+async def test_a_narrow_footer_keeps_help_and_the_way_out() -> None:
+    # At 80 columns an operator's lobby with a table listed has more keys than fit: the
+    # footer was cut at its end, and "? help  q quit" were the keys it lost.
+    from moon_tui.lobby import CreateTable
+    from moon_tui.rules import Rules
+
+    async with Lobby(FAST, seed=3) as lobby:
+        bob = await lobby.connect("bob")
+        bob.send(CreateTable("bob's table", Rules.make()))
+        app = MoonApp(lobby, "ann", operator=True, keys=CodeKeys())
+        async with app.run_test(size=(160, 24)) as pilot:
+            await wait_for(pilot, lambda: "bob's table" in screen_text(app), "bob's table")
+            await wait_for(pilot, lambda: "w watch" in screen_text(app), "the table's keys")
+            wide = screen_text(app).splitlines()[-1]
+            assert "o operator" in wide and "…" not in wide, wide
+            await pilot.resize_terminal(80, 24)
+            await wait_for(pilot, lambda: screen_text(app).splitlines()[-1] != wide[:80],
+                           "the footer fitted")
+            narrow = screen_text(app).splitlines()[-1]
+            assert narrow.rstrip().endswith("k keys  …  ? help  q quit"), narrow
+            assert narrow.startswith(" n new table  j join  w watch"), narrow
+            await pilot.click(offset=(narrow.index("…"), 23))
+            await wait_for(pilot, lambda: not isinstance(app.screen, LobbyScreen)
+                           and "Learn to play" in screen_text(app), "the help")
+        await bob.close()
+
+
 async def test_the_owner_is_offered_the_computer_levels_of_players() -> None:
     from moon_tui.ui.fields import Choice
 

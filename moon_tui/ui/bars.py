@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import groupby
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -63,11 +64,11 @@ class ClickBar(KeepsDrawn, Widget):
         self._spans: list[tuple[int, int, str]] = []
         self._text = Text()
         self._cursor: int | None = None
-        self._layouts: dict[tuple[tuple[Item, ...], int | None],
+        self._layouts: dict[tuple[tuple[Item, ...], int | None, int],
                             tuple[Text, list[tuple[int, int, str]]]] = {}
-        """Each set of items laid out, as it was shown, the most recent last (the bars go
-        back and forth between a few: laying them out again was ~1% of a table update's
-        CPU, measured)."""
+        """Each set of items laid out at a width, as it was shown, the most recent last
+        (the bars go back and forth between a few: laying them out again was ~1% of a
+        table update's CPU, measured)."""
 
     @property
     def items(self) -> tuple[Item, ...]:
@@ -83,16 +84,35 @@ class ClickBar(KeepsDrawn, Widget):
             return
         self._items = items
         self._cursor = cursor
-        layout = recall(self._layouts, (items, cursor))
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        width = self.size.width
+        key = (self._items, self._cursor, width)
+        layout = recall(self._layouts, key)
         if layout is None:
-            layout = self.layout_items(items)
-            keep(self._layouts, (items, cursor), layout, DRAWN_KEPT)
+            layout = self.layout_items(self.fitted(self._items, width))
+            keep(self._layouts, key, layout, DRAWN_KEPT)
         self._text, self._spans = layout
         self.refresh()
+
+    def on_resize(self) -> None:
+        if self._items:
+            self._lay_out()
+
+    def fitted(self, items: tuple[Item, ...], width: int) -> tuple[Item, ...]:
+        """The items shown in `width` columns (all of them: a row of choices is short)."""
+        return items
 
     @property
     def cursor(self) -> int | None:
         return self._cursor
+
+    @staticmethod
+    def width_of(items: Sequence[Item]) -> int:
+        """Columns `layout_items` takes for `items`."""
+        return sum(cell_len(item.key) + bool(item.key and item.label)
+                   + cell_len(item.label) + 2 for item in items)
 
     def layout_items(self, items: tuple[Item, ...]) -> tuple[Text, list[tuple[int, int, str]]]:
         text = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -133,6 +153,8 @@ class ClickBar(KeepsDrawn, Widget):
         self.post_message(self.Chosen(self, ident))
 
 
+KEPT_KEYS = frozenset({"?", "q", "esc"})
+"""Keys a narrow footer shows whatever it leaves out: help, and the way out."""
 STATES_KEPT = 32
 """Sets of items a `KeyBar` keeps, by the screen's `bindings_state` (a game has a few
 dozen: phase, turn, tiles in hand...)."""
@@ -198,6 +220,25 @@ class KeyBar(ClickBar):
                 items.extend(Item(b.action, b.key_display or key_display(b.key),
                                   b.description) for b in bindings)
         return tuple(items)
+
+    def fitted(self, items: tuple[Item, ...], width: int) -> tuple[Item, ...]:
+        """What fits in `width` columns: the other keys from the first while they fit,
+        `…` (a click opens the help, which lists them all), then help and the way out
+        (`KEPT_KEYS`). Cut at the end, an 80-column lobby lost "? help  q quit"."""
+        if not width or self.width_of(items) <= width:
+            return items
+        kept = [item for item in items if item.key in KEPT_KEYS]
+        more = Item(next((item.ident for item in kept if item.key == "?"), ""), "", "…")
+        room = width - self.width_of([*kept, more])
+        shown: list[Item] = []
+        for item in items:
+            if item.key in KEPT_KEYS:
+                continue
+            if self.width_of([item]) > room:
+                break
+            room -= self.width_of([item])
+            shown.append(item)
+        return (*shown, more, *kept)
 
     def chosen(self, ident: str) -> None:
         if ident:
