@@ -13,7 +13,7 @@ from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn,
 from moon_tui.app import MoonApp
 from moon_tui.lobby import AddBot, CreateTable, JoinSeat, Lobby, StartGame, TableUpdate
 from moon_tui.lobby.messages import Event
-from moon_tui.rules import Phase, Tile
+from moon_tui.rules import MOON, Phase, Tile
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.lobby_screen import LobbyScreen
 
@@ -101,6 +101,45 @@ async def test_players_and_spectators_see_only_their_own_view() -> None:
                     assert view.seat is None and view.hand == () and view.widow is None
                 elif view.seat != view.declarer:
                     assert view.widow is None and view.discard is None
+
+
+async def test_a_bid_too_low_is_explained_in_turn() -> None:
+    # A digit under the highest bid did nothing at all: the player saw no reason.
+    async with Lobby(FAST, seed=8) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.send(CreateTable("mine"))
+            await wait_for(pilot, lambda: app.current_table is not None, "the table")
+            table_id = app.current_table
+            assert table_id is not None
+            app.send(AddBot(table_id, 1, "random"))
+            app.send(AddBot(table_id, 2, "random"))
+            await wait_for(pilot, lambda: all(not s.is_free for s in
+                                              app.model.tables[table_id].table.seats),
+                           "a full table")
+            app.send(StartGame(table_id))
+            for _ in range(50):  # hands until a computer bid before ann's turn
+                await wait_for(pilot, lambda: my_turn(app), "ann's turn")
+                view = current_view(app)
+                assert view is not None
+                amounts = [a.bid for a in view.legal if a.kind == "bid" and a.bid is not None
+                           and a.bid != MOON]
+                if view.phase is Phase.BID and amounts and \
+                        any(a.kind == "bid" for _, a in view.bids):
+                    break
+                await pilot.press("p" if view.phase is Phase.BID else "enter")
+            else:
+                raise AssertionError("no hand where a computer bid first")
+            low = min(amounts) - 1
+            await pilot.press(str(low))
+            await pilot.pause()
+            text = screen_text(app)
+            assert f"You cannot bid {low} now: bid " in text, text
+            assert "p to pass" in text
+            assert current_view(app) == view  # nothing was sent
+            await pilot.press("9")  # no bid at all
+            await pilot.pause()
+            assert "You cannot bid 9 now" in screen_text(app)
 
 
 async def test_a_key_pressed_out_of_turn_is_explained() -> None:

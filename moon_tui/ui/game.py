@@ -48,7 +48,7 @@ from .table_text import (
     trumps_out_line,
 )
 from .timers import timer_delay
-from .words import name_width, seat_name, trump_counts
+from .words import bids_left_words, name_width, seat_name, trump_counts
 
 LEAVE_CONFIRM_SECONDS = 3.0
 WARN_SECONDS = 10
@@ -538,13 +538,19 @@ class GameScreen(MoonScreen):
             self.moon.send(OpenSeats(self.table_id, not self._table().open_seats))
 
     def out_of_turn(self, event: events.Key) -> None:
-        """A digit pressed out of turn gets a word, not silence (the keys are off then).
-        Called by the app (`MoonApp.on_key`): a screen with a key handler of its own
-        would hold up every key at the table for a pass of the server's event loop
-        (server/patches.py, patch 19)."""
+        """A digit pressed out of turn, or a bid too low in turn, gets a word, not
+        silence (the keys are off then). Called by the app (`MoonApp.on_key`): a screen
+        with a key handler of its own would hold up every key at the table for a pass of
+        the server's event loop (server/patches.py, patch 19)."""
         view = self._view
-        if (view is None or view.seat is None or view.my_turn or view.to_move is None
-                or not (event.character or "").isdigit()):
+        digit = event.character or ""
+        if (view is None or view.seat is None or view.to_move is None
+                or not (len(digit) == 1 and digit.isdigit())):
+            return
+        if view.my_turn:
+            if view.phase is Phase.BID and not any(
+                    action.kind == "bid" and action.bid == int(digit) for action in view.legal):
+                self._tell(bids_left_words(int(digit), view.legal))
             return
         if view.phase in (Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY):
             who = seat_name(self._table(), view.to_move)

@@ -83,6 +83,27 @@ def bid_words(action: Action) -> str:
     return "moon" if action.bid == MOON else str(action.bid)
 
 
+def bids_left_words(amount: int, legal: Sequence[Action]) -> str:
+    """Why the digit `amount` bids nothing now, and what may be bid: `You cannot bid 5
+    now: bid 6 or 7, m for the moon, or p to pass.`"""
+    amounts = sorted(a.bid for a in legal if a.kind == "bid" and a.bid is not None
+                     and a.bid != MOON)
+    choices = []
+    if amounts:
+        listed = " or ".join(map(str, amounts)) if len(amounts) <= 2 else \
+            f"{amounts[0]} to {amounts[-1]}"
+        choices.append(f"bid {listed}")
+    if any(a.kind == "bid" and a.bid == MOON for a in legal):
+        choices.append("m for the moon")
+    if any(a.kind == "pass" for a in legal):
+        choices.append("p to pass")
+    if not choices:
+        return f"You cannot bid {amount} now."
+    said = choices[0] if len(choices) == 1 else \
+        ", ".join(choices[:-1]) + ", or " + choices[-1]
+    return f"You cannot bid {amount} now: {said}."
+
+
 def contract(view: SeatView, table: TableInfo, width: int | None = None) -> str:
     """`Ann bid 5, trump 3s` / `Ann bid 5, no trump` (or just `Ann bid 5` before trump
     is named); the name cut to `width`."""
