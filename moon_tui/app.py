@@ -258,7 +258,7 @@ class MoonApp(App[None]):
         # Before the app's bindings, as the table screen's own handler would have been.
         screen = self.screen
         if isinstance(screen, GameScreen):
-            screen.out_of_turn(event)
+            screen.explain_key(event)
 
     def send(self, command: Command) -> None:
         if self.handle is not None and not self.handle.closed:

@@ -13,7 +13,7 @@ from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn,
 from moon_tui.app import MoonApp
 from moon_tui.lobby import AddBot, CreateTable, JoinSeat, Lobby, StartGame, TableUpdate
 from moon_tui.lobby.messages import Event
-from moon_tui.rules import MOON, Phase, Tile
+from moon_tui.rules import MOON, Action, Phase, Rules, Tile
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.lobby_screen import LobbyScreen
 
@@ -131,6 +131,9 @@ async def test_a_bid_too_low_is_explained_in_turn() -> None:
             else:
                 raise AssertionError("no hand where a computer bid first")
             low = min(amounts) - 1
+            await pilot.press("c", str(low), "p", "escape")  # typed in the chat: no word
+            await pilot.pause()
+            assert "You cannot" not in screen_text(app)
             await pilot.press(str(low))
             await pilot.pause()
             text = screen_text(app)
@@ -140,6 +143,37 @@ async def test_a_bid_too_low_is_explained_in_turn() -> None:
             await pilot.press("9")  # no bid at all
             await pilot.pause()
             assert "You cannot bid 9 now" in screen_text(app)
+
+
+async def test_a_pass_the_rules_refuse_is_explained() -> None:
+    # With "last must bid", p did nothing for the last to speak after all passed.
+    async with Lobby(FAST, seed=38) as lobby:  # both computers pass at once
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.send(CreateTable("mine", Rules.make(all_pass="force_last", target=1000)))
+            await wait_for(pilot, lambda: app.current_table is not None, "the table")
+            table_id = app.current_table
+            assert table_id is not None
+            app.send(AddBot(table_id, 1, "easy"))
+            app.send(AddBot(table_id, 2, "random"))
+            await wait_for(pilot, lambda: all(not s.is_free for s in
+                                              app.model.tables[table_id].table.seats),
+                           "a full table")
+            app.send(StartGame(table_id))
+            for _ in range(30):  # turns until both computers passed before ann
+                await wait_for(pilot, lambda: my_turn(app), "ann's turn")
+                view = current_view(app)
+                assert view is not None
+                if view.phase is Phase.BID and Action.make_pass() not in view.legal:
+                    break
+                await pilot.press("p" if view.phase is Phase.BID else "enter")
+            else:
+                raise AssertionError("no hand where ann had to bid")
+            await pilot.press("p")
+            await pilot.pause()
+            assert "You cannot pass: everyone else passed, so you must bid." in \
+                screen_text(app)
+            assert current_view(app) == view
 
 
 async def test_a_key_pressed_out_of_turn_is_explained() -> None:

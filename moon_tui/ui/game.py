@@ -537,20 +537,25 @@ class GameScreen(MoonScreen):
         if self._update is not None:
             self.moon.send(OpenSeats(self.table_id, not self._table().open_seats))
 
-    def out_of_turn(self, event: events.Key) -> None:
-        """A digit pressed out of turn, or a bid too low in turn, gets a word, not
-        silence (the keys are off then). Called by the app (`MoonApp.on_key`): a screen
-        with a key handler of its own would hold up every key at the table for a pass of
-        the server's event loop (server/patches.py, patch 19)."""
+    def explain_key(self, event: events.Key) -> None:
+        """A digit pressed out of turn, a bid too low or a pass the rules refuse gets a
+        word, not silence (the keys are off then). Called by the app (`MoonApp.on_key`):
+        a screen with a key handler of its own would hold up every key at the table for
+        a pass of the server's event loop (server/patches.py, patch 19)."""
         view = self._view
-        digit = event.character or ""
-        if (view is None or view.seat is None or view.to_move is None
-                or not (len(digit) == 1 and digit.isdigit())):
+        key = event.character or ""
+        if view is None or view.seat is None or view.to_move is None:
             return
         if view.my_turn:
-            if view.phase is Phase.BID and not any(
-                    action.kind == "bid" and action.bid == int(digit) for action in view.legal):
-                self._tell(bids_left_words(int(digit), view.legal))
+            if view.phase is not Phase.BID:
+                return
+            if key == "p" and Action.make_pass() not in view.legal:
+                self._tell("You cannot pass: everyone else passed, so you must bid.")
+            elif len(key) == 1 and key.isdigit() and not any(
+                    action.kind == "bid" and action.bid == int(key) for action in view.legal):
+                self._tell(bids_left_words(int(key), view.legal))
+            return
+        if not (len(key) == 1 and key.isdigit()):
             return
         if view.phase in (Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY):
             who = seat_name(self._table(), view.to_move)
