@@ -29,16 +29,20 @@ def when_cell(saved_at: float, now: float | None = None) -> str:
 
 def players_cell(entry: GameEntry, width: int) -> str:
     """Who sat, in seat order, the winners marked `*`; to fit `width`, the longest names
-    are cut first, a character at a time (short names stay whole)."""
-    names = [f"{name}*" if winner else name
-             for name, winner in zip(entry.seats, winners(entry), strict=True)]
-    shown = list(names)
-    while len(", ".join(shown)) > width:
+    are cut first, a character at a time (short names stay whole, and a cut name keeps
+    its mark)."""
+    marks = ["*" if winner else "" for winner in winners(entry)]
+    shown = list(entry.seats)
+
+    def cell() -> str:
+        return ", ".join(name + mark for name, mark in zip(shown, marks, strict=True))
+
+    while len(cell()) > width:
         longest = max(range(len(shown)), key=lambda i: len(shown[i]))
         if len(shown[longest]) <= 3:
             break
-        shown[longest] = fit(names[longest], len(shown[longest]) - 1)
-    return ", ".join(shown)
+        shown[longest] = fit(entry.seats[longest], len(shown[longest]) - 1)
+    return cell()
 
 
 def winners(entry: GameEntry) -> tuple[bool, ...]:

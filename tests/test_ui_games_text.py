@@ -1,0 +1,26 @@
+"""The saved games list's cells (`moon_tui/ui/games_text.py`)."""
+
+from __future__ import annotations
+
+from moon_tui.rules import Rules
+from moon_tui.services import GameEntry
+from moon_tui.ui.games_text import PLAYERS_COLUMN, WIDTHS, players_cell
+
+
+def entry(seats: tuple[str, ...], winner: int | None) -> GameEntry:
+    return GameEntry(1, "5XX26Q", 0.0, winner is not None, seats, Rules.make(), 5,
+                     (4, 23, 7), winner)
+
+
+def test_a_winner_cut_to_fit_keeps_the_mark() -> None:
+    # "alice, normal …, normal …": the cut took the winner's `*` with it.
+    width = WIDTHS[PLAYERS_COLUMN]
+    cell = players_cell(entry(("alice", "normal bot", "normal bot"), 1), width)
+    assert len(cell) <= width
+    first, second, third = cell.split(", ")
+    assert first == "alice" and second.endswith("*") and not third.endswith("*"), cell
+
+
+def test_names_that_fit_are_whole() -> None:
+    assert players_cell(entry(("ann", "bob", "cy"), 0), 25) == "ann*, bob, cy"
+    assert players_cell(entry(("ann", "bob", "cy"), None), 25) == "ann, bob, cy"
