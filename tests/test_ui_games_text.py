@@ -1,4 +1,4 @@
-"""The saved games list's cells (`moon_tui/ui/games_text.py`)."""
+"""Saved games as the list and the replay viewer word them (games_text, replay_text)."""
 
 from __future__ import annotations
 
@@ -24,3 +24,13 @@ def test_a_winner_cut_to_fit_keeps_the_mark() -> None:
 def test_names_that_fit_are_whole() -> None:
     assert players_cell(entry(("ann", "bob", "cy"), 0), 25) == "ann*, bob, cy"
     assert players_cell(entry(("ann", "bob", "cy"), None), 25) == "ann, bob, cy"
+
+
+def test_the_viewer_tells_two_computers_of_one_level_apart() -> None:
+    # A replay against two computers read "normal bot" for both, in the bids and tricks.
+    from moon_tui.ui.replay_text import told_apart
+
+    assert told_apart(("alice", "normal bot", "normal bot")) == \
+        ("alice", "normal bot 2", "normal bot 3")
+    assert told_apart(("ann", "bob", "expert bot", "normal bot")) == \
+        ("ann", "bob", "expert bot", "normal bot")

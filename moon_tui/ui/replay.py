@@ -12,6 +12,8 @@ next when all hands are open), computer players in the others.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -32,7 +34,7 @@ from .base import MoonScreen, set_text
 from .dominoes import HandTile, Mark
 from .hand import HandView
 from .panel import Line, LinePanel
-from .replay_text import hand_result, open_hands, replay_table, step_lines
+from .replay_text import hand_result, open_hands, replay_table, step_lines, told_apart
 from .table_text import centre_panel, header, seats_panel
 from .words import fit, name_width
 
@@ -64,8 +66,10 @@ class ReplayScreen(MoonScreen):
     def __init__(self, opened: OpenedGame) -> None:
         super().__init__(classes="replay")
         self.opened = opened
+        self.shown = replace(opened.entry, seats=told_apart(opened.entry.seats))
+        """The game's entry with its names as shown (the record keeps its own)."""
         self.timeline = Timeline(opened.record, opened.seats)
-        self.table = replay_table(opened.entry)
+        self.table = replay_table(self.shown)
         self.index = 0
         seats = sorted(opened.seats) if opened.seats is not None else None
         self.views: list[int] = [ALL, *range(opened.record.rules.players)] \
@@ -113,14 +117,14 @@ class ReplayScreen(MoonScreen):
         else:
             centre = centre_panel(view, self.table, names)
         set_text(self.query_one("#centre", Static), centre)
-        side = step_lines(timeline, index, self.opened.entry, self.opened.seat_changes, names)
+        side = step_lines(timeline, index, self.shown, self.opened.seat_changes, names)
         if self.analysing:
             side = self._with_analysis(side, names)
         set_text(self.query_one("#side", Static), side)
         set_text(self.query_one("#prompt", Static), self._prompt(names))
         shown = self.query_one(HandView)
         if self.seat == ALL:
-            shown.show_text(open_hands(timeline, index, self.opened.entry, names))
+            shown.show_text(open_hands(timeline, index, self.shown, names))
         else:
             shown.show_text(None if view.hand else Text(" (no tiles left in hand)"))
             shown.set_tiles(tuple(HandTile(t, Mark.PLAIN, "") for t in view.hand),
@@ -154,7 +158,7 @@ class ReplayScreen(MoonScreen):
                         if step is not None else "The hand is over.", style="dim")
         else:
             rows = (size.height or 99) - len(text.plain.splitlines()) - 2
-            text.append_text(decision_lines(decision, self.opened.entry.seats, names, width,
+            text.append_text(decision_lines(decision, self.shown.seats, names, width,
                                             rows))
         text.append("\n")
         text.append_text(swing_line(done, self.timeline))
@@ -244,14 +248,14 @@ class ReplayScreen(MoonScreen):
         if self.seat == ALL:
             text.append("All hands open", style="bold")
         else:
-            text.append(f"{fit(self.opened.entry.seats[self.seat], names)}'s view",
+            text.append(f"{fit(self.shown.seats[self.seat], names)}'s view",
                         style="bold")
             text.append(" (what this seat knew)")
         if len(self.views) > 1:
             text.append(" · v: another view")
         seat = self.play_on_seat()
         if seat is not None:
-            text.append(f" · p: play on as {fit(self.opened.entry.seats[seat], names)}")
+            text.append(f" · p: play on as {fit(self.shown.seats[seat], names)}")
         return text
 
     # -- moving ----------------------------------------------------------------------------

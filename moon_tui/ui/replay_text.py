@@ -22,6 +22,14 @@ WHY = {"away": "standing in while away", "back": "back", "left": "after the play
 """`seat_changes` reasons (RECORD.md), worded."""
 
 
+def told_apart(seats: Sequence[str]) -> tuple[str, ...]:
+    """The seats' names as the viewer shows them: a name that sat more than once (two
+    `normal bot`s, as computers are named in the records) with its seat's number, so
+    the bids, tricks and hands say which one."""
+    return tuple(f"{name} {seat + 1}" if seats.count(name) > 1 else name
+                 for seat, name in enumerate(seats))
+
+
 def replay_table(entry: GameEntry) -> TableInfo:
     """The saved game as a table the table screen's text functions can draw."""
     return TableInfo(table_id=f"replay-{entry.code}", name=f"game {entry.code}", owner="",
