@@ -29,8 +29,10 @@ def test_names_that_fit_are_whole() -> None:
 def test_the_viewer_tells_two_computers_of_one_level_apart() -> None:
     # A replay against two computers read "normal bot" for both, in the bids and tricks.
     from moon_tui.ui.replay_text import told_apart
+    from moon_tui.ui.words import fit
 
-    assert told_apart(("alice", "normal bot", "normal bot")) == \
-        ("alice", "normal bot 2", "normal bot 3")
-    assert told_apart(("ann", "bob", "expert bot", "normal bot")) == \
-        ("ann", "bob", "expert bot", "normal bot")
+    shown = told_apart(("alice", "normal bot", "normal bot"))
+    assert shown == ("alice", "Bot 2 (normal)", "Bot 3 (normal)")
+    assert fit(shown[1], 10) != fit(shown[2], 10)  # as cut at 80 columns
+    assert told_apart(("ann", "bob", "expert bot", "ann")) == \
+        ("ann 1", "bob", "Bot 3 (expert)", "ann 4")

@@ -8,7 +8,8 @@ from typing import Any
 
 from rich.text import Text
 
-from ..lobby.messages import SeatInfo, TableInfo
+from ..lobby.messages import BOT_LEVELS, SeatInfo, TableInfo
+from ..lobby.seating import bot_name
 from ..rules import Action, Tile
 from ..rules.timeline import Step, Timeline
 from ..services import GameEntry
@@ -23,10 +24,13 @@ WHY = {"away": "standing in while away", "back": "back", "left": "after the play
 
 
 def told_apart(seats: Sequence[str]) -> tuple[str, ...]:
-    """The seats' names as the viewer shows them: a name that sat more than once (two
-    `normal bot`s, as computers are named in the records) with its seat's number, so
-    the bids, tricks and hands say which one."""
-    return tuple(f"{name} {seat + 1}" if seats.count(name) > 1 else name
+    """The seats' names as the viewer shows them. The records name a computer by its
+    level (`normal bot`, its name in the ratings), so two at one table read alike: each
+    is `Bot 2 (normal)` here, as the table called it, its seat first so that a name cut
+    to fit still tells them apart. (Another name that sat twice gets its seat's number.)"""
+    levels = {bot_name(level): level for level in BOT_LEVELS}
+    return tuple(f"Bot {seat + 1} ({levels[name]})" if name in levels
+                 else f"{name} {seat + 1}" if seats.count(name) > 1 else name
                  for seat, name in enumerate(seats))
 
 
