@@ -28,11 +28,12 @@ def test_names_that_fit_are_whole() -> None:
 
 def test_the_viewer_tells_two_computers_of_one_level_apart() -> None:
     # A replay against two computers read "normal bot" for both, in the bids and tricks.
-    from moon_tui.ui.replay_text import told_apart
-    from moon_tui.ui.words import fit
+    from moon_tui.ui.replay_text import replay_table, told_apart
+    from moon_tui.ui.words import seat_detail, seat_name
 
-    shown = told_apart(("alice", "normal bot", "normal bot"))
-    assert shown == ("alice", "Bot 2 (normal)", "Bot 3 (normal)")
-    assert fit(shown[1], 10) != fit(shown[2], 10)  # as cut at 80 columns
-    assert told_apart(("ann", "bob", "expert bot", "ann")) == \
-        ("ann 1", "bob", "Bot 3 (expert)", "ann 4")
+    seats = ("alice", "normal bot", "normal bot")
+    assert told_apart(seats) == ("alice", "Bot 2", "Bot 3")
+    table = replay_table(entry(seats, 1))
+    assert [seat_name(table, seat) for seat in range(3)] == ["alice", "Bot 2", "Bot 3"]
+    assert seat_detail(table.seats[2]) == "computer, normal"
+    assert told_apart(("ann", "bob", "expert bot", "ann")) == ("ann 1", "bob", "Bot 3", "ann 4")

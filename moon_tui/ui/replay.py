@@ -69,7 +69,7 @@ class ReplayScreen(MoonScreen):
         self.shown = replace(opened.entry, seats=told_apart(opened.entry.seats))
         """The game's entry with its names as shown (the record keeps its own)."""
         self.timeline = Timeline(opened.record, opened.seats)
-        self.table = replay_table(self.shown)
+        self.table = replay_table(opened.entry)
         self.index = 0
         seats = sorted(opened.seats) if opened.seats is not None else None
         self.views: list[int] = [ALL, *range(opened.record.rules.players)] \

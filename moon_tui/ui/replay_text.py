@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.text import Text
 
-from ..lobby.messages import BOT_LEVELS, SeatInfo, TableInfo
+from ..lobby.messages import BOT_LEVELS, BotLevel, SeatInfo, TableInfo
 from ..lobby.seating import bot_name
 from ..rules import Action, Tile
 from ..rules.timeline import Step, Timeline
@@ -23,21 +23,28 @@ WHY = {"away": "standing in while away", "back": "back", "left": "after the play
 """`seat_changes` reasons (RECORD.md), worded."""
 
 
+COMPUTERS: dict[str, BotLevel] = {bot_name(level): level for level in BOT_LEVELS}
+"""A computer's name in the records (`normal bot`: its name in the ratings) -> its level."""
+
+
 def told_apart(seats: Sequence[str]) -> tuple[str, ...]:
-    """The seats' names as the viewer shows them. The records name a computer by its
-    level (`normal bot`, its name in the ratings), so two at one table read alike: each
-    is `Bot 2 (normal)` here, as the table called it, its seat first so that a name cut
-    to fit still tells them apart. (Another name that sat twice gets its seat's number.)"""
-    levels = {bot_name(level): level for level in BOT_LEVELS}
-    return tuple(f"Bot {seat + 1} ({levels[name]})" if name in levels
+    """The seats' names as the viewer shows them. Two computers of one level read alike
+    in the records, so each is `Bot 2` here, as the table called it (its level is shown
+    by its seat, `replay_table`). Another name that sat twice gets its seat's number."""
+    return tuple(f"Bot {seat + 1}" if name in COMPUTERS
                  else f"{name} {seat + 1}" if seats.count(name) > 1 else name
                  for seat, name in enumerate(seats))
 
 
 def replay_table(entry: GameEntry) -> TableInfo:
-    """The saved game as a table the table screen's text functions can draw."""
+    """The saved game as a table the table screen's text functions can draw: a
+    computer's seat as the table showed it (`Bot 2`, `computer, normal`)."""
+    seats = tuple(SeatInfo(bot_level=COMPUTERS[name]) if name in COMPUTERS
+                  else SeatInfo(shown) for name, shown in zip(entry.seats,
+                                                              told_apart(entry.seats),
+                                                              strict=True))
     return TableInfo(table_id=f"replay-{entry.code}", name=f"game {entry.code}", owner="",
-                     rules=entry.rules, seats=tuple(SeatInfo(name) for name in entry.seats),
+                     rules=entry.rules, seats=seats,
                      status="finished" if entry.finished else "playing", private=False,
                      spectators_allowed=False, spectators=(), turn_seconds=None)
 
