@@ -9,9 +9,18 @@ from __future__ import annotations
 from contextlib import AsyncExitStack
 
 from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn, wait_for
+from textual.pilot import Pilot
 
 from moon_tui.app import MoonApp
-from moon_tui.lobby import AddBot, CreateTable, JoinSeat, Lobby, StartGame, TableUpdate
+from moon_tui.lobby import (
+    AddBot,
+    BotLevel,
+    CreateTable,
+    JoinSeat,
+    Lobby,
+    StartGame,
+    TableUpdate,
+)
 from moon_tui.lobby.messages import Event
 from moon_tui.rules import MOON, Action, Phase, Rules, Tile
 from moon_tui.ui.game import GameScreen
@@ -103,21 +112,26 @@ async def test_players_and_spectators_see_only_their_own_view() -> None:
                     assert view.widow is None and view.discard is None
 
 
+async def start_with_computers(pilot: Pilot[None], app: MoonApp, rules: Rules,
+                               levels: tuple[BotLevel, BotLevel]) -> None:
+    """A table of `app`'s player and two computers, started."""
+    app.send(CreateTable("mine", rules))
+    await wait_for(pilot, lambda: app.current_table is not None, "the table")
+    table_id = app.current_table
+    assert table_id is not None
+    for seat, level in enumerate(levels, start=1):
+        app.send(AddBot(table_id, seat, level))
+    await wait_for(pilot, lambda: all(not s.is_free for s in
+                                      app.model.tables[table_id].table.seats), "a full table")
+    app.send(StartGame(table_id))
+
+
 async def test_a_bid_too_low_is_explained_in_turn() -> None:
     # A digit under the highest bid did nothing at all: the player saw no reason.
     async with Lobby(FAST, seed=8) as lobby:
         app = MoonApp(lobby, "ann")
         async with app.run_test(size=(80, 24)) as pilot:
-            app.send(CreateTable("mine"))
-            await wait_for(pilot, lambda: app.current_table is not None, "the table")
-            table_id = app.current_table
-            assert table_id is not None
-            app.send(AddBot(table_id, 1, "random"))
-            app.send(AddBot(table_id, 2, "random"))
-            await wait_for(pilot, lambda: all(not s.is_free for s in
-                                              app.model.tables[table_id].table.seats),
-                           "a full table")
-            app.send(StartGame(table_id))
+            await start_with_computers(pilot, app, Rules.make(), ("random", "random"))
             for _ in range(50):  # hands until a computer bid before ann's turn
                 await wait_for(pilot, lambda: my_turn(app), "ann's turn")
                 view = current_view(app)
@@ -150,16 +164,9 @@ async def test_a_pass_the_rules_refuse_is_explained() -> None:
     async with Lobby(FAST, seed=38) as lobby:  # both computers pass at once
         app = MoonApp(lobby, "ann")
         async with app.run_test(size=(80, 24)) as pilot:
-            app.send(CreateTable("mine", Rules.make(all_pass="force_last", target=1000)))
-            await wait_for(pilot, lambda: app.current_table is not None, "the table")
-            table_id = app.current_table
-            assert table_id is not None
-            app.send(AddBot(table_id, 1, "easy"))
-            app.send(AddBot(table_id, 2, "random"))
-            await wait_for(pilot, lambda: all(not s.is_free for s in
-                                              app.model.tables[table_id].table.seats),
-                           "a full table")
-            app.send(StartGame(table_id))
+            await start_with_computers(pilot, app,
+                                       Rules.make(all_pass="force_last", target=1000),
+                                       ("easy", "random"))
             for _ in range(30):  # turns until both computers passed before ann
                 await wait_for(pilot, lambda: my_turn(app), "ann's turn")
                 view = current_view(app)
