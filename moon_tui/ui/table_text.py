@@ -229,14 +229,16 @@ def auction(view: SeatView, table: TableInfo, names: int = NAME_WIDTH,
         action = said.get(seat)
         speaker = (dealt or table) if action is not None else table
         line = Text(f"\n{place + 1}. {seat_name(speaker, seat, names)}")
-        if seat == view.seat:
-            line.append(" (you)")
+        # One bracket for both (the panel is 24 cells at 80x24: "(you) ▶ (last)" wrapped).
+        notes = ["you"] if seat == view.seat else []
+        if view.phase is Phase.BID and action is None and place == rules.players - 1:
+            notes.append("last")
+        if notes:
+            line.append(f" ({', '.join(notes)})")
         if action is not None:
             line.append(" passed" if action.kind == "pass" else f" bid {bid_words(action)}")
         elif view.phase is Phase.BID and view.to_move == seat:
-            line.append(f" {TURN}", style="bold")  # short: the panel is 24 cells at 80x24
-        if view.phase is Phase.BID and action is None and place == rules.players - 1:
-            line.append(" (last)")
+            line.append(f" {TURN}", style="bold")
         text.append_text(line)
     return text
 
