@@ -39,8 +39,9 @@ FLAGS: list[tuple[str, str]] = [
     ("discard_shown", "The discard is laid face up"),
 ]
 RATED = "Rated: counts for the ratings; who leaves early ranks last"
-PRACTICE = "Practice (hints): you alone with computer players; h shows the expert's " \
-    "ranking; not rated, not saved"
+PRACTICE = "Practice: you and computers, h for hints; not rated, not saved"
+"""One line, as every option (a label that wraps would make the form lay out each flag's
+height: more work and objects at every form opened, issue 36)."""
 THREE_ONLY = ("no00",)
 """Options only a game of 3 has (4 players use every tile)."""
 WIDOW_ONLY = ("trump_before_widow", "discard_shown")

@@ -139,7 +139,6 @@ class Flag(Field):
     """An option that is on or off, `[x] label`: space, Enter or a click toggles it (the
     mark reads without colour)."""
 
-    DEFAULT_CSS = "Flag { height: auto; max-width: 100%; }"  # a long label wraps
     BINDINGS = [Binding("space,enter", "flip", "toggle", show=False)]
 
     class Changed(Message):
