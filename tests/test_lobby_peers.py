@@ -26,6 +26,8 @@ from moon_tui.lobby import (
 )
 from moon_tui.lobby.internal import (
     Acked,
+    Attach,
+    BusBack,
     ClubShare,
     FromMember,
     FromPeers,
@@ -131,6 +133,31 @@ async def test_the_other_workers_tables_and_people_are_listed_and_reached() -> N
         assert lobby.online() == ("ann", "bob")
         await ann.close()
         await eventually(lambda: ("left", "ann") in peers.told, "ann left")
+
+
+async def test_a_bus_back_empty_reaches_a_table_joined_before_its_share_came() -> None:
+    # ann sat down at a table of another worker, and the bus restarted empty before that
+    # worker's next share listed her there: her tables were asked for her view afresh
+    # from the listing alone, so hers never was, and her game waited for good for the
+    # view the bus had lost (test_a_game_across_two_workers_goes_on_after_the_bus_
+    # restarts_empty, 1 run in 3).
+    peers = Recorded()
+    theirs = replace(a_real_update().table, table_id="far1", owner="olga",
+                     status="waiting", invite_code=None)
+    async with Lobby(FAST, peers=peers) as lobby:
+        ann = await lobby.connect("ann")
+        lobby.from_peers(FromPeers((ClubShare((theirs,), ("olga",), ()),)))
+        await eventually(lambda: lobby.tables() == (theirs,), "their table listed")
+        ann.send(JoinSeat("far1", 1))
+        await eventually(lambda: bool(peers.into), "the command reached the link")
+        [command] = peers.into
+        assert isinstance(command, FromMember)
+        peers.links["far1"].to_lobby(Acked(command.command_id))
+        assert "ann" not in {seat.name for seat in lobby.tables()[0].seats}  # not yet
+
+        lobby.from_peers(BusBack(("ann",)))
+        await eventually(lambda: Attach("ann") in peers.into, "her table asked afresh")
+        await ann.close()
 
 
 async def test_an_operator_reaches_the_people_of_the_other_workers_and_theirs_reach_here(

@@ -524,7 +524,7 @@ class Lobby:
         elif isinstance(message, BusBack):
             for name in message.names:
                 if name in self._players:
-                    self._router.attach(name, self._listing.tables_of(name))
+                    self._router.attach_again(name, self._listing.tables_of(name))
         elif isinstance(message, TakenElsewhere):
             old = self._players.pop(message.name, None)
             if old is not None:

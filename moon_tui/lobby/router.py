@@ -116,6 +116,14 @@ class Router:
     def attach(self, name: str, table_ids: Iterable[str]) -> None:
         self.tell(table_ids, Attach(name))
 
+    def attach_again(self, name: str, table_ids: Iterable[str]) -> None:
+        """`name`, still connected, gets their tables afresh (the bus lost what was on its
+        way): `table_ids` and every table they sent a command to since they connected. A
+        seat taken a moment before is not in the listing yet where the table runs on
+        another worker (its share comes every half second); that player's game then
+        waited for good for a view the bus had lost."""
+        self.tell(set(table_ids).union(self._commanded.get(name, ())), Attach(name))
+
     def detach(self, name: str, table_ids: Iterable[str], *, kicked: bool = False) -> None:
         """`name` dropped (or was kicked): told to `table_ids` and to every table they sent
         a command to."""
