@@ -183,6 +183,34 @@ async def test_a_pass_the_rules_refuse_is_explained() -> None:
             assert current_view(app) == view
 
 
+async def test_a_trump_the_rules_refuse_is_explained() -> None:
+    # d and n did nothing at a table where doubles are no trump and no trump is not played.
+    async with Lobby(FAST, seed=8) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start_with_computers(
+                pilot, app, Rules.make(doubles_trump=False, no_trump=False, target=1000),
+                ("random", "random"))
+            for _ in range(60):  # ann bids the moon until she names trump
+                await wait_for(pilot, lambda: my_turn(app), "ann's turn")
+                view = current_view(app)
+                assert view is not None
+                if view.phase is Phase.TRUMP:
+                    break
+                await pilot.press("m" if view.phase is Phase.BID else "enter")
+            else:
+                raise AssertionError("ann never named trump")
+            await pilot.press("d")
+            await pilot.pause()
+            assert "Doubles cannot be trump at this table: name a number." in \
+                screen_text(app)
+            await pilot.press("n")
+            await pilot.pause()
+            assert "No trump is not played at this table: name a number." in \
+                screen_text(app)
+            assert current_view(app) == view
+
+
 async def test_a_key_pressed_out_of_turn_is_explained() -> None:
     async with Lobby(FAST, seed=8) as lobby, AsyncExitStack() as stack:
         ann, bob = MoonApp(lobby, "ann"), MoonApp(lobby, "bob")

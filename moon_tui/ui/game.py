@@ -48,11 +48,19 @@ from .table_text import (
     trumps_out_line,
 )
 from .timers import timer_delay
-from .words import bids_left_words, name_width, seat_name, trump_counts
+from .words import (
+    bids_left_words,
+    name_width,
+    seat_name,
+    trump_counts,
+    trump_refused_words,
+)
 
 LEAVE_CONFIRM_SECONDS = 3.0
 WARN_SECONDS = 10
 """Your turn timer is shown highlighted for its last seconds (and `TimeRunningOut` sent)."""
+TRUMP_KEYS = {"d": TRUMP_DOUBLES, "n": TRUMP_NONE}
+"""The trumps named by a letter (a table's rules may refuse them)."""
 PICK = Binding.Group("choose tile", compact=True)
 BID = Binding.Group("bid", compact=True)
 TRUMP = Binding.Group("trump", compact=True)
@@ -538,15 +546,19 @@ class GameScreen(MoonScreen):
             self.moon.send(OpenSeats(self.table_id, not self._table().open_seats))
 
     def explain_key(self, event: events.Key) -> None:
-        """A digit pressed out of turn, a bid too low or a pass the rules refuse gets a
-        word, not silence (the keys are off then). Called by the app (`MoonApp.on_key`):
-        a screen with a key handler of its own would hold up every key at the table for
-        a pass of the server's event loop (server/patches.py, patch 19)."""
+        """A digit pressed out of turn, a bid too low, or a pass or a trump the rules
+        refuse gets a word, not silence (the keys are off then). Called by the app
+        (`MoonApp.on_key`): a screen with a key handler of its own would hold up every
+        key at the table for a pass of the server's event loop (server/patches.py,
+        patch 19)."""
         view = self._view
         key = event.character or ""
         if view is None or view.seat is None or view.to_move is None:
             return
         if view.my_turn:
+            if view.phase is Phase.TRUMP and key in TRUMP_KEYS and \
+                    Action.make_trump(TRUMP_KEYS[key]) not in view.legal:
+                self._tell(trump_refused_words(TRUMP_KEYS[key], view.legal))
             if view.phase is not Phase.BID:
                 return
             if key == "p" and Action.make_pass() not in view.legal:

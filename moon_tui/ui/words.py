@@ -90,7 +90,7 @@ def bids_left_words(amount: int, legal: Sequence[Action]) -> str:
                      and a.bid != MOON)
     choices = []
     if amounts:
-        listed = " or ".join(map(str, amounts)) if len(amounts) <= 2 else \
+        listed = either([str(amount) for amount in amounts]) if len(amounts) <= 2 else \
             f"{amounts[0]} to {amounts[-1]}"
         choices.append(f"bid {listed}")
     if any(a.kind == "bid" and a.bid == MOON for a in legal):
@@ -99,9 +99,26 @@ def bids_left_words(amount: int, legal: Sequence[Action]) -> str:
         choices.append("p to pass")
     if not choices:
         return f"You cannot bid {amount} now."
-    said = choices[0] if len(choices) == 1 else \
-        ", ".join(choices[:-1]) + ", or " + choices[-1]
-    return f"You cannot bid {amount} now: {said}."
+    return f"You cannot bid {amount} now: {either(choices)}."
+
+
+def either(choices: Sequence[str]) -> str:
+    """`a`, `a or b`, `a, b, or c`: the choices a player has, in words."""
+    if len(choices) <= 2:
+        return " or ".join(choices)
+    return ", ".join(choices[:-1]) + ", or " + choices[-1]
+
+
+def trump_refused_words(trump: int, legal: Sequence[Action]) -> str:
+    """Why `trump` cannot be named at this table, and what may: `Doubles cannot be trump
+    at this table: name a number, or n for no trump.`"""
+    choices = ["name a number"]
+    if Action.make_trump(TRUMP_DOUBLES) in legal:
+        choices.append("d for doubles")
+    if Action.make_trump(TRUMP_NONE) in legal:
+        choices.append("n for no trump")
+    what = "Doubles cannot be trump" if trump == TRUMP_DOUBLES else "No trump is not played"
+    return f"{what} at this table: {either(choices)}."
 
 
 def contract(view: SeatView, table: TableInfo, width: int | None = None) -> str:
