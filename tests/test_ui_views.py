@@ -6,6 +6,7 @@ screen is searched for the tiles the *other* player still holds (as `6-4` and `[
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 
 from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn, wait_for
@@ -22,7 +23,7 @@ from moon_tui.lobby import (
     TableUpdate,
 )
 from moon_tui.lobby.messages import Event
-from moon_tui.rules import MOON, Action, Phase, Rules, Tile
+from moon_tui.rules import MOON, Action, Phase, Rules, SeatView, Tile
 from moon_tui.ui.game import GameScreen
 from moon_tui.ui.lobby_screen import LobbyScreen
 
@@ -126,25 +127,34 @@ async def start_with_computers(pilot: Pilot[None], app: MoonApp, rules: Rules,
     app.send(StartGame(table_id))
 
 
+async def ann_plays_until(pilot: Pilot[None], app: MoonApp, wanted: Callable[[SeatView], bool],
+                          bid: str, turns: int, what: str) -> SeatView:
+    """ann's turns, bidding with the key `bid` and taking the marked choice otherwise,
+    until her view is `wanted`."""
+    for _ in range(turns):
+        await wait_for(pilot, lambda: my_turn(app), "ann's turn")
+        view = current_view(app)
+        assert view is not None
+        if wanted(view):
+            return view
+        await pilot.press(bid if view.phase is Phase.BID else "enter")
+    raise AssertionError(f"no turn of ann's where {what}")
+
+
 async def test_a_bid_too_low_is_explained_in_turn() -> None:
     # A digit under the highest bid did nothing at all: the player saw no reason.
     async with Lobby(FAST, seed=8) as lobby:
         app = MoonApp(lobby, "ann")
         async with app.run_test(size=(80, 24)) as pilot:
             await start_with_computers(pilot, app, Rules.make(), ("random", "random"))
-            for _ in range(50):  # hands until a computer bid before ann's turn
-                await wait_for(pilot, lambda: my_turn(app), "ann's turn")
-                view = current_view(app)
-                assert view is not None
-                amounts = [a.bid for a in view.legal if a.kind == "bid" and a.bid is not None
-                           and a.bid != MOON]
-                if view.phase is Phase.BID and amounts and \
-                        any(a.kind == "bid" for _, a in view.bids):
-                    break
-                await pilot.press("p" if view.phase is Phase.BID else "enter")
-            else:
-                raise AssertionError("no hand where a computer bid first")
-            low = min(amounts) - 1
+            def numbers(view: SeatView) -> list[int]:
+                return [a.bid for a in view.legal if a.kind == "bid" and a.bid is not None
+                        and a.bid != MOON]
+
+            view = await ann_plays_until(
+                pilot, app, lambda v: v.phase is Phase.BID and bool(numbers(v))
+                and any(a.kind == "bid" for _, a in v.bids), "p", 50, "a computer bid first")
+            low = min(numbers(view)) - 1
             await pilot.press("c", str(low), "p", "escape")  # typed in the chat: no word
             await pilot.pause()
             assert "You cannot" not in screen_text(app)
@@ -167,15 +177,9 @@ async def test_a_pass_the_rules_refuse_is_explained() -> None:
             await start_with_computers(pilot, app,
                                        Rules.make(all_pass="force_last", target=1000),
                                        ("easy", "random"))
-            for _ in range(30):  # turns until both computers passed before ann
-                await wait_for(pilot, lambda: my_turn(app), "ann's turn")
-                view = current_view(app)
-                assert view is not None
-                if view.phase is Phase.BID and Action.make_pass() not in view.legal:
-                    break
-                await pilot.press("p" if view.phase is Phase.BID else "enter")
-            else:
-                raise AssertionError("no hand where ann had to bid")
+            view = await ann_plays_until(
+                pilot, app, lambda v: v.phase is Phase.BID and Action.make_pass() not in v.legal,
+                "p", 30, "both computers passed before her")
             await pilot.press("p")
             await pilot.pause()
             assert "You cannot pass: everyone else passed, so you must bid." in \
@@ -191,15 +195,8 @@ async def test_a_trump_the_rules_refuse_is_explained() -> None:
             await start_with_computers(
                 pilot, app, Rules.make(doubles_trump=False, no_trump=False, target=1000),
                 ("random", "random"))
-            for _ in range(60):  # ann bids the moon until she names trump
-                await wait_for(pilot, lambda: my_turn(app), "ann's turn")
-                view = current_view(app)
-                assert view is not None
-                if view.phase is Phase.TRUMP:
-                    break
-                await pilot.press("m" if view.phase is Phase.BID else "enter")
-            else:
-                raise AssertionError("ann never named trump")
+            view = await ann_plays_until(pilot, app, lambda v: v.phase is Phase.TRUMP, "m", 60,
+                                         "she names trump (she bids the moon)")
             await pilot.press("d")
             await pilot.pause()
             assert "Doubles cannot be trump at this table: name a number." in \
