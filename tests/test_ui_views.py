@@ -208,6 +208,22 @@ async def test_a_trump_the_rules_refuse_is_explained() -> None:
             assert current_view(app) == view
 
 
+async def test_a_claim_when_not_leading_is_explained() -> None:
+    # C (claim the rest) did nothing while the player was to follow.
+    async with Lobby(FAST, seed=8) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start_with_computers(pilot, app, Rules.make(), ("random", "random"))
+            view = await ann_plays_until(
+                pilot, app, lambda v: v.phase is Phase.PLAY and v.current_trick is not None
+                and bool(v.current_trick.plays), "p", 40, "she follows in a trick")
+            await pilot.press("C")
+            await pilot.pause()
+            assert "You may claim the rest when it is your turn to lead a trick." in \
+                screen_text(app)
+            assert current_view(app) == view
+
+
 async def test_a_key_pressed_out_of_turn_is_explained() -> None:
     async with Lobby(FAST, seed=8) as lobby, AsyncExitStack() as stack:
         ann, bob = MoonApp(lobby, "ann"), MoonApp(lobby, "bob")

@@ -546,14 +546,17 @@ class GameScreen(MoonScreen):
             self.moon.send(OpenSeats(self.table_id, not self._table().open_seats))
 
     def explain_key(self, event: events.Key) -> None:
-        """A digit pressed out of turn, a bid too low, or a pass or a trump the rules
-        refuse gets a word, not silence (the keys are off then). Called by the app
-        (`MoonApp.on_key`): a screen with a key handler of its own would hold up every
-        key at the table for a pass of the server's event loop (server/patches.py,
-        patch 19)."""
+        """A digit pressed out of turn, a bid too low, a pass or a trump the rules refuse,
+        or a claim when not leading gets a word, not silence (the keys are off then).
+        Called by the app (`MoonApp.on_key`): a screen with a key handler of its own
+        would hold up every key at the table for a pass of the server's event loop
+        (server/patches.py, patch 19)."""
         view = self._view
         key = event.character or ""
         if view is None or view.seat is None or view.to_move is None:
+            return
+        if key == "C" and view.phase is Phase.PLAY and not self._to_lead(view):
+            self._tell("You may claim the rest when it is your turn to lead a trick.")
             return
         if view.my_turn:
             if view.phase is Phase.TRUMP and key in TRUMP_KEYS and \
