@@ -546,35 +546,40 @@ class GameScreen(MoonScreen):
             self.moon.send(OpenSeats(self.table_id, not self._table().open_seats))
 
     def explain_key(self, event: events.Key) -> None:
-        """A digit pressed out of turn, a bid too low, a pass or a trump the rules refuse,
-        or a claim when not leading gets a word, not silence (the keys are off then).
-        Called by the app (`MoonApp.on_key`): a screen with a key handler of its own
-        would hold up every key at the table for a pass of the server's event loop
+        """A key the table cannot take now gets a word, not silence (the keys are off
+        then). Called by the app (`MoonApp.on_key`): a screen with a key handler of its
+        own would hold up every key at the table for a pass of the server's event loop
         (server/patches.py, patch 19)."""
         view = self._view
-        key = event.character or ""
         if view is None or view.seat is None or view.to_move is None:
             return
+        words = self._key_refused(event.character or "", view)
+        if words is not None:
+            self._tell(words)
+
+    def _key_refused(self, key: str, view: SeatView) -> str | None:
+        """Why `key` does nothing now: a digit out of turn, a claim when not leading, a
+        bid too low, or a pass or a trump the rules refuse (None: nothing to say)."""
+        digit = int(key) if len(key) == 1 and key.isdigit() else None
         if key == "C" and view.phase is Phase.PLAY and not self._to_lead(view):
-            self._tell("You may claim the rest when it is your turn to lead a trick.")
-            return
-        if view.my_turn:
-            if view.phase is Phase.TRUMP and key in TRUMP_KEYS and \
-                    Action.make_trump(TRUMP_KEYS[key]) not in view.legal:
-                self._tell(trump_refused_words(TRUMP_KEYS[key], view.legal))
-            if view.phase is not Phase.BID:
-                return
-            if key == "p" and Action.make_pass() not in view.legal:
-                self._tell("You cannot pass: everyone else passed, so you must bid.")
-            elif len(key) == 1 and key.isdigit() and not any(
-                    action.kind == "bid" and action.bid == int(key) for action in view.legal):
-                self._tell(bids_left_words(int(key), view.legal))
-            return
-        if not (len(key) == 1 and key.isdigit()):
-            return
-        if view.phase in (Phase.BID, Phase.DISCARD, Phase.TRUMP, Phase.PLAY):
-            who = seat_name(self._table(), view.to_move)
-            self._tell(f"Not your turn yet: {who} is to play.")
+            return "You may claim the rest when it is your turn to lead a trick."
+        if not view.my_turn:
+            if digit is None or view.phase not in (Phase.BID, Phase.DISCARD, Phase.TRUMP,
+                                                   Phase.PLAY):
+                return None
+            assert view.to_move is not None
+            return f"Not your turn yet: {seat_name(self._table(), view.to_move)} is to play."
+        if view.phase is Phase.TRUMP and key in TRUMP_KEYS and \
+                Action.make_trump(TRUMP_KEYS[key]) not in view.legal:
+            return trump_refused_words(TRUMP_KEYS[key], view.legal)
+        if view.phase is not Phase.BID:
+            return None
+        if key == "p" and Action.make_pass() not in view.legal:
+            return "You cannot pass: everyone else passed, so you must bid."
+        if digit is not None and not any(action.kind == "bid" and action.bid == digit
+                                         for action in view.legal):
+            return bids_left_words(digit, view.legal)
+        return None
 
     def _act(self, action: Action) -> None:
         """Send a move of the player's own: it also answers "leave?" with "no"."""

@@ -90,7 +90,7 @@ def bids_left_words(amount: int, legal: Sequence[Action]) -> str:
                      and a.bid != MOON)
     choices = []
     if amounts:
-        listed = either([str(amount) for amount in amounts]) if len(amounts) <= 2 else \
+        listed = either([str(bid) for bid in amounts]) if len(amounts) <= 2 else \
             f"{amounts[0]} to {amounts[-1]}"
         choices.append(f"bid {listed}")
     if any(a.kind == "bid" and a.bid == MOON for a in legal):
