@@ -29,6 +29,7 @@ from moon_tui.lobby.internal import (
     Attach,
     BusBack,
     ClubShare,
+    Detach,
     FromMember,
     FromPeers,
     PeerBroadcast,
@@ -43,7 +44,14 @@ from moon_tui.lobby.internal import (
 )
 from moon_tui.lobby.journal import JournalEntry, MemoryJournal, NotOwner
 from moon_tui.lobby.links import InProcessLink, TableLink
-from moon_tui.lobby.messages import ChatLine, Disconnected, Invite, Notice, TableUpdate
+from moon_tui.lobby.messages import (
+    ChatLine,
+    Disconnected,
+    Invite,
+    Notice,
+    SeatInfo,
+    TableUpdate,
+)
 from moon_tui.lobby.notices import Ending, Tell
 from tests.test_lobby import FAST
 from tests.test_lobby_codec import a_real_update
@@ -274,3 +282,38 @@ async def test_a_code_of_a_table_opened_on_another_worker_a_moment_ago_is_found(
                     and e.code is Refusal.NO_SUCH_CODE)
         assert peers.told.count(("caught up", "")) == 2
         await ann.close()
+
+
+async def test_one_back_before_the_share_that_seats_them_is_given_their_seat() -> None:
+    # ann sat down at a table of another worker and her connection dropped a moment
+    # later; she came back to this worker before that worker's next share listed her
+    # there, so her table was not told she was back: she landed in the lobby and a
+    # computer played her seat. The share that lists her now tells her table.
+    peers = Recorded()
+    theirs = replace(a_real_update().table, table_id="far1", owner="olga",
+                     status="waiting", invite_code=None)
+    async with Lobby(FAST, peers=peers) as lobby:
+        ann = await lobby.connect("ann")
+        lobby.from_peers(FromPeers((ClubShare((theirs,), ("olga",), ()),)))
+        await eventually(lambda: lobby.tables() == (theirs,), "their table listed")
+        ann.send(JoinSeat("far1", 1))
+        await eventually(lambda: bool(peers.into), "the command reached the link")
+        await ann.close()
+        await eventually(lambda: Detach("ann") in peers.into, "her table told she left")
+        ann = await lobby.connect("ann")
+        assert Attach("ann") not in peers.into  # nothing lists her there yet
+
+        seated = replace(theirs, seats=(SeatInfo("olga"), SeatInfo("ann", away=True)))
+        lobby.from_peers(FromPeers((ClubShare((seated,), ("olga",), ()),)))
+        await eventually(lambda: Attach("ann") in peers.into, "her table told she is back")
+
+        # One who sat down from this connection is a member already: not told again.
+        bob = await lobby.connect("bob")
+        bob.send(JoinSeat("far1", 2))
+        await eventually(lambda: len(peers.into) == 4, "bob's command reached the link")
+        with_bob = replace(seated, seats=(*seated.seats, SeatInfo("bob")))
+        lobby.from_peers(FromPeers((ClubShare((with_bob,), ("olga",), ()),)))
+        await eventually(lambda: lobby.tables() == (with_bob,), "bob listed there")
+        assert Attach("bob") not in peers.into
+        await ann.close()
+        await bob.close()

@@ -33,11 +33,13 @@ class Listing:
         self.version = 0
         """Goes up with every change of the tables."""
 
-    def update(self, info: TableInfo) -> None:
-        """A table's new entry (with its invite code, as the table reports it). A table
-        keeps its place in the list: it moved to the end at each change, and the rows of
-        a player browsing the list jumped under the cursor."""
+    def update(self, info: TableInfo) -> frozenset[str]:
+        """A table's new entry (with its invite code, as the table reports it); the names
+        it holds a place for now and did not before. A table keeps its place in the list:
+        it moved to the end at each change, and the rows of a player browsing the list
+        jumped under the cursor."""
         table_id = info.table_id
+        before = self._involved.get(table_id, set())
         self._forget_involved(table_id)
         self._full[table_id] = info
         self._public[table_id] = replace(info, invite_code=None) \
@@ -48,6 +50,7 @@ class Listing:
             self._by_name.setdefault(name, set()).add(table_id)
         self._shared = None
         self.version += 1
+        return frozenset(names - before)
 
     def remove(self, table_id: str) -> None:
         if self._full.pop(table_id, None) is None:

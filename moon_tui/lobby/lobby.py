@@ -572,11 +572,15 @@ class Lobby:
         version = self._listing.version
         for table_id in listed.keys() - runs.keys() - theirs.keys():
             self._listing.remove(table_id)
+        newcomers: dict[str, set[str]] = {}
         for table_id, info in theirs.items():
             if listed.get(table_id) != info:
-                self._listing.update(info)
+                for name in self._listing.update(info):
+                    newcomers.setdefault(name, set()).add(table_id)
         self._dirty = self._dirty or self._listing.version != version
-        self._attach_here(self._router.sync_remote(theirs, self._peers.remote_link) | moved)
+        attached = self._router.sync_remote(theirs, self._peers.remote_link) | moved
+        self._attach_here(attached)
+        self._attach_newcomers(newcomers, attached)
         for name in list(self._players):
             self._tell_coming_back(name, coming_back)
         self._codes_elsewhere = {t.invite_code: t.table_id for t in theirs.values()
@@ -586,6 +590,17 @@ class Lobby:
         if (elsewhere, operators) != (self._elsewhere, self._operators_elsewhere):
             self._elsewhere, self._operators_elsewhere = elsewhere, operators
             self._presence_dirty = True
+
+    def _attach_newcomers(self, newcomers: dict[str, set[str]], attached: set[str]) -> None:
+        """People here that another worker's table now lists, who never sent it a
+        command from this connection: they sat down there a moment before their
+        connection dropped, and came back here before that worker's share said so (it
+        comes every half second). Their table is told they are back, as it would have
+        been had the listing known (they went to the lobby and a computer played on)."""
+        for name, table_ids in newcomers.items():
+            if name in self._players:
+                self._router.attach(name, table_ids - attached
+                                    - self._router.commanded(name))
 
     def _tell_coming_back(self, name: str, table_ids: set[str]) -> None:
         """`name`, here, has a place at a table of `table_ids` that nobody runs for the

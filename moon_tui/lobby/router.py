@@ -106,6 +106,10 @@ class Router:
         link.to_table(FromMember(handle.name, command, by_code, command_id))
         return True
 
+    def commanded(self, name: str) -> frozenset[str]:
+        """The tables `name` sent a command to since they last dropped."""
+        return frozenset(self._commanded.get(name, ()))
+
     def tell(self, table_ids: Iterable[str], message: TableMessage) -> None:
         """`message` (an `Attach`, `Detach` or `CloseNow`) to each table of `table_ids`."""
         for table_id in table_ids:
