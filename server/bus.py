@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from valkey.asyncio import Valkey
 
 CONNECT_SECONDS = 5.0
+ANSWER_SECONDS = 5.0
+"""How long a call to the bus waits for its answer before the connection is dropped
+and the call fails (as valkey-py's own socket timeout, whose default this is)."""
 
 
 def still_running() -> None:
@@ -62,8 +65,14 @@ def where(url: str) -> str:
     return f"{parts.scheme}://{parts.hostname}:{parts.port or 6379}"
 
 
-async def connect(url: str) -> Valkey:
-    """A client of the bus at `url`, once it answers; `CannotStart` says why not."""
+async def connect(url: str, *, bounded: bool = True) -> Valkey:
+    """A client of the bus at `url`, once it answers; `CannotStart` says why not.
+
+    `bounded`: each call's wait for its answer is bounded by valkey-py (`ANSWER_SECONDS`).
+    Not so for the two connections a table's messages cross (`bus_link.WorkerBus`), which
+    bound each call themselves (`asyncio.timeout`): with a socket timeout set, valkey-py
+    sends every command through `asyncio.wait_for`, a task of its own, and a command
+    was written two passes of the event loop later, behind every app's step in them."""
     try:
         from valkey.asyncio import Valkey
         from valkey.exceptions import ValkeyError
@@ -72,10 +81,13 @@ async def connect(url: str) -> Valkey:
                           "(pip install 'moon[scale]', or -e '.[scale]' from a checkout).") \
             from None
     client: Valkey = Valkey.from_url(url, socket_connect_timeout=CONNECT_SECONDS,
-                             health_check_interval=30)
+                                     socket_timeout=ANSWER_SECONDS if bounded else None,
+                                     health_check_interval=30)
     try:
-        await client.ping()
+        async with asyncio.timeout(ANSWER_SECONDS):
+            await client.ping()
     except (ValkeyError, OSError) as error:
         await client.aclose()
-        raise CannotStart(f"cannot reach the bus at {where(url)}: {error}") from None
+        raise CannotStart(f"cannot reach the bus at {where(url)}: "
+                          f"{error or 'no answer'}") from None
     return client

@@ -57,7 +57,7 @@ from moon_tui.lobby.notices import Ending
 from moon_tui.lobby.refusals import Refusal, Refused
 from moon_tui.lobby.restoring import shown
 
-from .bus import still_running
+from .bus import ANSWER_SECONDS, still_running
 from .ownership import lease_key
 
 if TYPE_CHECKING:
@@ -96,6 +96,14 @@ def _now_id() -> str:
     """A stream position just before now: an entry written in this very millisecond is
     read too (its id may be `<now>-0`, which a position of `<now>-0` passes over)."""
     return f"{int(time.time() * 1000) - 1}-0"
+
+
+def _why(error: BaseException) -> str:
+    """What went wrong with a call to the bus, for the log (a call that waited past its
+    bound says nothing of itself)."""
+    if isinstance(error, TimeoutError) and not str(error):
+        return "no answer in time"
+    return str(error)
 
 
 def table_inbox(table_id: str) -> str:
@@ -245,13 +253,16 @@ class WorkerBus:
     """One worker's end of the bus: its stream and its tables' streams, read by one task;
     what it sends, written in order by another."""
 
-    def __init__(self, bus: Valkey, reader: Valkey, worker: str,
+    def __init__(self, bus: Valkey, writer: Valkey, reader: Valkey, worker: str,
                  serves: Callable[[str], bool], asks: Asking | None = None) -> None:
-        """`bus` writes, `reader` blocks reading (a connection of its own); `serves(name)`
-        says whether this worker's lobby has `name` connected now; `asks` hears while a
-        command of another worker's player waits for its answer to be written (None:
-        nobody hears)."""
+        """`bus` for the club's other calls (`bus_club.py`), `writer` writes what is sent
+        and `reader` blocks reading: connections of their own, each call on them bounded
+        here (`bus.connect(..., bounded=False)`: a move across workers crosses both
+        twice); `serves(name)` says whether this worker's lobby has `name` connected
+        now; `asks` hears while a command of another worker's player waits for its
+        answer to be written (None: nobody hears)."""
         self.bus = bus
+        self.writer = writer
         self.asks = asks
         self._asked = False
         """Whether `asks` was told this worker answers another worker's player."""
@@ -375,7 +386,8 @@ class WorkerBus:
             except (ValkeyError, OSError) as error:  # kept, and written once it is back
                 still_running()
                 self.waiting = len(unsent)
-                log.warning("bus: %d entries wait to be written (%s)", len(unsent), error)
+                log.warning("bus: %d entries wait to be written (%s)", len(unsent),
+                            _why(error))
                 await asyncio.sleep(RETRY_SECONDS)
                 continue
             still_running()
@@ -412,7 +424,8 @@ class WorkerBus:
     async def _write(self, batch: list[tuple[int, _Out]],
                      served: list[tuple[int, str]]) -> list[Any]:
         """One batch in one round trip; `served` gets where each `serve`'s reply is."""
-        async with self.bus.pipeline(transaction=False) as pipe:
+        async with asyncio.timeout(ANSWER_SECONDS), \
+                self.writer.pipeline(transaction=False) as pipe:
             for number, (kind, key, data, table_id, _) in batch:
                 stamp = f"{self.origin}:{number}"
                 if kind == "let go":
@@ -467,11 +480,13 @@ class WorkerBus:
         while True:
             streams = dict(self._positions)
             try:
-                answer = await self.reader.xread(streams, count=READ_COUNT,
-                                                 block=READ_BLOCK_MS)
+                async with asyncio.timeout(READ_BLOCK_MS / 1000 + ANSWER_SECONDS):
+                    answer = await self.reader.xread(streams, count=READ_COUNT,
+                                                     block=READ_BLOCK_MS)
             except (ValkeyError, OSError) as error:  # the bus restarts: read again soon
                 still_running()
-                log.warning("bus: cannot read (%s): trying again in %g s", error, RETRY_SECONDS)
+                log.warning("bus: cannot read (%s): trying again in %g s", _why(error),
+                            RETRY_SECONDS)
                 await asyncio.sleep(RETRY_SECONDS)
                 continue
             still_running()

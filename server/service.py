@@ -152,6 +152,7 @@ class MoonServer:
         self.club_news: NewsOnBus | None = None
         """What a worker tells the club's others, and does with what they tell."""
         self._bus_reader: Valkey | None = None
+        self._bus_writer: Valkey | None = None
         self._lobby_config = lobby_config or config.lobby_config()
         self._app_factory = app_factory
         self.db = Database(config.database_path)
@@ -420,19 +421,20 @@ class MoonServer:
         log.info("stopped")
 
     async def _join_club(self, place: WorkerPlace, bus: Valkey) -> ClubOnBus:
-        """The tables' links and the club's shares over the bus (`bus_club.py`): one more
-        connection, which blocks reading the streams."""
+        """The tables' links and the club's shares over the bus (`bus_club.py`): two more
+        connections, one that blocks reading the streams and one that writes to them."""
         from .bus import connect
         from .bus_club import ClubOnBus
         from .bus_link import WorkerBus
         from .bus_news import NewsOnBus
 
-        self._bus_reader = await connect(place.bus)
+        self._bus_reader = await connect(place.bus, bounded=False)
+        self._bus_writer = await connect(place.bus, bounded=False)
 
         def serves(name: str) -> bool:
             return self._lobby is not None and self._lobby.serves(name)
 
-        link = WorkerBus(bus, self._bus_reader, place.name, serves, ASKS)
+        link = WorkerBus(bus, self._bus_writer, self._bus_reader, place.name, serves, ASKS)
         self._tasks.append(asyncio.create_task(link.run(), name="moon-bus"))
         self.club_news = NewsOnBus(link, self.restart, self.db, self.load, self._strangers,
                                    lambda: self._stopping)
@@ -451,10 +453,11 @@ class MoonServer:
     async def _close_bus(self) -> None:
         if self.club_bus is not None:
             await self.club_bus.close()
-        reader, self._bus_reader = self._bus_reader, None
-        if reader is not None:
-            with contextlib.suppress(Exception):
-                await reader.aclose()
+        for end in (self._bus_reader, self._bus_writer):
+            if end is not None:
+                with contextlib.suppress(Exception):
+                    await end.aclose()
+        self._bus_reader = self._bus_writer = None
         bus, self.bus = self.bus, None
         if self.owned is not None:  # the tables were saved: another worker may take them
             for table_id in sorted(self.owned.leases.held):

@@ -139,7 +139,7 @@ class Listener:
 
 def _club_listened(bus: valkey.Valkey) -> tuple[ClubOnBus, Listener]:
     """Worker w0's club on `bus`, with a stand-in lobby that keeps what it hears."""
-    club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200, "w0.1",
+    club = ClubOnBus(WorkerBus(bus, bus, bus, "w0", lambda _: False), 200, "w0.1",
                      None)  # type: ignore[arg-type]  # no news in these tests
     lobby = Listener()
     club._lobby = lobby  # type: ignore[assignment]  # the stand-in, not started
@@ -214,7 +214,7 @@ async def test_a_worker_started_after_another_died_lists_its_tables_as_coming_ba
         await bus.set(last_share_key("w1"), codec.encode(dead))  # its live share expired
         await bus.sadd(WORKERS_KEY, "w1")
         no_news = SimpleNamespace(close=lambda: None)
-        club = ClubOnBus(WorkerBus(bus, bus, "w0", lambda _: False), 200, "w0.1",
+        club = ClubOnBus(WorkerBus(bus, bus, bus, "w0", lambda _: False), 200, "w0.1",
                          no_news)  # type: ignore[arg-type]  # no news in this test
         lobby = Listener()
         club._lobby = lobby  # type: ignore[assignment]  # the stand-in, not started

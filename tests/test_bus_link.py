@@ -26,6 +26,7 @@ from moon_tui.lobby.messages import Act, JoinSeat, Rejected, TableUpdate
 from moon_tui.lobby.refusals import Refusal, Refused
 from moon_tui.rules import Action
 from server import bus_link
+from server.bus import connect
 from server.bus_link import WorkerBus, table_inbox
 from server.bus_server import BusServer
 from server.driver import Asks
@@ -38,8 +39,8 @@ from tools.probe import eventually
 async def worker(bus: BusServer, name: str, serving: set[str],
                  asks: Asks | None = None) -> AsyncIterator[WorkerBus]:
     """One worker's end of the bus, serving the names in `serving`, running."""
-    writer, reader = valkey.Valkey.from_url(bus.url), valkey.Valkey.from_url(bus.url)
-    end = WorkerBus(writer, reader, name, serving.__contains__, asks)
+    writer, reader = await connect(bus.url, bounded=False), await connect(bus.url, bounded=False)
+    end = WorkerBus(writer, writer, reader, name, serving.__contains__, asks)
     for person in serving:
         await end.serve(person)
     task = asyncio.create_task(end.run())
@@ -263,10 +264,41 @@ async def test_a_batch_written_again_after_a_cut_reaches_the_table_once(
         assert len(inbox) == 1 and isinstance(inbox[0], FromMember)
 
 
+async def test_a_bus_that_stops_answering_is_left_and_what_waited_is_written_once_back(
+    valkey_bus: BusServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The two connections a move crosses have no socket timeout of valkey-py's (it sent
+    # each command through a task of its own, two passes of the loop later): a bus that
+    # takes a command and never answers (paused, or a network cut with no reset) must
+    # still be given up, the connection dropped, and what waits written once it answers.
+    monkeypatch.setattr(bus_link, "ANSWER_SECONDS", 0.5)
+    monkeypatch.setattr(bus_link, "RETRY_SECONDS", 0.1)
+    async with worker(valkey_bus, "w0", {"olga"}) as w0, \
+            worker(valkey_bus, "w1", {"ann"}) as w1:
+        inbox: list[TableMessage] = []
+        owner = w0.owner_link("t1", lambda _: None)
+        owner.open(inbox.append)
+        w1.remote_link("t1", lambda _: None)
+        await asyncio.sleep(0.1)  # both reading
+        pauser = valkey.Valkey.from_url(valkey_bus.url)
+        await pauser.execute_command("CLIENT", "PAUSE", 4_000, "ALL")  # every client
+        await pauser.aclose()
+        act = Act("t1", Action.parse("pass"))
+        w1.remote["t1"].to_table(FromMember("ann", act, False, 7))
+        await eventually(lambda: "entries wait to be written (no answer in time)"
+                         in caplog.text, "the writer gave up waiting for the bus's answer")
+        await eventually(lambda: "cannot read (no answer in time)" in caplog.text,
+                         "and so did the reader")
+        assert not inbox
+        await eventually(lambda: bool(inbox) and w1.waiting == 0, "written once it answered")
+        await asyncio.sleep(0.3)
+        assert len(inbox) == 1 and isinstance(inbox[0], FromMember)
+
+
 def test_a_stamp_no_worker_writes_is_not_compared() -> None:
     # What a worker reads from the bus is input to check: a number of 5,000 digits made
     # int() raise (Python's limit on digits), which would have stopped the reader.
-    end = WorkerBus(None, None, "w0", lambda _: False)  # type: ignore[arg-type]  # no bus
+    end = WorkerBus(None, None, None, "w0", lambda _: False)  # type: ignore[arg-type]  # no bus
     assert not end._repeated("s", b"w1.9.ab:" + b"9" * 5000)
     assert not end._repeated("s", b"x" * 100 + b":1")
     assert not end._repeated("s", b"w1.9.ab:7") and end._repeated("s", b"w1.9.ab:7")
