@@ -54,6 +54,17 @@ async def worker(bus: BusServer, name: str, serving: set[str],
         await reader.aclose()
 
 
+@asynccontextmanager
+async def table_on_w0_for_ann_on_w1(bus: BusServer) -> AsyncIterator[
+        tuple[WorkerBus, WorkerBus, list[TableMessage]]]:
+    """Table t1 run on w0 (what reaches it goes to the list), ann on w1 linked to it."""
+    async with worker(bus, "w0", {"olga"}) as w0, worker(bus, "w1", {"ann"}) as w1:
+        inbox: list[TableMessage] = []
+        w0.owner_link("t1", lambda _: None).open(inbox.append)
+        w1.remote_link("t1", lambda _: None)
+        yield w0, w1, inbox
+
+
 def collect() -> tuple[list[object], Callable[[object], None]]:
     got: list[object] = []
     return got, got.append
@@ -238,12 +249,7 @@ async def test_a_batch_written_again_after_a_cut_reaches_the_table_once(
     # The bus took a batch but its answer was lost (a connection cut at that moment): the
     # worker wrote the batch again once the bus answered, and a player's move reached
     # the table twice (the second refused as out of turn; a chat line shown twice).
-    async with worker(valkey_bus, "w0", {"olga"}) as w0, \
-            worker(valkey_bus, "w1", {"ann"}) as w1:
-        inbox: list[TableMessage] = []
-        owner = w0.owner_link("t1", lambda _: None)
-        owner.open(inbox.append)
-        w1.remote_link("t1", lambda _: None)
+    async with table_on_w0_for_ann_on_w1(valkey_bus) as (w0, w1, inbox):
         written = w1._write
         cuts: list[int] = []
 
@@ -273,12 +279,7 @@ async def test_a_bus_that_stops_answering_is_left_and_what_waited_is_written_onc
     # still be given up, the connection dropped, and what waits written once it answers.
     monkeypatch.setattr(bus_link, "ANSWER_SECONDS", 0.5)
     monkeypatch.setattr(bus_link, "RETRY_SECONDS", 0.1)
-    async with worker(valkey_bus, "w0", {"olga"}) as w0, \
-            worker(valkey_bus, "w1", {"ann"}) as w1:
-        inbox: list[TableMessage] = []
-        owner = w0.owner_link("t1", lambda _: None)
-        owner.open(inbox.append)
-        w1.remote_link("t1", lambda _: None)
+    async with table_on_w0_for_ann_on_w1(valkey_bus) as (w0, w1, inbox):
         await asyncio.sleep(0.1)  # both reading
         pauser = valkey.Valkey.from_url(valkey_bus.url)
         await pauser.execute_command("CLIENT", "PAUSE", 4_000, "ALL")  # every client

@@ -50,6 +50,7 @@ from moon_tui.lobby.messages import (
     Invite,
     Notice,
     SeatInfo,
+    TableInfo,
     TableUpdate,
 )
 from moon_tui.lobby.notices import Ending, Tell
@@ -143,6 +144,20 @@ async def test_the_other_workers_tables_and_people_are_listed_and_reached() -> N
         await eventually(lambda: ("left", "ann") in peers.told, "ann left")
 
 
+async def sitting_down_far_away(lobby: Lobby, peers: Recorded
+                                ) -> tuple[PlayerHandle, TableInfo]:
+    """ann connected here, taking a seat at olga's table, which another worker runs and
+    whose latest share does not list her yet: her command is on its way there."""
+    theirs = replace(a_real_update().table, table_id="far1", owner="olga",
+                     status="waiting", invite_code=None)
+    ann = await lobby.connect("ann")
+    lobby.from_peers(FromPeers((ClubShare((theirs,), ("olga",), ()),)))
+    await eventually(lambda: lobby.tables() == (theirs,), "their table listed")
+    ann.send(JoinSeat("far1", 1))
+    await eventually(lambda: bool(peers.into), "the command reached the link")
+    return ann, theirs
+
+
 async def test_a_bus_back_empty_reaches_a_table_joined_before_its_share_came() -> None:
     # ann sat down at a table of another worker, and the bus restarted empty before that
     # worker's next share listed her there: her tables were asked for her view afresh
@@ -150,14 +165,8 @@ async def test_a_bus_back_empty_reaches_a_table_joined_before_its_share_came() -
     # view the bus had lost (test_a_game_across_two_workers_goes_on_after_the_bus_
     # restarts_empty, 1 run in 3).
     peers = Recorded()
-    theirs = replace(a_real_update().table, table_id="far1", owner="olga",
-                     status="waiting", invite_code=None)
     async with Lobby(FAST, peers=peers) as lobby:
-        ann = await lobby.connect("ann")
-        lobby.from_peers(FromPeers((ClubShare((theirs,), ("olga",), ()),)))
-        await eventually(lambda: lobby.tables() == (theirs,), "their table listed")
-        ann.send(JoinSeat("far1", 1))
-        await eventually(lambda: bool(peers.into), "the command reached the link")
+        ann, _ = await sitting_down_far_away(lobby, peers)
         [command] = peers.into
         assert isinstance(command, FromMember)
         peers.links["far1"].to_lobby(Acked(command.command_id))
@@ -290,14 +299,8 @@ async def test_one_back_before_the_share_that_seats_them_is_given_their_seat() -
     # there, so her table was not told she was back: she landed in the lobby and a
     # computer played her seat. The share that lists her now tells her table.
     peers = Recorded()
-    theirs = replace(a_real_update().table, table_id="far1", owner="olga",
-                     status="waiting", invite_code=None)
     async with Lobby(FAST, peers=peers) as lobby:
-        ann = await lobby.connect("ann")
-        lobby.from_peers(FromPeers((ClubShare((theirs,), ("olga",), ()),)))
-        await eventually(lambda: lobby.tables() == (theirs,), "their table listed")
-        ann.send(JoinSeat("far1", 1))
-        await eventually(lambda: bool(peers.into), "the command reached the link")
+        ann, theirs = await sitting_down_far_away(lobby, peers)
         await ann.close()
         await eventually(lambda: Detach("ann") in peers.into, "her table told she left")
         ann = await lobby.connect("ann")
