@@ -91,6 +91,11 @@ class BusServer:
     def pid(self) -> int | None:
         return None if self._process is None else self._process.pid
 
+    def ended(self) -> int | None:
+        """The exit status of a server that was started and has ended since (None while
+        it runs, or before `start()`)."""
+        return None if self._process is None else self._process.poll()
+
     def __enter__(self) -> BusServer:
         self.start()
         return self

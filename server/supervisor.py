@@ -8,9 +8,11 @@ The supervisor does only what one of them cannot:
   before any worker starts (workers racing to make them would each make their own);
 - it reserves the port (a bound socket, never listening: with port 0 it picks the one
   every worker takes);
-- it starts the bus (`bus_server.py`) when no `--redis` URL is given, and stops it last;
-- it restarts a worker that ended, after a back-off that doubles while workers keep
-  dying young (logged);
+- it starts the bus (`bus_server.py`) when no `--redis` URL is given, starts it again if
+  it ends (killed, or out of memory: the workers find it empty on the same socket and
+  rebuild what they own), and stops it last;
+- it restarts a worker that ended, and the bus, after a back-off that doubles while they
+  keep dying young (logged);
 - SIGTERM and SIGINT go on to every worker, which stop as one server does (the shutdown
   notice, or `restart_countdown_seconds`); an operator's restart in one worker (exit
   status 75) stops the others and ends the supervisor with 75 too, for systemd.
@@ -34,7 +36,7 @@ from .bus import WorkerPlace, where
 from .bus_server import BusServer
 from .cli import RESTART_EXIT_STATUS, _install_uvloop, serve
 from .config import ServerConfig
-from .datafolder import DataFolderLock
+from .datafolder import CannotStart, DataFolderLock
 from .service import load_or_create_host_key
 from .store import Database
 
@@ -47,6 +49,8 @@ STEADY_SECONDS = 60.0
 STOP_MARGIN_SECONDS = 30.0
 """Workers still running this long after their countdown and notice are killed."""
 ORPHAN_CHECK_SECONDS = 1.0
+BUS_CHECK_SECONDS = 1.0
+"""How often the supervisor looks whether its own bus still runs."""
 LOG_FORMAT = "%(asctime)s %(levelname)s {worker}%(name)s: %(message)s"
 
 
@@ -118,6 +122,7 @@ class Supervisor:
         lock.acquire()
         bus: BusServer | None = None
         holder: socket.socket | None = None
+        watch: asyncio.Task[None] | None = None
         try:
             load_or_create_host_key(config.host_key_path)
             db = Database(config.database_path)
@@ -140,10 +145,16 @@ class Supervisor:
                 loop.add_signal_handler(signum, self._signalled, signum)
             for worker in self._workers:
                 self._start(worker, worker_config)
+            if bus is not None:
+                watch = asyncio.create_task(self._keep(bus), name="moon-bus-watch")
             await self._done.wait()
         finally:
             for handle in self._restarts:
                 handle.cancel()
+            if watch is not None:
+                watch.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watch
             await self._stop_all()
             if bus is not None:
                 bus.stop()
@@ -152,6 +163,32 @@ class Supervisor:
             lock.release()
         log.info("moon-server: every worker stopped")
         return self._status
+
+    async def _keep(self, bus: BusServer) -> None:
+        """Start the club's own bus again when it ends, after the workers' back-off. They
+        try again every second meanwhile, and find it empty: nothing it held is lost
+        (the journal is the truth; each worker shares its part of the club again)."""
+        started, backoff = time.monotonic(), FIRST_BACKOFF_SECONDS
+        while True:
+            await asyncio.sleep(BUS_CHECK_SECONDS)
+            status = bus.ended()
+            if status is None or self._stopping:
+                continue
+            ran = time.monotonic() - started
+            if ran >= STEADY_SECONDS:
+                backoff = FIRST_BACKOFF_SECONDS
+            log.error("bus: valkey-server (pid %s) ended with status %s after %.0f s: "
+                      "started again in %g s", bus.pid, status, ran, backoff)
+            while not self._stopping:
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, LAST_BACKOFF_SECONDS)
+                try:
+                    # Here, not in a thread: a stop meanwhile must find it started or not.
+                    bus.start()  # a few tens of milliseconds (it waits for its answer)
+                    break
+                except CannotStart as error:
+                    log.error("bus: %s: tried again in %g s", error, backoff)
+            started = time.monotonic()
 
     def _start(self, worker: _Worker, config: ServerConfig) -> None:
         if self._stopping:

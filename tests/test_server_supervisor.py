@@ -40,3 +40,33 @@ async def test_workers_share_the_port_come_back_when_killed_and_stop_together(
         assert gone([pids[0], int(restarted[1]), int(bus.group(1))])
         assert not Path(bus.group(2)).exists()
         assert found(lines, "every worker stopped")
+
+
+async def test_the_clubs_own_bus_comes_back_when_killed_and_the_workers_find_it(
+    tmp_path: Path,
+) -> None:
+    # The supervisor started the bus and nobody watched it: killed (or out of memory),
+    # it stayed gone, and the workers tried for good to reach it.
+    async with supervised_club(tmp_path, "shutdown_notice_seconds = 0\n") as club:
+        lines = club.lines
+        first = found(lines, r"valkey-server \(pid (\d+)\) on (\S+)")
+        assert first is not None
+        os.kill(int(first.group(1)), signal.SIGKILL)
+        await eventually(lambda: found(lines, rf"valkey-server \(pid {first.group(1)}\) "
+                                              r"ended with status -9 .* started again in 1 s")
+                         is not None, "the supervisor saw the bus die", 30)
+        await eventually(lambda: len(re.findall(r"valkey-server \(pid \d+\) on",
+                                                "".join(lines))) == 2, "started again", 30)
+        pids = re.findall(r"valkey-server \(pid (\d+)\) on", "".join(lines))
+        assert pids[1] != pids[0]
+        for worker in ("w0", "w1"):  # each shares its part of the club on it again
+            await eventually(lambda: found(lines, rf"{worker} .*this worker's share was "
+                                                  "gone") is not None, worker, 30)
+        ann = await ScreenClient.connect(club.port, "ann", key=new_key(), width=100,
+                                         height=30)
+        await enter_lobby(ann, timeout=30)
+        await ann.close()
+
+        club.process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(club.process.wait(), 30) == 0
+        assert gone([int(pids[1])])
