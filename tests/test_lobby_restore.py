@@ -77,9 +77,10 @@ def crashed(journal: MemoryJournal) -> MemoryJournal:
 
 
 def same_table(before: TableInfo, after: TableInfo, stand_in: str = "easy") -> None:
-    """The restored entry is the one before, its players away until they come back (the
-    `stand_in` computer plays for them meanwhile)."""
-    assert dataclasses.replace(after, seats=before.seats) == before
+    """The restored entry is the one before, its players and spectators away until they
+    come back (the `stand_in` computer plays for them meanwhile)."""
+    assert after.spectators_away == before.spectators
+    assert dataclasses.replace(after, seats=before.seats, spectators_away=()) == before
     for old, new in zip(before.seats, after.seats, strict=True):
         if old.name is None:
             assert new == old
@@ -222,9 +223,11 @@ async def test_a_private_four_player_table_with_a_spectator_comes_back() -> None
         watching = await stranger.wait_type(TableUpdate)
         assert watching.seat is None and watching.table.table_id == table_id
         assert "carol" in watching.table.spectators and "dave" in watching.table.spectators
+        assert watching.table.spectators_away == ("carol",)  # her place waits for her
         carol = await join(lobby, tg, "carol")
         update = await carol.wait_type(TableUpdate)
         assert update.seat is None and update.view == seen["carol"].view
+        assert update.table.spectators_away == ()
         back = []
         for name in ("ann", "bob"):
             client = await join(lobby, tg, name)

@@ -59,9 +59,9 @@ async def test_the_clubs_own_bus_comes_back_when_killed_and_the_workers_find_it(
                                                 "".join(lines))) == 2, "started again", 30)
         pids = re.findall(r"valkey-server \(pid (\d+)\) on", "".join(lines))
         assert pids[1] != pids[0]
-        for worker in ("w0", "w1"):  # each shares its part of the club on it again
-            await eventually(lambda: found(lines, rf"{worker} .*this worker's share was "
-                                                  "gone") is not None, worker, 30)
+        await eventually(lambda: all(found(lines, rf"{w} .*this worker's share was gone")
+                                     for w in ("w0", "w1")),
+                         "each worker shares its part of the club on it again", 30)
         ann = await ScreenClient.connect(club.port, "ann", key=new_key(), width=100,
                                          height=30)
         await enter_lobby(ann, timeout=30)

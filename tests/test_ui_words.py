@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from moon_tui.lobby.messages import SeatInfo, TableInfo
 from moon_tui.rules import Rules
 from moon_tui.ui.lobby_screen import ONLINE_NAMES, online_text
-from moon_tui.ui.words import house_rules, rules_cell, rules_line
+from moon_tui.ui.words import house_rules, rules_cell, rules_line, watcher_names
 
 RAW_KEY = re.compile(r"[a-z]+_[a-z]+|=")
 """An option as the code names it (`all_pass=force_last`, `team_scoring`)."""
@@ -99,3 +99,11 @@ def test_the_online_panel_counts_lines_not_names() -> None:
     assert len(lines) <= 1 + ONLINE_NAMES
     assert lines[-1] == f"… and {20 - 3} more", lines
     assert not any("…" in line for line in lines[1:-1]), lines
+
+
+def test_a_spectator_a_restart_left_is_away_until_back() -> None:
+    # After a restart a spectator who had not come back was listed as if watching.
+    table = TableInfo("t1", "x", "ann", Rules.make(), (), "playing", False, True,
+                      ("carol", "dave"), None, spectators_away=("carol",))
+    assert watcher_names(table) == ["carol (away)", "dave"]
+    assert watcher_names(table, 4) == ["car… (away)", "dave"]

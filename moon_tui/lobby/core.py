@@ -264,7 +264,9 @@ class TableState:
                 spectators=tuple(seating.spectators), turn_seconds=self.turn_seconds,
                 invite_code=None, rematch_votes=tuple(seating.rematch_votes),
                 rated=self.recorder.rated, open_seats=self.open_seats,
-                practice=self.practice)
+                practice=self.practice,
+                spectators_away=tuple(n for n in seating.spectators
+                                      if n in seating.away_watchers))
             self._infos = (public, replace(public, invite_code=self.invite_code))
             self._info_key = key
         assert self._infos is not None

@@ -80,6 +80,9 @@ class TableInfo:
     """The owner lets newcomers take a computer's seat during the game (`OpenSeats`)."""
     practice: bool = False
     """A practice table: one person, never rated nor saved; `h` shows hints there."""
+    spectators_away: tuple[str, ...] = ()
+    """Spectators of a table brought back after a restart who have not come back yet:
+    their place is kept for the grace period (`Seating.away_watchers`)."""
 
 
 @dataclass(frozen=True, slots=True)

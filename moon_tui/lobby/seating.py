@@ -110,7 +110,8 @@ class Seating:
 
     def key(self) -> tuple[object, ...]:
         """Changes whenever what `infos`, the spectators, owner or votes show changes."""
-        return (self.owner, tuple(self.spectators), tuple(self.rematch_votes),
+        return (self.owner, tuple(self.spectators), tuple(self.away_watchers),
+                tuple(self.rematch_votes),
                 tuple((s.name, s.bot_level, s.away_since is not None, s.held_for)
                       for s in self.seats))
 

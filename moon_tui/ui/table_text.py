@@ -20,7 +20,6 @@ from .words import (
     OPERATOR_MARK,
     bid_words,
     contract,
-    fit,
     points_words,
     result_words,
     score_words,
@@ -30,6 +29,7 @@ from .words import (
     suit_led,
     trump_clause,
     trump_words,
+    watcher_names,
 )
 
 TURN = "▶"
@@ -123,7 +123,7 @@ def seats_panel(view: SeatView, table: TableInfo, seconds_left: int | None,
         text.append_text(team_lines(view, table, width, names))
     if table.spectators:
         text.append("\nWatching: ", style="bold")
-        text.append(fit_words([fit(n, names) for n in table.spectators], width - 10))
+        text.append(fit_words(watcher_names(table, names), width - 10))
     return text
 
 

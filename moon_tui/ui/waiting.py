@@ -29,7 +29,7 @@ from .base import MoonScreen, set_text
 from .chat import ChatPanel
 from .fields import Choice
 from .rows import RowList
-from .words import named, rules_line, seat_detail
+from .words import named, rules_line, seat_detail, watcher_names
 
 SEAT_COLUMNS = (("Seat", 6), ("Who", 22), ("", 26))
 PLAYER_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "expert")
@@ -129,7 +129,7 @@ class WaitingScreen(MoonScreen):
                      "practice: one player, h shows hints, not rated" if info.practice
                      else "not rated")
         if info.spectators:
-            extra.append("watching: " + ", ".join(info.spectators))
+            extra.append("watching: " + ", ".join(watcher_names(info)))
         lines.append(" · ".join(extra))
         if info.invite_code:
             lines.append(f"Invite code: {info.invite_code}  (friends press i in the lobby)")

@@ -51,6 +51,14 @@ def seat_name(table: TableInfo, seat: int, width: int | None = None) -> str:
     return "(empty)"
 
 
+def watcher_names(table: TableInfo, width: int | None = None) -> list[str]:
+    """Who watches the table, each cut to `width`, "(away)" after a spectator a restart
+    left whose place waits for them (they have not come back yet)."""
+    away = set(table.spectators_away)
+    return [fit(name, width) + (" (away)" if name in away else "")
+            for name in table.spectators]
+
+
 def seat_detail(info: SeatInfo) -> str:
     """`computer, expert` / `computer for bob` / `away: computer playing` / ``."""
     if info.name is None and info.bot_level is not None:
