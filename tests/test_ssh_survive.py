@@ -125,7 +125,7 @@ def facts(screen: str) -> list[str]:
     for row in rows[1:]:
         panels = row.split("▏")
         if len(panels) >= 2:
-            left = panels[0].replace("▶", " ").strip()
+            left = panels[0].replace("▶", " ").replace(" (away)", "").strip()
             if left and "away" not in left:
                 kept.append(left)
             middle = panels[1].strip()
