@@ -38,7 +38,8 @@ from . import internal, messages
 VERSION = 4
 """The version of the wire format: bump it whenever a message's shape changes (2: tables
 say whether they are practice tables, `CreateTable` may play on from a record; 3: a
-worker's share names the process that runs its tables)."""
+worker's share names the process that runs its tables; 4: a table says which of its
+spectators a restart left who are not back yet)."""
 MAX_MESSAGE_BYTES = 4 << 20
 """The largest message read (a whole game's results fit in a few tens of kilobytes)."""
 
