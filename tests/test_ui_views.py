@@ -127,6 +127,13 @@ async def start_with_computers(pilot: Pilot[None], app: MoonApp, rules: Rules,
     app.send(StartGame(table_id))
 
 
+async def screen_after(pilot: Pilot[None], app: MoonApp, key: str) -> str:
+    """The screen once `key` was pressed and what it brought about was drawn."""
+    await pilot.press(key)
+    await pilot.pause()
+    return screen_text(app)
+
+
 async def ann_plays_until(pilot: Pilot[None], app: MoonApp, wanted: Callable[[SeatView], bool],
                           bid: str, turns: int, what: str) -> SeatView:
     """ann's turns, bidding with the key `bid` and taking the marked choice otherwise,
@@ -158,15 +165,11 @@ async def test_a_bid_too_low_is_explained_in_turn() -> None:
             await pilot.press("c", str(low), "p", "escape")  # typed in the chat: no word
             await pilot.pause()
             assert "You cannot" not in screen_text(app)
-            await pilot.press(str(low))
-            await pilot.pause()
-            text = screen_text(app)
+            text = await screen_after(pilot, app, str(low))
             assert f"You cannot bid {low} now: bid " in text, text
             assert "p to pass" in text
             assert current_view(app) == view  # nothing was sent
-            await pilot.press("9")  # no bid at all
-            await pilot.pause()
-            assert "You cannot bid 9 now" in screen_text(app)
+            assert "You cannot bid 9 now" in await screen_after(pilot, app, "9")  # no bid
 
 
 async def test_a_pass_the_rules_refuse_is_explained() -> None:
@@ -180,10 +183,8 @@ async def test_a_pass_the_rules_refuse_is_explained() -> None:
             view = await ann_plays_until(
                 pilot, app, lambda v: v.phase is Phase.BID and Action.make_pass() not in v.legal,
                 "p", 30, "both computers passed before her")
-            await pilot.press("p")
-            await pilot.pause()
             assert "You cannot pass: everyone else passed, so you must bid." in \
-                screen_text(app)
+                await screen_after(pilot, app, "p")
             assert current_view(app) == view
 
 
@@ -197,14 +198,10 @@ async def test_a_trump_the_rules_refuse_is_explained() -> None:
                 ("random", "random"))
             view = await ann_plays_until(pilot, app, lambda v: v.phase is Phase.TRUMP, "m", 60,
                                          "she names trump (she bids the moon)")
-            await pilot.press("d")
-            await pilot.pause()
             assert "Doubles cannot be trump at this table: name a number." in \
-                screen_text(app)
-            await pilot.press("n")
-            await pilot.pause()
+                await screen_after(pilot, app, "d")
             assert "No trump is not played at this table: name a number." in \
-                screen_text(app)
+                await screen_after(pilot, app, "n")
             assert current_view(app) == view
 
 
@@ -217,10 +214,8 @@ async def test_a_claim_when_not_leading_is_explained() -> None:
             view = await ann_plays_until(
                 pilot, app, lambda v: v.phase is Phase.PLAY and v.current_trick is not None
                 and bool(v.current_trick.plays), "p", 40, "she follows in a trick")
-            await pilot.press("C")
-            await pilot.pause()
             assert "You may claim the rest when it is your turn to lead a trick." in \
-                screen_text(app)
+                await screen_after(pilot, app, "C")
             assert current_view(app) == view
 
 
