@@ -6,8 +6,8 @@ screen is searched for the tiles the *other* player still holds (as `6-4` and `[
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn, wait_for
 from textual.pilot import Pilot
@@ -113,18 +113,23 @@ async def test_players_and_spectators_see_only_their_own_view() -> None:
                     assert view.widow is None and view.discard is None
 
 
-async def start_with_computers(pilot: Pilot[None], app: MoonApp, rules: Rules,
-                               levels: tuple[BotLevel, BotLevel]) -> None:
-    """A table of `app`'s player and two computers, started."""
-    app.send(CreateTable("mine", rules))
-    await wait_for(pilot, lambda: app.current_table is not None, "the table")
-    table_id = app.current_table
-    assert table_id is not None
-    for seat, level in enumerate(levels, start=1):
-        app.send(AddBot(table_id, seat, level))
-    await wait_for(pilot, lambda: all(not s.is_free for s in
-                                      app.model.tables[table_id].table.seats), "a full table")
-    app.send(StartGame(table_id))
+@asynccontextmanager
+async def ann_with_computers(seed: int, rules: Rules, levels: tuple[BotLevel, BotLevel]
+                             ) -> AsyncIterator[tuple[Pilot[None], MoonApp]]:
+    """ann's app at 80x24, at a table of hers with two computers, started."""
+    async with Lobby(FAST, seed=seed) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.send(CreateTable("mine", rules))
+            await wait_for(pilot, lambda: app.current_table is not None, "the table")
+            table_id = app.current_table
+            assert table_id is not None
+            for seat, level in enumerate(levels, start=1):
+                app.send(AddBot(table_id, seat, level))
+            await wait_for(pilot, lambda: all(not s.is_free for s in app.model.tables[
+                table_id].table.seats), "a full table")
+            app.send(StartGame(table_id))
+            yield pilot, app
 
 
 async def screen_after(pilot: Pilot[None], app: MoonApp, key: str) -> str:
@@ -150,73 +155,60 @@ async def ann_plays_until(pilot: Pilot[None], app: MoonApp, wanted: Callable[[Se
 
 async def test_a_bid_too_low_is_explained_in_turn() -> None:
     # A digit under the highest bid did nothing at all: the player saw no reason.
-    async with Lobby(FAST, seed=8) as lobby:
-        app = MoonApp(lobby, "ann")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await start_with_computers(pilot, app, Rules.make(), ("random", "random"))
-            def numbers(view: SeatView) -> list[int]:
-                return [a.bid for a in view.legal if a.kind == "bid" and a.bid is not None
-                        and a.bid != MOON]
+    async with ann_with_computers(8, Rules.make(), ("random", "random")) as (pilot, app):
+        def numbers(view: SeatView) -> list[int]:
+            return [a.bid for a in view.legal if a.kind == "bid" and a.bid is not None
+                    and a.bid != MOON]
 
-            view = await ann_plays_until(
-                pilot, app, lambda v: v.phase is Phase.BID and bool(numbers(v))
-                and any(a.kind == "bid" for _, a in v.bids), "p", 50, "a computer bid first")
-            low = min(numbers(view)) - 1
-            await pilot.press("c", str(low), "p", "escape")  # typed in the chat: no word
-            await pilot.pause()
-            assert "You cannot" not in screen_text(app)
-            text = await screen_after(pilot, app, str(low))
-            assert f"You cannot bid {low} now: bid " in text, text
-            assert "p to pass" in text
-            assert current_view(app) == view  # nothing was sent
-            assert "You cannot bid 9 now" in await screen_after(pilot, app, "9")  # no bid
+        view = await ann_plays_until(
+            pilot, app, lambda v: v.phase is Phase.BID and bool(numbers(v))
+            and any(a.kind == "bid" for _, a in v.bids), "p", 50, "a computer bid first")
+        low = min(numbers(view)) - 1
+        await pilot.press("c", str(low), "p", "escape")  # typed in the chat: no word
+        await pilot.pause()
+        assert "You cannot" not in screen_text(app)
+        text = await screen_after(pilot, app, str(low))
+        assert f"You cannot bid {low} now: bid " in text, text
+        assert "p to pass" in text
+        assert current_view(app) == view  # nothing was sent
+        assert "You cannot bid 9 now" in await screen_after(pilot, app, "9")  # no bid
 
 
 async def test_a_pass_the_rules_refuse_is_explained() -> None:
     # With "last must bid", p did nothing for the last to speak after all passed.
-    async with Lobby(FAST, seed=38) as lobby:  # both computers pass at once
-        app = MoonApp(lobby, "ann")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await start_with_computers(pilot, app,
-                                       Rules.make(all_pass="force_last", target=1000),
-                                       ("easy", "random"))
-            view = await ann_plays_until(
-                pilot, app, lambda v: v.phase is Phase.BID and Action.make_pass() not in v.legal,
-                "p", 30, "both computers passed before her")
-            assert "You cannot pass: everyone else passed, so you must bid." in \
-                await screen_after(pilot, app, "p")
-            assert current_view(app) == view
+    rules = Rules.make(all_pass="force_last", target=1000)
+    # Seed 38: both computers pass at once.
+    async with ann_with_computers(38, rules, ("easy", "random")) as (pilot, app):
+        view = await ann_plays_until(
+            pilot, app, lambda v: v.phase is Phase.BID and Action.make_pass() not in v.legal,
+            "p", 30, "both computers passed before her")
+        assert "You cannot pass: everyone else passed, so you must bid." in \
+            await screen_after(pilot, app, "p")
+        assert current_view(app) == view
 
 
 async def test_a_trump_the_rules_refuse_is_explained() -> None:
     # d and n did nothing at a table where doubles are no trump and no trump is not played.
-    async with Lobby(FAST, seed=8) as lobby:
-        app = MoonApp(lobby, "ann")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await start_with_computers(
-                pilot, app, Rules.make(doubles_trump=False, no_trump=False, target=1000),
-                ("random", "random"))
-            view = await ann_plays_until(pilot, app, lambda v: v.phase is Phase.TRUMP, "m", 60,
-                                         "she names trump (she bids the moon)")
-            assert "Doubles cannot be trump at this table: name a number." in \
-                await screen_after(pilot, app, "d")
-            assert "No trump is not played at this table: name a number." in \
-                await screen_after(pilot, app, "n")
-            assert current_view(app) == view
+    rules = Rules.make(doubles_trump=False, no_trump=False, target=1000)
+    async with ann_with_computers(8, rules, ("random", "random")) as (pilot, app):
+        view = await ann_plays_until(pilot, app, lambda v: v.phase is Phase.TRUMP, "m", 60,
+                                     "she names trump (she bids the moon)")
+        assert "Doubles cannot be trump at this table: name a number." in \
+            await screen_after(pilot, app, "d")
+        assert "No trump is not played at this table: name a number." in \
+            await screen_after(pilot, app, "n")
+        assert current_view(app) == view
 
 
 async def test_a_claim_when_not_leading_is_explained() -> None:
     # C (claim the rest) did nothing while the player was to follow.
-    async with Lobby(FAST, seed=8) as lobby:
-        app = MoonApp(lobby, "ann")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await start_with_computers(pilot, app, Rules.make(), ("random", "random"))
-            view = await ann_plays_until(
-                pilot, app, lambda v: v.phase is Phase.PLAY and v.current_trick is not None
-                and bool(v.current_trick.plays), "p", 40, "she follows in a trick")
-            assert "You may claim the rest when it is your turn to lead a trick." in \
-                await screen_after(pilot, app, "C")
-            assert current_view(app) == view
+    async with ann_with_computers(8, Rules.make(), ("random", "random")) as (pilot, app):
+        view = await ann_plays_until(
+            pilot, app, lambda v: v.phase is Phase.PLAY and v.current_trick is not None
+            and bool(v.current_trick.plays), "p", 40, "she follows in a trick")
+        assert "You may claim the rest when it is your turn to lead a trick." in \
+            await screen_after(pilot, app, "C")
+        assert current_view(app) == view
 
 
 async def test_a_key_pressed_out_of_turn_is_explained() -> None:
