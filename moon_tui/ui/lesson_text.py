@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from ..rules import MOON, SUIT_TRUMP, TRUMP_DOUBLES, TRUMP_NONE, Phase, SeatView, Tile
 from ..rules.tiles import FOLLOW, IS_TRUMP, mask_of
-from .words import trump_words
+from .words import number_bids, trump_words
 
 FINISH = "Enter: finish the lesson and go to the lobby."
 """What the last step offers (a lesson played alone with `moon --lesson` says its own)."""
@@ -59,7 +59,7 @@ def _bidding(view: SeatView, names: Sequence[str]) -> str:
         return (f"{lead}Bidding first: each player speaks once, in turn. {who} is "
                 "thinking…")
     best, count = _best_suit(view.hand)
-    bids = sorted(a.bid for a in view.legal if a.kind == "bid" and a.bid != MOON and a.bid)
+    bids = number_bids(view.legal)
     intro = ("Your first hand of Moon!\nEach number is a suit: 6-4 is a 6 and a 4; a "
              "double, 6-6, only a 6.\n") if not view.bids else f"Bids: {said}.\n"
     if not bids:

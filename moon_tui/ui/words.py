@@ -91,11 +91,16 @@ def bid_words(action: Action) -> str:
     return "moon" if action.bid == MOON else str(action.bid)
 
 
+def number_bids(legal: Sequence[Action]) -> list[int]:
+    """The bids of a number among `legal`, lowest first (not the moon)."""
+    return sorted(a.bid for a in legal if a.kind == "bid" and a.bid is not None
+                  and a.bid != MOON)
+
+
 def bids_left_words(amount: int, legal: Sequence[Action]) -> str:
     """Why the digit `amount` bids nothing now, and what may be bid: `You cannot bid 5
     now: bid 6 or 7, m for the moon, or p to pass.`"""
-    amounts = sorted(a.bid for a in legal if a.kind == "bid" and a.bid is not None
-                     and a.bid != MOON)
+    amounts = number_bids(legal)
     choices = []
     if amounts:
         listed = either([str(bid) for bid in amounts]) if len(amounts) <= 2 else \
