@@ -9,6 +9,7 @@ is removed with `d` pressed twice; the host never removes the last one.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from textual import events, work
 from textual.app import ComposeResult
@@ -86,7 +87,9 @@ class KeysScreen(MoonModal):
 
     @work(exclusive=True, group="keys")
     async def load(self) -> None:
-        found = await self.keys.list_keys()
+        self._show(await self.keys.list_keys())
+
+    def _show(self, found: Sequence[KeyFacts]) -> None:
         now = time.time()
         self.query_one(RowList).set_rows([key_row(key, now) for key in found])
         if not found:
@@ -120,8 +123,11 @@ class KeysScreen(MoonModal):
         except ValueError as exc:
             self._say(f"✗ {exc}")
             return
+        # The list without it before the words: a `d` read after them acts on a key that is
+        # there (it found the removed one under the cursor, and the host said it had no
+        # such key).
+        self._show(await self.keys.list_keys())
         self._say(f"Removed {fingerprint}: it no longer logs in as {self.moon.player_name}.")
-        self.load()
 
     def action_new_code(self) -> None:
         self.new_code()
