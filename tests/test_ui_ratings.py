@@ -151,3 +151,39 @@ async def test_a_game_on_a_card_opens_in_the_replay_viewer(db: Database) -> None
             assert app.screen.opened.entry.code == code
             await pilot.press("escape")
             await wait_for(pilot, lambda: isinstance(app.screen, PlayerCardScreen), "the card")
+
+
+async def test_a_narrow_footer_keeps_help_and_the_way_out(db: Database) -> None:
+    # An operator's lobby with a table listed, keys, games and ratings has more keys
+    # than fit in 80 columns even one space apart: the footer was cut at its end, and
+    # "? help  q quit" were the keys it lost. Now the others are cut, and "…" (which
+    # opens the help) stands for them.
+    from moon_tui.lobby import CreateTable
+    from moon_tui.rules import Rules
+    from moon_tui.ui.lobby_screen import LobbyScreen
+    from server.archive import ClubGames
+    from server.identity import Player
+    from server.link_codes import LinkCodes
+    from server.members import AccountKeys
+
+    async with Lobby(FAST, seed=1) as lobby:
+        bob = await lobby.connect("bob")
+        bob.send(CreateTable("bob's table", Rules.make()))
+        app = MoonApp(lobby, "ann", operator=True, ratings=DatabaseRatings(db),
+                      keys=AccountKeys(db, Player("ann"), LinkCodes(), 2222),
+                      games=ClubGames(db, Player("ann")))
+        async with app.run_test(size=(160, 24)) as pilot:
+            await wait_for(pilot, lambda: "w watch" in screen_text(app), "bob's table")
+            wide = screen_text(app).splitlines()[-1]
+            assert "…" not in wide and "L ratings  o operator" in wide, wide
+            await pilot.resize_terminal(80, 24)
+            await wait_for(pilot, lambda: "…" in screen_text(app).splitlines()[-1],
+                           "the footer cut")
+            narrow = screen_text(app).splitlines()[-1]
+            assert narrow.startswith(" n new table j join w watch i by code c chat k keys"
+                                     " g games …"), narrow
+            assert narrow.rstrip().endswith(" … ? help q quit"), narrow
+            await pilot.click(offset=(narrow.index("…"), 23))
+            await wait_for(pilot, lambda: not isinstance(app.screen, LobbyScreen)
+                           and "Learn to play" in screen_text(app), "the help")
+        await bob.close()

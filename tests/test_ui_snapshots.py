@@ -266,6 +266,24 @@ async def session_ended(pilot: Pilot[None]) -> None:
     await wait_for(pilot, lambda: isinstance(app.screen, SessionOver), "the reason")
 
 
+def replaying(*keys: str) -> Step:
+    """A finished game of random play opened in the replay viewer, then `keys`."""
+    async def steps(pilot: Pilot[None]) -> None:
+        from moon_tui.rules.record import record_from_dict
+        from moon_tui.services import GameEntry, OpenedGame
+        from moon_tui.ui.replay import ReplayScreen
+        from tests.support.games import finished_record
+
+        names = ("ann", "bob", "cy")
+        record = record_from_dict(finished_record(names, 5, target=3))
+        entry = GameEntry(1, "K7Q2MD", 1_796_000_000.0, True, names, record.rules,
+                          len(record.hands), (0, 0, 0), None)
+        await pilot.app.push_screen(ReplayScreen(OpenedGame(entry, record, None)))
+        await pilot.press(*keys)
+        await pilot.pause()
+    return steps
+
+
 CASES: dict[str, Case] = {
     "lobby": Case(local(table=False), in_lobby),
     "create_table": Case(local(table=False), create_form),
@@ -286,6 +304,8 @@ CASES: dict[str, Case] = {
     "four_players": Case(local(rules=Rules.make(players=4)), until(following, "following")),
     "spectator": Case(local(table=False), spectating),
     "session_ended": Case(local(table=False), session_ended),
+    "replay_bidding": Case(local(table=False), replaying()),
+    "replay_trick": Case(local(table=False), replaying("down", "down", "right")),
 }
 
 ROOMY = [(80, 24), (100, 30)]

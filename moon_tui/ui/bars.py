@@ -66,6 +66,8 @@ class ClickBar(KeepsDrawn, Widget):
         self._cursor: int | None = None
         self._layouts: dict[tuple[tuple[Item, ...], int | None, int],
                             tuple[Text, list[tuple[int, int, str]]]] = {}
+        self._compact = False
+        """Items laid out one space apart instead of two (a footer short of room)."""
         """Each set of items laid out at a width, as it was shown, the most recent last
         (the bars go back and forth between a few: laying them out again was ~1% of a
         table update's CPU, measured)."""
@@ -91,7 +93,8 @@ class ClickBar(KeepsDrawn, Widget):
         key = (self._items, self._cursor, width)
         layout = recall(self._layouts, key)
         if layout is None:
-            layout = self.layout_items(self.fitted(self._items, width))
+            items, self._compact = self.fitted(self._items, width)
+            layout = self.layout_items(items)
             keep(self._layouts, key, layout, DRAWN_KEPT)
         self._text, self._spans = layout
         self.refresh()
@@ -100,19 +103,20 @@ class ClickBar(KeepsDrawn, Widget):
         if self._items:
             self._lay_out()
 
-    def fitted(self, items: tuple[Item, ...], width: int) -> tuple[Item, ...]:
-        """The items shown in `width` columns (all of them: a row of choices is short)."""
-        return items
+    def fitted(self, items: tuple[Item, ...], width: int) -> tuple[tuple[Item, ...], bool]:
+        """The items shown in `width` columns, and whether they are laid out compact (all
+        of them, two spaces apart: a row of choices is short)."""
+        return items, False
 
     @property
     def cursor(self) -> int | None:
         return self._cursor
 
     @staticmethod
-    def width_of(items: Sequence[Item]) -> int:
-        """Columns `layout_items` takes for `items`."""
+    def width_of(items: Sequence[Item], compact: bool = False) -> int:
+        """Columns `layout_items` takes for `items`, two spaces apart or (`compact`) one."""
         return sum(cell_len(item.key) + bool(item.key and item.label)
-                   + cell_len(item.label) + 2 for item in items)
+                   + cell_len(item.label) + (1 if compact else 2) for item in items)
 
     def layout_items(self, items: tuple[Item, ...]) -> tuple[Text, list[tuple[int, int, str]]]:
         text = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -132,7 +136,8 @@ class ClickBar(KeepsDrawn, Widget):
             text.append(item.label)
             if item_start >= 0:
                 text.stylize("underline", item_start, text.cell_len)
-            text.append(" ")
+            if not self._compact:
+                text.append(" ")
             spans.append((start, text.cell_len, item.ident))
         return text, spans
 
@@ -221,24 +226,27 @@ class KeyBar(ClickBar):
                                   b.description) for b in bindings)
         return tuple(items)
 
-    def fitted(self, items: tuple[Item, ...], width: int) -> tuple[Item, ...]:
-        """What fits in `width` columns: the other keys from the first while they fit,
-        `…` (a click opens the help, which lists them all), then help and the way out
-        (`KEPT_KEYS`). Cut at the end, an 80-column lobby lost "? help  q quit"."""
+    def fitted(self, items: tuple[Item, ...], width: int) -> tuple[tuple[Item, ...], bool]:
+        """What fits in `width` columns: all the keys two spaces apart, or one; else, one
+        apart, the other keys from the first while they fit, `…` (a click opens the help,
+        which lists them all), then help and the way out (`KEPT_KEYS`). Cut at the end,
+        an 80-column lobby lost "? help  q quit"."""
         if not width or self.width_of(items) <= width:
-            return items
+            return items, False
+        if self.width_of(items, compact=True) <= width:
+            return items, True
         kept = [item for item in items if item.key in KEPT_KEYS]
         more = Item(next((item.ident for item in kept if item.key == "?"), ""), "", "…")
-        room = width - self.width_of([*kept, more])
+        room = width - self.width_of([*kept, more], compact=True)
         shown: list[Item] = []
         for item in items:
             if item.key in KEPT_KEYS:
                 continue
-            if self.width_of([item]) > room:
+            if self.width_of([item], compact=True) > room:
                 break
-            room -= self.width_of([item])
+            room -= self.width_of([item], compact=True)
             shown.append(item)
-        return (*shown, more, *kept)
+        return (*shown, more, *kept), True
 
     def chosen(self, ident: str) -> None:
         if ident:
