@@ -109,11 +109,16 @@ async def test_the_lobby_refuses_a_rated_practice_table_and_a_position_past_the_
         mark = ann.mark()
         ann.handle.send(CreateTable("p", play_on=PlayOn(cut(over), 0)))
         refused = await ann.wait_type(Rejected, start=mark)
-        assert refused.code is Refusal.BAD_PLAY_ON and "over" in refused.reason
+        assert refused.code is Refusal.BAD_PLAY_ON and refused.params == {"why": "over"}
         mark = ann.mark()
         ann.handle.send(CreateTable("p", play_on=PlayOn("{not a record", 0)))
         refused = await ann.wait_type(Rejected, start=mark)
-        assert refused.code is Refusal.BAD_PLAY_ON
+        assert refused.code is Refusal.BAD_PLAY_ON and refused.params["why"] == "record"
+        assert refused.params["problem"]
+        mark = ann.mark()
+        ann.handle.send(CreateTable("p", play_on=PlayOn(cut(played(seed=5, decisions=9)), 3)))
+        refused = await ann.wait_type(Rejected, start=mark)
+        assert refused.params == {"why": "seat", "seat": 3, "players": 3}
 
 
 async def test_a_play_on_table_comes_back_after_a_restart_still_a_practice_table() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from moon_tui.lobby import Disconnected, LobbyUpdate, Notice, TableInfo, TableUpdate
+from moon_tui.lobby import Disconnected, LobbyUpdate, Notice, Refusal, TableInfo, TableUpdate
 from moon_tui.lobby.chat import ChatLimiter, RateLimit, clean_text
 from moon_tui.lobby.queue import EventQueue
 from moon_tui.rules import Rules
@@ -70,13 +70,15 @@ def test_chat_text_loses_control_characters_and_extra_spaces() -> None:
 
 def test_chat_lines_are_limited_in_length_and_rate_per_player() -> None:
     chat = ChatLimiter(max_chars=10, lines_per_10s=2)
-    assert str(chat.check("ann", "x" * 11, now=0.0)[1]) == \
-        "a chat line is at most 10 characters, not 11"
-    assert str(chat.check("ann", " \x07 ", now=0.0)[1]) == "an empty chat line"
+    def refused(line: str, now: float) -> tuple[object, dict[str, object]] | None:
+        refusal = chat.check("ann", line, now=now)[1]
+        return None if refusal is None else (refusal.code, refusal.params)
+
+    assert refused("x" * 11, 0.0) == (Refusal.CHAT_TOO_LONG, {"limit": 10, "length": 11})
+    assert refused(" \x07 ", 0.0) == (Refusal.CHAT_EMPTY, {})
     assert chat.check("ann", "one", now=0.0) == ("one", None)
     assert chat.check("ann", "two", now=1.0) == ("two", None)
-    refused = chat.check("ann", "three", now=2.0)[1]
-    assert refused is not None and "at most 2 chat lines every 10 seconds" in str(refused)
+    assert refused("three", 2.0) == (Refusal.CHAT_TOO_FAST, {"lines": 2, "seconds": 10})
     assert chat.check("bob", "mine", now=2.0) == ("mine", None)
     assert chat.check("ann", "later", now=10.5) == ("later", None)
 

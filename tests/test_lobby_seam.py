@@ -13,6 +13,7 @@ from moon_tui.lobby import (
     GameFinished,
     Lobby,
     PlayerHandle,
+    Refusal,
     Rejected,
     Resync,
     SendChat,
@@ -122,7 +123,7 @@ async def test_a_member_catches_up_with_resync_and_a_stranger_is_refused() -> No
         assert not [e for e in ann.events[mark:] if isinstance(e, TableUpdate)]
         bob.handle.send(Resync(table_id))
         refused = await bob.wait_type(Rejected)
-        assert refused.reason == f"you are not at table {table_id}"
+        assert (refused.code, refused.params) == (Refusal.NOT_AT_TABLE, {"table_id": table_id})
 
 
 class Counting(LoopbackLink):

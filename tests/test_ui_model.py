@@ -10,7 +10,7 @@ from moon_tui.ui.refusals import refusal_words
 
 def _too_many(minutes: int) -> Rejected:
     return Rejected(CreateTable("mine"), Refusal.TOO_MANY_TABLES,
-                    {"tables": 30, "minutes": minutes}, "too many tables")
+                    {"tables": 30, "minutes": minutes})
 
 
 def test_a_refused_table_is_refused_again_only_while_the_lobby_surely_would() -> None:
@@ -28,6 +28,6 @@ def test_a_refused_table_is_refused_again_only_while_the_lobby_surely_would() ->
 
 def test_other_refusals_are_not_kept() -> None:
     model = Model("ann")
-    none = Rejected(JoinSeat("t1"), Refusal.NO_SUCH_TABLE, {"table_id": "t1"}, "none")
+    none = Rejected(JoinSeat("t1"), Refusal.NO_SUCH_TABLE, {"table_id": "t1"})
     model.note_refusal(none, 0.0)
     assert model.table_refusal(1.0) is None

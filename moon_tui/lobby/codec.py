@@ -35,11 +35,12 @@ from typing import Any, Literal, Union
 from ..rules import Action, HandResult, Outcome, Rules, SeatView, Tile, Trick
 from . import internal, messages
 
-VERSION = 4
+VERSION = 5
 """The version of the wire format: bump it whenever a message's shape changes (2: tables
 say whether they are practice tables, `CreateTable` may play on from a record; 3: a
 worker's share names the process that runs its tables; 4: a table says which of its
-spectators a restart left who are not back yet)."""
+spectators a restart left who are not back yet; 5: a refusal is its code and parameters
+only, no English)."""
 MAX_MESSAGE_BYTES = 4 << 20
 """The largest message read (a whole game's results fit in a few tens of kilobytes)."""
 

@@ -316,16 +316,15 @@ class TableState:
             self.publisher.say(ChatPosted(line))
             self._effects.append(Said(line))
         elif isinstance(command, AddBot | RemoveBot):
-            self._owner_only(name, "add computer players" if isinstance(command, AddBot)
-                             else "remove computer players")
-            self._not_playing("change the seats")
+            self._owner_only(name)
+            self._not_playing()
             if isinstance(command, AddBot):
                 self.seating.add_bot(command.seat, command.level)
             else:
                 self.seating.remove_bot(command.seat)
             self._publish()
         elif isinstance(command, StartGame):
-            self._owner_only(name, "start the game")
+            self._owner_only(name)
             self._start_game()
         elif isinstance(command, Rematch):
             self._rematch(name, command.agree)
@@ -336,7 +335,7 @@ class TableState:
         elif isinstance(command, HandOver):
             self._hand_over(name, command.seat)
         elif isinstance(command, OpenSeats):
-            self._owner_only(name, "let newcomers take a computer's seat")
+            self._owner_only(name)
             if self.open_seats != command.open:
                 self.open_seats = command.open
                 self.publisher.tell_all(Notice(Tell.SEATS_OPENED, {"open": int(command.open)}))
@@ -344,13 +343,13 @@ class TableState:
         else:
             raise Refused(Refusal.NOT_A_TABLE_COMMAND, command=type(command).__name__)
 
-    def _owner_only(self, name: str, what: str) -> None:
+    def _owner_only(self, name: str) -> None:
         if name != self.seating.owner:
-            raise Refused(Refusal.OWNER_ONLY, owner=self.seating.owner, what=what)
+            raise Refused(Refusal.OWNER_ONLY, owner=self.seating.owner)
 
-    def _not_playing(self, what: str) -> None:
+    def _not_playing(self) -> None:
         if self.status == "playing":
-            raise Refused(Refusal.GAME_STARTED, what=what)
+            raise Refused(Refusal.GAME_STARTED)
 
     def _check_private(self, name: str, by_code: bool) -> None:
         if self.private and not by_code and not self.seating.is_member(name):
@@ -460,7 +459,7 @@ class TableState:
             raise Refused(Refusal.SEAT_NOT_AWAY, seat=seat)
         if name != seating.owner:
             if seating.seat_of(name) is None:
-                raise Refused(Refusal.SEATED_ONLY, what="hand a seat to a computer")
+                raise Refused(Refusal.SEATED_ONLY)
             votes = self._handover_votes.setdefault(seat, set())
             votes.add(name)
             present = [n for n in seating.here() if self.publisher.is_connected(n)]
@@ -579,7 +578,7 @@ class TableState:
 
     # -- the game --------------------------------------------------------------------------
     def _start_game(self) -> None:
-        self._not_playing("start another game")
+        self._not_playing()
         if not self.seating.full:
             raise Refused(Refusal.SEATS_EMPTY)
         if self.play_on is not None:
@@ -616,15 +615,14 @@ class TableState:
             raise Refused(Refusal.NOT_AN_ACTION, action=repr(action))
         to_move = self.game.current_player()
         if to_move == CHANCE:
-            raise Refused.illegal(Breach(RuleBroken.NOT_DEALT), action)
+            raise Refused.illegal(Breach(RuleBroken.NOT_DEALT))
         if to_move != seat:
-            raise Refused.illegal(Breach(RuleBroken.NOT_YOUR_TURN, seat=seat, to_move=to_move),
-                                  action)
+            raise Refused.illegal(Breach(RuleBroken.NOT_YOUR_TURN, seat=seat, to_move=to_move))
         self._note_change(seat, name, computer=False, why="back")  # after a timeout
         try:
             self.game.apply_action(action)
         except IllegalActionError as exc:
-            raise Refused.illegal(exc.breach, action) from None
+            raise Refused.illegal(exc.breach) from None
         self.recorder.decided()
         self._changed()
 

@@ -430,17 +430,15 @@ class RestartNotice:
 @dataclass(frozen=True, slots=True)
 class Rejected:
     """A command of the recipient was refused: the rule or limit broken as a code and its
-    parameters (plain values), for the interface to word; `reason` is the lobby's English,
-    for logs and tests."""
+    parameters (plain values), for the interface to word."""
 
     command: Command
     code: RuleBroken | Refusal
     params: Mapping[str, Param]
-    reason: str
 
     @classmethod
     def because(cls, command: Command, refused: Refused) -> Rejected:
-        return cls(command, refused.code, refused.params, str(refused))
+        return cls(command, refused.code, refused.params)
 
 
 @dataclass(frozen=True, slots=True)

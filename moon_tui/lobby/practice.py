@@ -9,6 +9,7 @@ a practice table can start from anything a record can say, and from nothing else
 from __future__ import annotations
 
 from ..rules import GameState, IllegalRecordError, RecordFormatError
+from ..rules.illegal import Param
 from ..rules.record import game_from_record
 from .messages import BOT_LEVELS, PlayOn
 from .refusals import Refusal, Refused
@@ -17,8 +18,10 @@ RECORD_MAX = 1 << 20
 """The longest record text a play-on may carry (a game of 100 hands is ~40 KB)."""
 
 
-def _refuse(problem: str) -> Refused:
-    return Refused(Refusal.BAD_PLAY_ON, problem=problem)
+def _refuse(why: str, **params: Param) -> Refused:
+    """`why`: `record` (missing, too long, or not a legal record: `problem`, the rules'
+    own), `over` (the game is over there), `seat`, `level` (none such)."""
+    return Refused(Refusal.BAD_PLAY_ON, why=why, **params)
 
 
 def start_of(play_on: PlayOn) -> GameState:
@@ -26,18 +29,19 @@ def start_of(play_on: PlayOn) -> GameState:
     stops before the game's end, a seat and a computer level that exist."""
     text = play_on.record
     if not isinstance(text, str) or len(text) > RECORD_MAX:
-        raise _refuse("the record is missing or too long")
+        raise _refuse("record")
     try:
         state = game_from_record(text)
     except (RecordFormatError, IllegalRecordError) as exc:
-        raise _refuse(f"not a legal game record ({str(exc)[:80]})") from None
+        raise _refuse("record", problem=str(exc)[:80]) from None
     if state.is_terminal():
-        raise _refuse("the game is over at that point")
+        raise _refuse("over")
     seat = play_on.seat
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
-        raise _refuse(f"there is no seat {seat!r} in a game of {state.players}")
+        raise _refuse("seat", seat=seat if type(seat) is int else repr(seat)[:20],
+                      players=state.players)
     if play_on.level not in BOT_LEVELS:
-        raise _refuse(f"no computer level {play_on.level!r}")
+        raise _refuse("level", level=repr(play_on.level)[:20])
     return state
 
 

@@ -2,15 +2,14 @@
 
 A refusal crosses to the interface as a `Rejected` event holding the code (a game rule's
 `RuleBroken`, or the lobby's own `Refusal`) and plain parameters; the interface words it
-from the code. The English here is the lobby's own, for logs and tests.
+from the code (`moon_tui.ui.refusals`), and nothing here is English.
 """
 
 from __future__ import annotations
 
 import enum
 
-from ..rules.actions import Action
-from ..rules.illegal import Breach, IllegalActionError, Param, RuleBroken
+from ..rules.illegal import Breach, Param, RuleBroken
 
 
 class Refusal(enum.StrEnum):
@@ -81,94 +80,21 @@ class Refusal(enum.StrEnum):
     PRACTICE_ALONE = "practice_alone"
 
 
-ENGLISH: dict[Refusal, str] = {
-    Refusal.LOBBY_FAILED: "the lobby could not do that",
-    Refusal.SHUTTING_DOWN: "the server is shutting down",
-    Refusal.TOO_MANY_PENDING: "too many commands at once: wait for the answers",
-    Refusal.NOT_A_COMMAND: "not a command: {command}",
-    Refusal.NO_SUCH_TABLE: "there is no table {table_id}",
-    Refusal.NO_SUCH_CODE: "no table has the invite code {code!r}",
-    Refusal.TOO_MANY_CODES: "too many wrong invite codes: wait a minute",
-    Refusal.OPERATOR_ONLY: "only an operator may do that",
-    Refusal.NOT_ONLINE: "{name} is not online",
-    Refusal.NOT_YOURSELF: "an operator does not kick or ban themselves",
-    Refusal.NO_INVITATIONS: "{name} has turned invitations off",
-    Refusal.TOO_MANY_INVITES: "at most {invites} invitations a minute: wait a moment",
-    Refusal.BAD_MINUTES: "a time is 0 to {limit} minutes, not {minutes}",
-    Refusal.BAD_RESTART: "a restart is 0 to {limit} seconds away, not {seconds}",
-    Refusal.NO_RESTART: "no restart is counting down",
-    Refusal.RESTART_BY_SYSTEM: "the server's system asked it to stop: that restart cannot "
-                               "be called off",
-    Refusal.RESTART_UNAVAILABLE: "this server cannot restart from the game",
-    Refusal.NOT_RULES: "the rules must be a Rules value",
-    Refusal.BAD_RULES: "{problem}",
-    Refusal.BAD_TIMER: "the turn timer is 1 to 3600 seconds (or none), not {seconds}",
-    Refusal.CHAT_EMPTY: "an empty chat line",
-    Refusal.CHAT_TOO_LONG: "a chat line is at most {limit} characters, not {length}",
-    Refusal.CHAT_TOO_FAST: "at most {lines} chat lines every {seconds} seconds: wait a moment",
-    Refusal.TOO_MANY_TABLES: "at most {tables} new tables in {window} min: the next in "
-                             "{minutes} min",
-    Refusal.PRACTICE_NOT_RATED: "a practice table is never rated",
-    Refusal.BAD_PLAY_ON: "cannot play on from there: {problem}",
-    Refusal.CANNOT_SAVE: "the server cannot save right now: new games wait until it can",
-    Refusal.TABLE_FAILED: "the table could not do that command",
-    Refusal.TABLE_CLOSING: "table {table_id} is closing",
-    Refusal.TABLE_CLOSED: "table {table_id} has closed",
-    Refusal.BUS_AWAY: "the club's servers cannot reach each other: not sent to {table_id}",
-    Refusal.NOT_AT_TABLE: "you are not at table {table_id}",
-    Refusal.NOT_A_TABLE_COMMAND: "a table cannot do {command}",
-    Refusal.OWNER_ONLY: "only the table's owner ({owner}) may {what}",
-    Refusal.GAME_STARTED: "the game has started: you cannot {what} now",
-    Refusal.PRIVATE_TABLE: "table {table_id} is private: join it with its invite code",
-    Refusal.ALREADY_SEATED: "you already sit at seat {seat}",
-    Refusal.STARTED_NO_SPECTATORS:
-        "the game has started and this table does not allow spectators",
-    Refusal.STARTED_WATCH_ONLY: "the game has started: you can only watch it",
-    Refusal.NO_FREE_SEAT: "table {table_id} has no free seat",
-    Refusal.SEAT_TAKEN: "seat {seat} is taken by {by}",
-    Refusal.ALREADY_WATCHING: "you already watch table {table_id}",
-    Refusal.NO_SPECTATORS: "table {table_id} does not allow spectators",
-    Refusal.NO_SUCH_SEAT: "there is no seat {seat}: seats are 0 to {last}",
-    Refusal.NO_SUCH_LEVEL: "no computer level {level}: one of {levels}",
-    Refusal.SEAT_NOT_FREE: "seat {seat} is not free",
-    Refusal.NO_BOT_AT_SEAT: "no computer player sits at seat {seat}",
-    Refusal.SEATS_EMPTY: "every seat must be filled to start: add computer players or wait",
-    Refusal.SPECTATOR_CANNOT_PLAY: "only a seated player can play; spectators watch",
-    Refusal.GAME_NOT_STARTED: "the game has not started",
-    Refusal.NOT_AN_ACTION: "not an action: {action}",
-    Refusal.CLAIM_NOT_YOUR_LEAD: "you can claim the rest only when you are to lead a trick",
-    Refusal.CLAIM_CHECKING: "your claim is being checked",
-    Refusal.CLAIM_NOT_PROVEN: "the rest is not surely yours: {tricks} tricks left, and "
-                              "some play of the others takes one; play on",
-    Refusal.CLAIM_UNCHECKED: "the claim could not be checked now; play on",
-    Refusal.REMATCH_NOT_OVER: "a rematch is only possible once a game is over",
-    Refusal.REMATCH_SEATED_ONLY: "only seated players vote for a rematch",
-    Refusal.REMATCH_SEATS_EMPTY: "every seat must be filled for a rematch",
-    Refusal.SEAT_NOT_AWAY: "nobody is away at seat {seat}",
-    Refusal.SEATED_ONLY: "only the owner and the seated players may {what}",
-    Refusal.PRACTICE_ALONE: "table {table_id} is a practice table: one player only",
-}
-"""The lobby's English for each refusal, filled from its parameters."""
-
-
 class Refused(Exception):
     """A command the lobby or a table will not carry out: the code and its parameters.
 
-    `str()` is the reason in the lobby's English (for logs and tests).
+    `str()` is the code and the parameters, for logs.
     """
 
-    def __init__(self, code: Refusal | RuleBroken, reason: str | None = None, /,
-                 **params: Param) -> None:
-        if reason is None:
-            assert isinstance(code, Refusal), "a game rule's reason comes from the engine"
-            reason = ENGLISH[code].format(**params)
-        super().__init__(reason)
+    def __init__(self, code: Refusal | RuleBroken, /, **params: Param) -> None:
+        super().__init__(code.value, params)
         self.code = code
         self.params = params
 
-    @classmethod
-    def illegal(cls, breach: Breach, action: Action) -> Refused:
-        """A game rule broken by `action`, in the engine's words."""
-        return cls(breach.rule, str(IllegalActionError(breach, action=action)),
-                   **breach.params())
+    def __str__(self) -> str:
+        return f"{self.code.value} {self.params}" if self.params else self.code.value
 
+    @classmethod
+    def illegal(cls, breach: Breach) -> Refused:
+        """A game rule broken by a command's action."""
+        return cls(breach.rule, **breach.params())

@@ -241,7 +241,7 @@ class Seating:
         current = self.seat_of(name)
         if current is not None:
             if playing:
-                raise Refused(Refusal.GAME_STARTED, what="leave your seat to watch")
+                raise Refused(Refusal.GAME_STARTED)
             self.seats[current] = Seat()
             self.rematch_votes.clear()
         self.spectators.append(name)

@@ -76,6 +76,18 @@ def _started(params: Params, command: Command) -> str:
     return f"the game has started: you cannot {what} now"
 
 
+def _play_on(params: Params) -> str:
+    why, problem = params.get("why"), params.get("problem")
+    if why == "over":
+        return "the game is over at that point"
+    if why == "seat":
+        return f"there is no seat {_seat(params)} in a game of {params.get('players')}"
+    if why == "level":
+        return f"no computer level {params.get('level')}"
+    return f"not a legal game record ({problem})" if problem else \
+        "the record is missing or too long"
+
+
 def _minutes(params: Params) -> str:
     minutes = params.get("minutes")
     return "a minute" if minutes == 1 else f"{minutes} minutes"
@@ -152,7 +164,7 @@ LOBBY: dict[Refusal, _Words] = {
                                        "meanwhile",
     Refusal.PRACTICE_NOT_RATED: lambda p: "a practice table is never rated: untick one of "
                                           "the two",
-    Refusal.BAD_PLAY_ON: lambda p: f"cannot play on from there: {p.get('problem')}",
+    Refusal.BAD_PLAY_ON: lambda p: f"cannot play on from there: {_play_on(p)}",
     Refusal.CANNOT_SAVE: lambda p: "the server cannot save right now, so it starts no new "
                                    "game: try again in a while (the operators are told)",
     Refusal.TABLE_FAILED: lambda p: "the table could not do that command",
