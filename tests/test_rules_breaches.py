@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_rules_properties import rules_strategy
 
-from moon_tui.lobby.messages import Act, CreateTable, Rejected
+from moon_tui.lobby.messages import Act, Claim, CreateTable, Rejected
 from moon_tui.lobby.refusals import Refusal, Refused
 from moon_tui.rules import (
     CHANCE,
@@ -196,6 +196,25 @@ def test_every_rule_and_refusal_has_words_for_the_player() -> None:
     assert not set(words.LOBBY) & set(words.NEEDS_COMMAND)
 
 
+WIDEST = {"seat": 3, "to_move": 3, "kind": "discard", "phase": "trump", "tile": "6-6",
+          "suit": 6, "held": ("5-4", "5-3", "5-2", "5-1", "5-0", "6-5", "5-5"), "bid": 7,
+          "lowest": 7, "limit": 7, "count": 28, "trump": 7, "tricks": 7,
+          "table_id": "t12345", "owner": "w" * 16, "by": "w" * 16, "last": 3,
+          "level": "'genius'", "levels": "easy, normal, expert", "command": "LeaveTable",
+          "action": "'play 6-6'", "set": "moon28", "tile_set": "moon28"}
+"""Parameters of the widest words: seats, tiles and names as long as they come."""
+TABLE_SCOPE = [code for code in Refusal if list(Refusal).index(code)
+               >= list(Refusal).index(Refusal.TABLE_FAILED)]
+
+
+def test_a_refusal_at_the_table_fits_the_prompt_of_an_80_column_screen() -> None:
+    # The table says what it refused in place of the prompt, one line of 78 cells, "✗ "
+    # first: words cut there lost their end ("...still takes one fr…").
+    for code in [*RuleBroken, *TABLE_SCOPE]:
+        said = words.refusal_words(Rejected(Act("t1", Action.make_pass()), code, WIDEST))
+        assert len(said) <= 76, (code, said)
+
+
 def test_a_broken_rule_is_worded_from_its_code_not_its_english() -> None:
     breach = Breach(RuleBroken.MUST_FOLLOW, seat=1, suit=5,
                     held=(Tile.parse("5-4"), Tile.parse("5-2")))
@@ -213,5 +232,8 @@ def test_a_broken_rule_is_worded_from_its_code_not_its_english() -> None:
                        {"why": "seat", "seat": 3, "players": 3})
     assert words.refusal_words(play_on) == \
         "cannot play on from there: there is no seat 4 in a game of 3"
+    claim = Rejected(Claim("t1"), Refusal.CLAIM_NOT_PROVEN, {"tricks": 1})
+    assert words.refusal_words(claim) == "not claimed: the others could still take the last " \
+        "trick. Play on"
     over = Rejected(CreateTable("p"), Refusal.BAD_PLAY_ON, {"why": "over"})
     assert words.refusal_words(over) == "cannot play on from there: the game is over at that point"

@@ -15,7 +15,7 @@ from moon_tui.ui.game import GameScreen
 async def test_a_player_claims_the_rest_with_c_at_their_lead() -> None:
     app = LocalMoonApp("ann", Rules.make(), level="easy", config=FAST, seed=5)
     refused = 0
-    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
         for _ in range(300):
             await wait_for(pilot, lambda: (v := current_view(app)) is not None
@@ -39,7 +39,8 @@ async def test_a_player_claims_the_rest_with_c_at_their_lead() -> None:
             after = current_view(app)
             if after is view:
                 refused += 1
-                assert "some play of the others still takes one" in screen_text(app)
+                assert f"✗ Not claimed: the others could still take one of the {tricks} tricks " \
+                       "left. Play on" in screen_text(app), "in one line of 80 columns"
                 await take_turn(pilot, app, bid=6)
                 continue
             assert after is not None and after.phase is not Phase.PLAY, "the rest is played"

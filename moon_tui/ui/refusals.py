@@ -170,8 +170,8 @@ LOBBY: dict[Refusal, _Words] = {
     Refusal.TABLE_FAILED: lambda p: "the table could not do that command",
     Refusal.TABLE_CLOSING: lambda p: f"table {p.get('table_id')} is closing",
     Refusal.TABLE_CLOSED: lambda p: f"table {p.get('table_id')} has closed",
-    Refusal.BUS_AWAY: lambda p: "the club's servers cannot reach each other right now, so "
-                                "that did not reach your table: try again in a moment",
+    Refusal.BUS_AWAY: lambda p: "not sent: the club's servers cannot reach each other. Try "
+                                "again in a moment",
     Refusal.NOT_AT_TABLE: lambda p: f"you are not at table {p.get('table_id')}",
     Refusal.NOT_A_TABLE_COMMAND: lambda p: f"a table cannot do {p.get('command')}",
     Refusal.PRIVATE_TABLE: lambda p: f"table {p.get('table_id')} is private: join it with "
@@ -199,9 +199,11 @@ LOBBY: dict[Refusal, _Words] = {
     Refusal.CLAIM_NOT_YOUR_LEAD: lambda p: "you can claim the rest only when you are to lead "
                                            "a trick",
     Refusal.CLAIM_CHECKING: lambda p: "your claim is being checked",
-    Refusal.CLAIM_NOT_PROVEN: lambda p: f"not claimed: with {p.get('tricks')} tricks left, "
-                                        "some play of the others still takes one from you. "
-                                        "Play on",
+    # One line of an 80-column table's prompt (it was cut there, "...takes one fr…").
+    Refusal.CLAIM_NOT_PROVEN: lambda p: "not claimed: the others could still take "
+                                        + ("the last trick" if p.get("tricks") == 1 else
+                                           f"one of the {p.get('tricks')} tricks left")
+                                        + ". Play on",
     Refusal.CLAIM_UNCHECKED: lambda p: "the claim could not be checked just now: play on",
     Refusal.REMATCH_NOT_OVER: lambda p: "a rematch is only possible once a game is over",
     Refusal.REMATCH_SEATED_ONLY: lambda p: "only seated players vote for a rematch",
