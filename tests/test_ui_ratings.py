@@ -133,9 +133,11 @@ async def test_a_game_on_a_card_opens_in_the_replay_viewer(db: Database) -> None
     from server.archive import ClubGames
     from server.identity import Player
 
+    from moon_tui.bots.analysis import Analyst
+
     async with Lobby(FAST, seed=1) as lobby:
         app = MoonApp(lobby, "ann", ratings=DatabaseRatings(db),
-                      games=ClubGames(db, Player("ann")))
+                      games=ClubGames(db, Player("ann")), analyst=Analyst(lobby.bots))
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: "lobby" in screen_text(app), "the lobby")
             await pilot.press("p")
@@ -149,6 +151,10 @@ async def test_a_game_on_a_card_opens_in_the_replay_viewer(db: Database) -> None
             await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen)
                            and "All hands open" in screen_text(app), "the game's replay")
             assert app.screen.opened.entry.code == code
+            # What only the viewer does is in an 80-column footer (Home and End are not).
+            footer = screen_text(app).splitlines()[-1]
+            assert footer.startswith(" ←→ move ↑↓ trick PgUp/Dn hand v view a analysis p "
+                                     "play on …"), footer
             await pilot.press("escape")
             await wait_for(pilot, lambda: isinstance(app.screen, PlayerCardScreen), "the card")
 

@@ -53,12 +53,13 @@ class ReplayScreen(MoonScreen):
         Binding("up", "trick(-1)", "trick back", show=False),
         Binding("pagedown", "hand(1)", "hand", key_display="PgUp/Dn"),
         Binding("pageup", "hand(-1)", "hand back", show=False),
-        Binding("home", "to(0)", "start", key_display="Home"),
-        Binding("end", "to(-1)", "end", key_display="End"),
+        # What the viewer alone does before Home and End: an 80-column footer keeps them.
         Binding("v", "view", "view"),
         Binding("a", "analysis", "analysis"),
+        Binding("p", "play_on", "play on"),
         Binding("n", "swing", "next swing"),
-        Binding("p", "play_on", "play on from here"),
+        Binding("home", "to(0)", "start", key_display="Home"),
+        Binding("end", "to(-1)", "end", key_display="End"),
         Binding("question_mark", "help", "help"),
         Binding("escape,q", "back", "back"),
     ]
