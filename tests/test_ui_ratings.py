@@ -129,11 +129,10 @@ async def test_a_seat_of_the_waiting_room_opens_its_players_card(db: Database) -
 
 
 async def test_a_game_on_a_card_opens_in_the_replay_viewer(db: Database) -> None:
+    from moon_tui.bots.analysis import Analyst
     from moon_tui.ui.replay import ReplayScreen
     from server.archive import ClubGames
     from server.identity import Player
-
-    from moon_tui.bots.analysis import Analyst
 
     async with Lobby(FAST, seed=1) as lobby:
         app = MoonApp(lobby, "ann", ratings=DatabaseRatings(db),
