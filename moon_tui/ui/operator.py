@@ -206,7 +206,7 @@ def counts_words(load: LoadFacts, tables: int) -> str:
 def load_words(load: LoadFacts) -> str:
     """The busy alarm's figures in a line: how often the event loop fell behind."""
     window = "minute" if load.window_seconds == 60 else f"{load.window_seconds:g} s"
-    state = "BUSY" if load.busy else "brisk"
+    state = "BUSY" if load.busy else "fine"
     stalls = "no stall" if not load.stalls else \
         f"{load.stalls} stall{'s' if load.stalls != 1 else ''} (up to {load.longest_ms:.0f} ms)"
     return f"Load: {state} · {stalls} over {load.stall_ms:.0f} ms in the last {window}"
