@@ -45,7 +45,7 @@ from .services import GameArchive, KeyManager, RatingBook, ServerHealth
 from .ui.base import ComingBackScreen, FirstScreen, MoonModal, MoonParts, MoonScreen
 from .ui.context import ScreenContext
 from .ui.frames import draw_now
-from .ui.game import GameScreen
+from .ui.game import GameScreen, SoloGameScreen
 from .ui.lobby_screen import LobbyScreen
 from .ui.model import Model
 from .ui.notices import ending_words, left_words, notice_title, notice_words
@@ -374,7 +374,8 @@ class MoonApp(App[None]):
             self.switch_screen(LobbyScreen())
         # Straight from the lobby into a game under way: the player came back to it.
         returning = not isinstance(self.screen, WaitingScreen | GameScreen | ReplayScreen)
-        new = (GameScreen(table_id, returning=returning) if kind == "game"
+        game = SoloGameScreen if self.solo else GameScreen
+        new = (game(table_id, returning=returning) if kind == "game"
                else WaitingScreen(table_id))
         if isinstance(self.screen, WaitingScreen | GameScreen):
             self.switch_screen(new)

@@ -232,3 +232,21 @@ async def test_a_key_pressed_out_of_turn_is_explained() -> None:
         await pilot.press("4")
         assert "Not your turn yet" in screen_text(idle)
         assert current_view(idle) == view
+
+
+async def test_the_keys_say_leave_at_a_club_table_and_quit_played_alone() -> None:
+    # Played alone (`moon`) the game-over choices read "r play again  q quit" while the
+    # footer under them said "r rematch ... q leave".
+    from moon_tui.local import LocalMoonApp
+    from moon_tui.ui.game import GameScreen
+
+    async with ann_with_computers(8, Rules.make(), ("random", "random")) as (pilot, app):
+        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
+        await wait_for(pilot, lambda: "q leave" in screen_text(app).splitlines()[-1],
+                       "a club table's keys")
+    alone = LocalMoonApp("ann", Rules.make(), level="random", config=FAST, seed=4)
+    async with alone.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(alone.screen, GameScreen), "the table")
+        await wait_for(pilot, lambda: "q quit" in screen_text(alone).splitlines()[-1],
+                       "the keys of a game played alone")
+        assert "q leave" not in screen_text(alone)

@@ -734,3 +734,13 @@ class GameScreen(MoonScreen):
                        wrong=False)
             return
         self.moon.send(LeaveTable(self.table_id))
+
+
+class SoloGameScreen(GameScreen):
+    """The table played alone (`moon`): no rematch to vote for and no lobby to go back
+    to, so the keys read as its game-over choices do ("r play again", "q quit")."""
+
+    BINDINGS = [
+        Binding("r", "rematch", "play again"),
+        Binding("q", "leave", "quit"),
+    ]
