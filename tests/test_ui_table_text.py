@@ -156,6 +156,12 @@ def test_the_help_lists_only_keys_offered_to_this_player() -> None:
     guest = str(keys_text(operator=False, keys=False))
     assert "operator" not in guest and "keys" not in guest
     assert "operator" in str(keys_text(operator=True, keys=True))
+    club, alone = str(keys_text()), str(keys_text(solo=True))
+    assert "r          rematch" in club and "q          leave" in club
+    assert "h          a computer plays for an absent player now" in club
+    assert "h          hint" in club
+    assert "r          play again" in alone and "q          quit" in alone
+    assert "rematch" not in alone
 
 
 # -- table chat (item 2) ---------------------------------------------------------------------

@@ -115,12 +115,24 @@ def key_name(key: str) -> str:
     return names.get(key, key)
 
 
+def bindings_of(screen: type[Screen[Any]]) -> list[Binding]:
+    """A screen class's bindings in its base's order, a subclass's binding of a key to an
+    action in place of its base's (`SoloGameScreen`'s words for r and q)."""
+    by_key: dict[tuple[str, str], Binding] = {}
+    ours = [cls for cls in reversed(screen.__mro__) if cls.__module__.startswith("moon_tui")]
+    for cls in ours:  # (Textual's own Screen binds Tab and copying: not ours to list)
+        for binding in vars(cls).get("BINDINGS", ()):
+            assert isinstance(binding, Binding)
+            by_key[binding.key, binding.action] = binding
+    return list(by_key.values())
+
+
 def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
               games: bool = False, ratings: bool = True) -> Text:
     """Every key of every screen offered to this player, from the screens' bindings
     (`solo`: a game alone in one's own terminal, no lobby, no waiting room, no chat;
     `games`: the club's saved games and the replay viewer)."""
-    from .game import GameScreen
+    from .game import GameScreen, SoloGameScreen
     from .games import GamesScreen
     from .lobby_screen import LobbyScreen
     from .replay import ReplayScreen
@@ -133,8 +145,9 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
         hidden.add("keys")
     if not ratings:
         hidden |= {"leaderboard", "player_card"}
+    table = SoloGameScreen if solo else GameScreen
     screens: list[tuple[str, type[Screen[Any]]]] = [
-        ("Lobby", LobbyScreen), ("Waiting room", WaitingScreen), ("At the table", GameScreen)]
+        ("Lobby", LobbyScreen), ("Waiting room", WaitingScreen), ("At the table", table)]
     if games:
         screens += [("Saved games", GamesScreen), ("Replay viewer", ReplayScreen)]
     else:
@@ -146,8 +159,7 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
     for title, screen in screens:
         text.append(f"{title}\n", style="bold")
         seen: dict[str, list[str]] = {}
-        for binding in screen.BINDINGS:
-            assert isinstance(binding, Binding)
+        for binding in bindings_of(screen):
             if binding.action in hidden:
                 continue
             what = binding.group.description if binding.group else binding.description
@@ -155,7 +167,7 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
         for what, names in seen.items():
             shown = "".join(names) if len(names) > 2 else " ".join(names)
             text.append(f"  {shown:<10} {what}\n")
-        if screen is GameScreen:
+        if screen is table:
             text.append(TABLE_NOTES)
     text.append("Everywhere\n", style="bold")
     if solo:
