@@ -66,8 +66,6 @@ class ClickBar(KeepsDrawn, Widget):
         self._cursor: int | None = None
         self._layouts: dict[tuple[tuple[Item, ...], int | None, int],
                             tuple[Text, list[tuple[int, int, str]]]] = {}
-        self._compact = False
-        """Items laid out one space apart instead of two (a footer short of room)."""
         """Each set of items laid out at a width, as it was shown, the most recent last
         (the bars go back and forth between a few: laying them out again was ~1% of a
         table update's CPU, measured)."""
@@ -93,8 +91,7 @@ class ClickBar(KeepsDrawn, Widget):
         key = (self._items, self._cursor, width)
         layout = recall(self._layouts, key)
         if layout is None:
-            items, self._compact = self.fitted(self._items, width)
-            layout = self.layout_items(items)
+            layout = self.layout_items(*self.fitted(self._items, width))
             keep(self._layouts, key, layout, DRAWN_KEPT)
         self._text, self._spans = layout
         self.refresh()
@@ -118,7 +115,10 @@ class ClickBar(KeepsDrawn, Widget):
         return sum(cell_len(item.key) + bool(item.key and item.label)
                    + cell_len(item.label) + (1 if compact else 2) for item in items)
 
-    def layout_items(self, items: tuple[Item, ...]) -> tuple[Text, list[tuple[int, int, str]]]:
+    def layout_items(self, items: tuple[Item, ...], compact: bool = False
+                     ) -> tuple[Text, list[tuple[int, int, str]]]:
+        """`items` as a line, two spaces apart or (`compact`, a footer short of room) one,
+        and the columns each one takes."""
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         spans = []
         for index, item in enumerate(items):
@@ -136,7 +136,7 @@ class ClickBar(KeepsDrawn, Widget):
             text.append(item.label)
             if item_start >= 0:
                 text.stylize("underline", item_start, text.cell_len)
-            if not self._compact:
+            if not compact:
                 text.append(" ")
             spans.append((start, text.cell_len, item.ident))
         return text, spans
