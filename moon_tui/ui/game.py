@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from rich.text import Text
 from textual import events, on
@@ -736,11 +737,14 @@ class GameScreen(MoonScreen):
         self.moon.send(LeaveTable(self.table_id))
 
 
-class SoloGameScreen(GameScreen):
-    """The table played alone (`moon`): no rematch to vote for and no lobby to go back
-    to, so the keys read as its game-over choices do ("r play again", "q quit")."""
+SOLO_WORDS = {"rematch": "play again", "leave": "quit"}
+"""Played alone there is no rematch to vote for and no lobby to go back to."""
 
-    BINDINGS = [
-        Binding("r", "rematch", "play again"),
-        Binding("q", "leave", "quit"),
-    ]
+
+class SoloGameScreen(GameScreen):
+    """The table played alone (`moon`): its keys read as its game-over choices do ("r
+    play again", "q quit"); the same bindings, two of them in other words."""
+
+    BINDINGS = [replace(b, description=SOLO_WORDS[b.action])
+                if isinstance(b, Binding) and b.action in SOLO_WORDS else b
+                for b in GameScreen.BINDINGS]

@@ -115,18 +115,6 @@ def key_name(key: str) -> str:
     return names.get(key, key)
 
 
-def bindings_of(screen: type[Screen[Any]]) -> list[Binding]:
-    """A screen class's bindings in its base's order, a subclass's binding of a key to an
-    action in place of its base's (`SoloGameScreen`'s words for r and q)."""
-    by_key: dict[tuple[str, str], Binding] = {}
-    ours = [cls for cls in reversed(screen.__mro__) if cls.__module__.startswith("moon_tui")]
-    for cls in ours:  # (Textual's own Screen binds Tab and copying: not ours to list)
-        for binding in vars(cls).get("BINDINGS", ()):
-            assert isinstance(binding, Binding)
-            by_key[binding.key, binding.action] = binding
-    return list(by_key.values())
-
-
 def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
               games: bool = False, ratings: bool = True) -> Text:
     """Every key of every screen offered to this player, from the screens' bindings
@@ -159,7 +147,8 @@ def keys_text(*, operator: bool = False, keys: bool = True, solo: bool = False,
     for title, screen in screens:
         text.append(f"{title}\n", style="bold")
         seen: dict[str, list[str]] = {}
-        for binding in bindings_of(screen):
+        for binding in screen.BINDINGS:
+            assert isinstance(binding, Binding)
             if binding.action in hidden:
                 continue
             what = binding.group.description if binding.group else binding.description
