@@ -41,9 +41,7 @@ class PlayerHandle:
         self._post = post
         self._router = router
         self._max_pending = max_pending
-        self.pending = 0
-        """Commands sent and not yet taken up: by the lobby, or by a table (acknowledged to
-        the `Router`, which decrements it on the session that sent each)."""
+        self._pending = 0
         self._closed = False
         self._ended = False
         self._ended_read = False
@@ -56,7 +54,7 @@ class PlayerHandle:
         """Hand a command to its table, or to the lobby; answers come back as events."""
         if self.closed:
             return
-        if self.pending >= self._max_pending:
+        if self._pending >= self._max_pending:
             self.deliver(Rejected.because(command, Refused(Refusal.TOO_MANY_PENDING)))
             return
         if isinstance(command, TABLE_COMMANDS) and isinstance(command.table_id, str):
@@ -64,8 +62,22 @@ class PlayerHandle:
                 self.deliver(Rejected.because(
                     command, Refused(Refusal.NO_SUCH_TABLE, table_id=command.table_id)))
             return
-        self.pending += 1
+        self._pending += 1
         self._post(FromHandle(self, command))
+
+    @property
+    def pending(self) -> int:
+        """Commands sent and not yet taken up: by the lobby, or by a table (acknowledged to
+        the `Router`, which tells the session that sent each: `taken_up`)."""
+        return self._pending
+
+    def waits(self) -> None:
+        """One more command of this session went on to a table (`Router.command`)."""
+        self._pending += 1
+
+    def taken_up(self) -> None:
+        """A command this session sent was taken up, or never will be."""
+        self._pending -= 1
 
     async def next_event(self) -> Event:
         """The next event; raises `LobbyClosed` after `Disconnected` or `close()`."""

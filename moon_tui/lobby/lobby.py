@@ -481,7 +481,7 @@ class Lobby:
     def _handle(self, message: LobbyMessage) -> None:
         if isinstance(message, FromHandle):
             handle = message.handle
-            handle.pending -= 1
+            handle.taken_up()
             if self._players.get(handle.name) is handle:
                 self._command(handle, message.command)
         elif isinstance(message, TableChanged):

@@ -86,7 +86,7 @@ class Router:
             for command_id, (handle, table_id) in list(self._waiting.items()):
                 if table_id in gone:
                     del self._waiting[command_id]
-                    handle.pending -= 1
+                    handle.taken_up()
         new = wanted - self.remote.keys()
         for table_id in new:
             self.remote[table_id] = make(table_id, self.received)
@@ -102,7 +102,7 @@ class Router:
         self._commanded.setdefault(handle.name, set()).add(table_id)
         command_id = next(self._ids)
         self._waiting[command_id] = (handle, table_id)
-        handle.pending += 1
+        handle.waits()
         link.to_table(FromMember(handle.name, command, by_code, command_id))
         return True
 
@@ -142,7 +142,7 @@ class Router:
         elif isinstance(message, Acked):
             waiting = self._waiting.pop(message.command_id, None)
             if waiting is not None:
-                waiting[0].pending -= 1
+                waiting[0].taken_up()
         elif isinstance(message, EntryChanged):
             self._lobby_post(TableChanged(message.info))
         elif isinstance(message, TableClosed | HandDealt):
