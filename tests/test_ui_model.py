@@ -31,3 +31,13 @@ def test_other_refusals_are_not_kept() -> None:
     none = Rejected(JoinSeat("t1"), Refusal.NO_SUCH_TABLE, {"table_id": "t1"})
     model.note_refusal(none, 0.0)
     assert model.table_refusal(1.0) is None
+
+
+def test_rules_that_do_not_fit_together_are_named_with_the_forms_words() -> None:
+    """The lobby names the option at fault; the screen says it as the new-table form does
+    (the rules' own text is for a command line)."""
+    refused = Rejected(CreateTable("mine"), Refusal.BAD_RULES, {"option": "discard_shown"})
+    assert refusal_words(refused) == ("the option “The discard is laid face up” does not "
+                                      "apply to this game")
+    unknown = Rejected(CreateTable("mine"), Refusal.BAD_RULES, {"option": "colour"})
+    assert "“colour”" in refusal_words(unknown)

@@ -33,7 +33,7 @@ from types import TracebackType
 from typing import Any
 
 from ..bots.pool import BotPool
-from ..rules import Rules
+from ..rules import Rules, RulesError
 from . import links
 from .chat import CHAT_KEPT, ChatLimiter, RateLimit, clean_text
 from .clock import Clock, LoopClock
@@ -900,8 +900,8 @@ class Lobby:
         else:
             try:
                 rules.check_new()
-            except ValueError as exc:
-                reject(Refused(Refusal.BAD_RULES, problem=str(exc)))
+            except RulesError as exc:  # its words are the rules' own: a screen words it
+                reject(Refused(Refusal.BAD_RULES, option=exc.option))
                 return
         seconds = command.turn_seconds
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)

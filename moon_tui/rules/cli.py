@@ -156,7 +156,7 @@ def random_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.players is not None:
             if options.get("players", args.players) != args.players:
                 raise RulesError(f"--players {args.players} and --rule "
-                                 f"players={options['players']} disagree")
+                                 f"players={options['players']} disagree", "players")
             options["players"] = args.players
         rules = Rules.make(**options)
         rules.check_new()

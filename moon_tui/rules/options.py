@@ -25,7 +25,12 @@ WIDOW_OPTIONS: Final = ("trump_before_widow", "discard_shown")
 
 
 class RulesError(ValueError):
-    """An option that does not exist, or a value it may not take."""
+    """An option that does not exist, or a value it may not take. Its text is for a
+    command line or a log; `option` names the option at fault, as data for a screen."""
+
+    def __init__(self, message: str, option: str) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 @functools.cache
@@ -59,11 +64,12 @@ class Rules:
         (the set) and `scoring` (the target)."""
         unknown = set(options) - {f.name for f in dataclasses.fields(cls)}
         if unknown:
+            named = sorted(unknown)[:5]
             raise RulesError("unknown rule option: "
-                             f"{', '.join(shown(k, 40) for k in sorted(unknown)[:5])}")
+                             f"{', '.join(shown(k, 40) for k in named)}", shown(named[0], 40))
         players = options.get("players", 3)
         if type(players) is not int or players not in (3, 4):
-            raise RulesError(f"players must be 3 or 4, not {brief(players)}")
+            raise RulesError(f"players must be 3 or 4, not {brief(players)}", "players")
         options.setdefault("set", "full28" if players == 4 else "moon22")
         options.setdefault("target", 7 if options.get("scoring") == "marks" else 21)
         rules = cls(**options)
@@ -78,7 +84,7 @@ class Rules:
             if type(value) is not type(allowed[0]) or value not in allowed:
                 listed = ", ".join(str(a).lower() if isinstance(a, bool) else str(a)
                                    for a in allowed)
-                raise RulesError(f"{name} must be one of {listed}, not {brief(value)}")
+                raise RulesError(f"{name} must be one of {listed}, not {brief(value)}", name)
 
         one_of("players", (3, 4))
         one_of("set", SET_NAMES)
@@ -93,12 +99,11 @@ class Rules:
         if type(self.target) is not int or \
                 not 1 <= self.target <= 1000:
             raise RulesError(f"target must be a whole number from 1 to 1000, not "
-                             f"{brief(self.target)}")
+                             f"{brief(self.target)}", "target")
         if (self.players == 4) != (self.set == "full28"):
             raise RulesError(
                 f"set {self.set} is for {'4' if self.set == 'full28' else '3'} players, "
-                f"not {self.players}"
-            )
+                f"not {self.players}", "set")
 
     def check_new(self) -> None:
         """`check`, and for a new table or record: no option that would change nothing
@@ -114,10 +119,10 @@ class Rules:
                 if getattr(self, name):
                     raise RulesError(
                         f"{name} needs the widow: 3 players with the 0-0 (set moon22), not "
-                        f"{self.players} players with set {self.set}")
+                        f"{self.players} players with set {self.set}", name)
         if self.players != 4 and self.team_scoring != "tricks":
             raise RulesError(f"team_scoring is for 4 players in two teams, not "
-                             f"{self.players} players")
+                             f"{self.players} players", "team_scoring")
 
     @property
     def has_widow(self) -> bool:
@@ -175,12 +180,14 @@ def _summary(rules: Rules) -> str:
 def parse_option(text: str) -> tuple[str, Any]:
     """Parse `key=value` as given on a command line (`min_bid=3`, `no_trump=false`)."""
     if "=" not in text:
-        raise RulesError(f"a rule option is written key=value, not {brief(text)}")
+        raise RulesError(f"a rule option is written key=value, not {brief(text)}",
+                         brief(text))
     key, raw = (part.strip() for part in text.split("=", 1))
     key = key.replace("-", "_")
     fields = {f.name: f for f in dataclasses.fields(Rules)}
     if key not in fields:
-        raise RulesError(f"unknown rule option: {brief(key)} (one of {', '.join(fields)})")
+        raise RulesError(f"unknown rule option: {brief(key)} (one of {', '.join(fields)})",
+                         brief(key))
     default = getattr(Rules(), key)
     value: Any
     if isinstance(default, bool):
@@ -190,11 +197,12 @@ def parse_option(text: str) -> tuple[str, Any]:
         elif lowered in ("false", "no", "off", "0"):
             value = False
         else:
-            raise RulesError(f"{key} is true or false, not {brief(raw)}")
+            raise RulesError(f"{key} is true or false, not {brief(raw)}", key)
     elif isinstance(default, int):
         value = whole_number(raw)
         if value is None:  # `min_bid=٣` is refused, not taken as 3
-            raise RulesError(f"{key} is a whole number in digits 0-9, not {brief(raw)}")
+            raise RulesError(f"{key} is a whole number in digits 0-9, not {brief(raw)}",
+                             key)
     else:
         value = raw
     return key, value

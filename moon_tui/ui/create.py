@@ -38,6 +38,14 @@ FLAGS: list[tuple[str, str]] = [
     ("no_trump", "No trump allowed"),
     ("discard_shown", "The discard is laid face up"),
 ]
+
+
+def option_label(option: str) -> str:
+    """The form's label of a rule option (the option's own name where the form has none)."""
+    labels = {key: label for key, label, _ in CHOICES} | dict(FLAGS)
+    return labels.get(option, option)
+
+
 RATED = "Rated: counts for the ratings; who leaves early ranks last"
 PRACTICE = "Practice: you and computers, h for hints; not rated, not saved"
 """One line, as every option (a label that wraps would make the form lay out each flag's

@@ -22,6 +22,7 @@ from ..lobby.messages import (
 from ..lobby.refusals import Refusal
 from ..rules import SUIT_TRUMP, TRUMP_DOUBLES, TRUMP_NONE, RuleBroken
 from ..rules.illegal import Param
+from .create import option_label
 
 Params = Mapping[str, Param]
 
@@ -150,7 +151,8 @@ LOBBY: dict[Refusal, _Words] = {
                                          "restart cannot be called off",
     Refusal.RESTART_UNAVAILABLE: lambda p: "this server cannot restart from the game",
     Refusal.NOT_RULES: lambda p: "the rules must be a Rules value",
-    Refusal.BAD_RULES: lambda p: str(p.get("problem")),
+    Refusal.BAD_RULES: lambda p: f"the option “{option_label(str(p.get('option')))}” "
+                                 "does not apply to this game",
     Refusal.BAD_TIMER: lambda p: "the turn timer is 1 to 3600 seconds (or none), "
                                  f"not {p.get('seconds')}",
     Refusal.CHAT_EMPTY: lambda p: "an empty chat line",
