@@ -50,8 +50,8 @@ from moon_tui.lobby.internal import (
     PeerKick,
     PeerNotices,
 )
-from moon_tui.lobby.lobby import MINUTES_MAX, OPERATOR_TEXT_MAX, RESTART_MAX_SECONDS
 from moon_tui.lobby.messages import CODE_ALPHABET, CODE_LENGTH, TABLE_NAME_MAX, BoardNote
+from moon_tui.lobby.operators import MINUTES_MAX, OPERATOR_TEXT_MAX, RESTART_MAX_SECONDS
 from moon_tui.services import LoadFacts
 
 from .bus_club import a_name

@@ -45,8 +45,8 @@ from moon_tui.lobby import (
     TableUpdate,
 )
 from moon_tui.lobby.journal import MemoryJournal
-from moon_tui.lobby.lobby import OPERATOR_TEXT_MAX
 from moon_tui.lobby.notices import Ending, Leave, Tell
+from moon_tui.lobby.operators import OPERATOR_TEXT_MAX
 from moon_tui.rules import Action, Phase, RuleBroken, Rules, SeatView, Tile
 from moon_tui.rules.record import FORMAT
 from moon_tui.rules.replay import replay

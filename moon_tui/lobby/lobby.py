@@ -28,7 +28,6 @@ import random
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
@@ -82,7 +81,6 @@ from .messages import (
     ChatLine,
     ChatPosted,
     ClearBoard,
-    CloseTable,
     Command,
     CreateTable,
     Invitations,
@@ -102,6 +100,7 @@ from .messages import (
     Unban,
 )
 from .notices import Ending, Leave, Tell
+from .operators import checked
 from .peers import Peers, SharedRates
 from .practice import start_of
 from .refusals import Refusal, Refused
@@ -125,13 +124,6 @@ CODES_WINDOW = 60.0
 UPDATE_SLICE = 0.025
 """About this many seconds between two slices of lobby updates (see `Lobby._to_tell`)."""
 DEFAULT_CONFIG = LobbyConfig()
-OPERATOR_TEXT_MAX = 500
-"""The longest broadcast, or reason for a kick, ban or closed table, an operator may give
-(it reaches other players' screens; the operator dialog stops typing there too)."""
-RESTART_MAX_SECONDS = 3600
-"""The longest restart countdown an operator may give."""
-MINUTES_MAX = 7 * 24 * 60
-"""The longest an operator may keep a kicked player out, or a note on the board."""
 INVITES_PER_MINUTE = 10
 """Invitations one player may send a minute (each is a notice on someone's screen)."""
 
@@ -1074,22 +1066,12 @@ class Lobby:
 
     def _operator(self, handle: PlayerHandle, command: OperatorCommand,
                   reject: Callable[[Refused], None]) -> None:
-        if isinstance(command, OperatorText):
-            command = _bounded(command)
-        if isinstance(command, Broadcast | Kick):
-            minutes = command.minutes
-            default = self.config.board_minutes if isinstance(command, Broadcast) \
-                else self.config.kick_minutes
-            if minutes is None:
-                minutes = default
-            if isinstance(minutes, bool) or not isinstance(minutes, int | float) \
-                    or not 0 <= minutes <= MINUTES_MAX:
-                reject(Refused(Refusal.BAD_MINUTES, minutes=repr(minutes), limit=MINUTES_MAX))
-                return
-            command = replace(command, minutes=minutes)
-        if isinstance(command, Kick | Ban) and command.name == handle.name:
-            reject(Refused(Refusal.NOT_YOURSELF))
-        elif isinstance(command, Restart | CancelRestart):
+        try:
+            command = checked(command, handle.name, self.config)
+        except Refused as refused:
+            reject(refused)
+            return
+        if isinstance(command, Restart | CancelRestart):
             self._restart(handle, command, reject)
         elif isinstance(command, Broadcast):
             if self._peers is not None:
@@ -1099,9 +1081,8 @@ class Lobby:
             self._set_notices(None, self._motd)
             handle.deliver(Notice(Tell.BOARD_CLEARED))
         elif isinstance(command, SetMotd):
-            text = clean_text(str(command.text))[:OPERATOR_TEXT_MAX]
-            self._set_notices(self._board, text or None)
-            handle.deliver(Notice(Tell.MOTD_SET, {"text": text}))
+            self._set_notices(self._board, command.text or None)
+            handle.deliver(Notice(Tell.MOTD_SET, {"text": command.text}))
         elif isinstance(command, Kick):
             kick = PeerKick(command.name, False, handle.name, command.reason,
                             command.minutes or 0.0)
@@ -1136,15 +1117,6 @@ class Lobby:
         if self._on_restart is None:
             reject(Refused(Refusal.RESTART_UNAVAILABLE))
             return
-        if isinstance(command, Restart):
-            seconds = command.seconds
-            if isinstance(seconds, bool) or not isinstance(seconds, int) \
-                    or not 0 <= seconds <= RESTART_MAX_SECONDS:
-                reject(Refused(Refusal.BAD_RESTART, seconds=repr(seconds),
-                               limit=RESTART_MAX_SECONDS))
-                return
-            message = clean_text(str(command.message))[:self.config.chat_max_chars]
-            command = Restart(seconds, message)
         refused = self._on_restart(command, handle.name)
         if refused is not None:
             reject(refused)
@@ -1167,18 +1139,3 @@ class Lobby:
             await self._on_ban(name, reason)
         except Exception:
             log.exception("the ban hook failed for %s", name)
-
-
-OperatorText = Broadcast | Kick | Ban | CloseTable
-
-
-def _bounded(command: OperatorText) -> OperatorText:
-    """The operator's text cut to `OPERATOR_TEXT_MAX` characters (screens show it as plain
-    text, control characters dropped: `ui/plain.py`)."""
-
-    def cut(text: object) -> str:
-        return str(text)[:OPERATOR_TEXT_MAX]
-
-    if isinstance(command, Broadcast):
-        return replace(command, text=cut(command.text))
-    return replace(command, reason=cut(command.reason))
