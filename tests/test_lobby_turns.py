@@ -59,6 +59,7 @@ async def test_a_dropped_players_turn_waits_for_them_and_goes_back_to_them() -> 
         clock.advance(25)
         now = await settled(ann, table_id)
         assert now.reconnect_left == 5 and not bob_spoke(now), "no computer bid for bob"
+        assert not now.table.seats[1].stood_in, "his seat reads away, not a computer's"
         bob = await join(lobby, tg, "bob")
         back = await bob.wait_type(TableUpdate)
         assert bobs_turn(back) and back.view is not None and back.view.my_turn
@@ -70,7 +71,8 @@ async def test_a_dropped_players_turn_waits_for_them_and_goes_back_to_them() -> 
         await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].away
                             and u.reconnect_left == 30, start=mark)
         clock.advance(30)  # the wait is over: the computer passes for him
-        await ann.wait_type(TableUpdate, bob_passed)
+        passed = await ann.wait_type(TableUpdate, bob_passed)
+        assert passed.table.seats[1].away and passed.table.seats[1].stood_in
 
 
 async def test_the_turn_timer_counts_only_while_you_are_there_and_passes_for_you() -> None:

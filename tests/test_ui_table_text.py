@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -44,7 +45,7 @@ def test_every_name_is_whole_at_100_columns_and_cut_on_purpose_below() -> None:
 
 def test_seat_lines_fit_their_panel_and_never_cut_a_word() -> None:
     rules = Rules.make(players=4)
-    info = table(rules, SeatInfo(LONG), SeatInfo("guest-4230", away=True),
+    info = table(rules, SeatInfo(LONG), SeatInfo("guest-4230", away=True, stood_in=True),
                  SeatInfo(bot_level="expert"), SeatInfo("cat"), turn_seconds=60)
     state = played(rules, 6)  # into the play, each seat has bid
     view = state.view(0)
@@ -58,6 +59,11 @@ def test_seat_lines_fit_their_panel_and_never_cut_a_word() -> None:
     text = str(seats_panel(view, info, 57, 36, NAME_WIDTH))
     assert LONG in text and "away: computer playing" in text
     assert "team A" in text and "team B" in text
+    waited = replace(info, seats=(info.seats[0], SeatInfo("guest-4230", away=True),
+                                  *info.seats[2:]))
+    text = str(seats_panel(view, waited, 57, 36, NAME_WIDTH))
+    assert "(away)" in text and "computer playing" not in text, \
+        "no computer has played for them: their turns still wait"
 
 
 def test_the_trick_shows_each_name_with_its_tile() -> None:

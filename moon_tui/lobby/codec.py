@@ -35,7 +35,7 @@ from typing import Any, Literal, Union
 from ..rules import Action, HandResult, Outcome, Rules, SeatView, Tile, Trick
 from . import internal, messages
 
-VERSION = 5
+VERSION = 6
 """The version of the wire format: bump it whenever a message's shape changes (2: tables
 say whether they are practice tables, `CreateTable` may play on from a record; 3: a
 worker's share names the process that runs its tables; 4: a table says which of its

@@ -39,14 +39,16 @@ class SeatInfo:
     """Who sits in a seat: nobody (`name is None`), a player, or a computer player.
 
     `bot_level` is set for a computer-held seat; `away` when its player has disconnected
-    and a computer plays for them during the grace period; `held_for` names the person
-    dealt into a computer's seat who was away past the grace: they may take it back.
+    (their turns wait for them a while, then a computer plays them during the grace
+    period); `stood_in` once a computer has played for them since; `held_for` names the
+    person dealt into a computer's seat who was away past the grace: they may take it back.
     """
 
     name: str | None = None
     bot_level: BotLevel | None = None
     away: bool = False
     held_for: str | None = None
+    stood_in: bool = False
 
     @property
     def is_free(self) -> bool:

@@ -56,6 +56,12 @@ class Seat:
         return chosen, more
 
     @property
+    def stood_in(self) -> bool:
+        """The player is away and a computer has played for them since they left (until
+        then their turns waited for them: "away", not "a computer plays")."""
+        return self.away_since is not None and bool(self.chosen or self.chosen_more)
+
+    @property
     def free(self) -> bool:
         return self.name is None and self.bot_level is None
 
@@ -106,14 +112,15 @@ class Seating:
         """The seats as the lobby shows them; an away player's seat names its stand-in."""
         return tuple(SeatInfo(s.name, s.bot_level if s.name is None else
                               (stand_in if s.away_since is not None else None),
-                              s.away_since is not None, s.held_for) for s in self.seats)
+                              s.away_since is not None, s.held_for, s.stood_in)
+                     for s in self.seats)
 
     def key(self) -> tuple[object, ...]:
         """Changes whenever what `infos`, the spectators, owner or votes show changes."""
         return (self.owner, tuple(self.spectators), tuple(self.away_watchers),
                 tuple(self.rematch_votes),
-                tuple((s.name, s.bot_level, s.away_since is not None, s.held_for)
-                      for s in self.seats))
+                tuple((s.name, s.bot_level, s.away_since is not None, s.held_for,
+                       s.stood_in) for s in self.seats))
 
     def held(self, seat: int) -> Seat:
         """Who holds `seat` (to read: the seats change only through the methods here)."""

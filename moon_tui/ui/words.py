@@ -60,13 +60,14 @@ def watcher_names(table: TableInfo, width: int | None = None) -> list[str]:
 
 
 def seat_detail(info: SeatInfo) -> str:
-    """`computer, expert` / `computer for bob` / `away: computer playing` / ``."""
+    """`computer, expert` / `computer for bob` / `away: computer playing` / `away` (their
+    turns still wait for them) / ``."""
     if info.name is None and info.bot_level is not None:
         if info.held_for is not None:
             return f"computer for {info.held_for}"
         return f"computer, {info.bot_level}"
     if info.away:
-        return "away: computer playing"
+        return "away: computer playing" if info.stood_in else "away"
     return ""
 
 
