@@ -28,6 +28,7 @@ import random
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Set as AbstractSet
 from types import TracebackType
 from typing import Any
 
@@ -106,6 +107,7 @@ from .practice import start_of
 from .refusals import Refusal, Refused
 from .restoring import SavedTableError, new_table_id, saved_chat
 from .router import Router
+from .shares import read_shares
 from .stats import LobbyStats
 from .store import MemoryRecordStore, RecordStore
 from .writing import chat_row
@@ -547,40 +549,28 @@ class Lobby:
                               CloseNow(stopping, for_good=not self._tables_outlive_it))
 
     def _take_shares(self, shares: tuple[ClubShare, ...]) -> None:
-        """The other workers' tables listed (a table run here wins over an entry of one
-        that ran it before), those gone unlisted; who is connected there."""
+        """The other workers' tables listed, those gone unlisted; who is connected there."""
         assert self._peers is not None, "a lobby alone has no peers"
-        runs = self._router.links
-        theirs = {t.table_id: t for share in shares for t in share.tables
-                  if t.table_id not in runs}
-        runners = {t.table_id: share.runner for share in shares for t in share.tables
-                   if t.table_id not in runs}
-        moved = {t for t, runner in runners.items()
-                 if runner and self._runners.get(t, runner) != runner}
-        coming_back = {t for t, runner in runners.items()
-                       if not runner and self._runners.get(t) != runner}
-        self._runners = runners
+        read = read_shares(shares, self._router.links, self._runners)
+        self._runners = read.runners
         listed = {t.table_id: t for t in self._listing.tables()}
         version = self._listing.version
-        for table_id in listed.keys() - runs.keys() - theirs.keys():
+        for table_id in listed.keys() - self._router.links.keys() - read.theirs.keys():
             self._listing.remove(table_id)
         newcomers: dict[str, set[str]] = {}
-        for table_id, info in theirs.items():
+        for table_id, info in read.theirs.items():
             if listed.get(table_id) != info:
                 for name in self._listing.update(info):
                     newcomers.setdefault(name, set()).add(table_id)
         self._dirty = self._dirty or self._listing.version != version
-        attached = self._router.sync_remote(theirs, self._peers.remote_link) | moved
+        attached = self._router.sync_remote(read.theirs, self._peers.remote_link) | read.moved
         self._attach_here(attached)
         self._attach_newcomers(newcomers, attached)
         for name in list(self._players):
-            self._tell_coming_back(name, coming_back)
-        self._codes_elsewhere = {t.invite_code: t.table_id for t in theirs.values()
-                                 if t.invite_code}
-        elsewhere = tuple(sorted({n for share in shares for n in share.online}))
-        operators = frozenset(n for share in shares for n in share.operators)
-        if (elsewhere, operators) != (self._elsewhere, self._operators_elsewhere):
-            self._elsewhere, self._operators_elsewhere = elsewhere, operators
+            self._tell_coming_back(name, read.coming_back)
+        self._codes_elsewhere = read.codes
+        if (read.online, read.operators) != (self._elsewhere, self._operators_elsewhere):
+            self._elsewhere, self._operators_elsewhere = read.online, read.operators
             self._presence_dirty = True
 
     def _attach_newcomers(self, newcomers: dict[str, set[str]], attached: set[str]) -> None:
@@ -594,7 +584,7 @@ class Lobby:
                 self._router.attach(name, table_ids - attached
                                     - self._router.commanded(name))
 
-    def _tell_coming_back(self, name: str, table_ids: set[str]) -> None:
+    def _tell_coming_back(self, name: str, table_ids: AbstractSet[str]) -> None:
         """`name`, here, has a place at a table of `table_ids` that nobody runs for the
         moment (its worker stopped): they are told it is coming back."""
         for table_id in self._listing.tables_of(name) & table_ids:
