@@ -104,6 +104,9 @@ def test_operator_commands_take_a_time_and_plain_words() -> None:
     assert parse_operator("kick bob rude") == Kick("bob", "rude", None)  # the default
     assert parse_operator("kick bob 2h") == Kick("bob", "", 120.0)
     assert parse_operator("kick bob 30 rude") == Kick("bob", "30 rude", None)  # no unit
+    # A time too long is still a time (the lobby refuses it), not a word of the reason.
+    assert parse_operator("kick bob 99999999m rude") == Kick("bob", "rude", 99999999.0)
+    assert parse_operator("say " + "9" * 5000 + "d tea") == Broadcast("tea", float("inf"))
     assert parse_operator("kick bob ３0m x") == Kick("bob", "３0m x", None)  # ASCII only
     assert parse_operator("say 1d tea at 8") == Broadcast("tea at 8", 1440.0)
     assert parse_operator("say tea") == Broadcast("tea", None)
@@ -115,7 +118,9 @@ def test_operator_commands_take_a_time_and_plain_words() -> None:
     assert parse_operator("close t3 tea") == CloseTable("t3", "tea")
     assert parse_operator("rename bob robert") == RenameMember("bob", "robert")
     assert parse_operator("unkey bob SHA256:x") == RemoveMemberKey("bob", "SHA256:x")
-    for wrong in ("unban", "unban bob extra", "rename bob", "say 30m", "shout"):
+    assert parse_operator(":kick bob 30m rude") == Kick("bob", "rude", 30.0)
+    assert parse_operator(" : say tea") == Broadcast("tea", None)
+    for wrong in ("unban", "unban bob extra", "rename bob", "say 30m", "shout", "::say tea"):
         with pytest.raises(OperatorError, match="not an operator command"):
             parse_operator(wrong)
 

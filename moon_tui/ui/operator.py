@@ -58,8 +58,10 @@ USAGE = ("say [TIME] TEXT · unsay · motd [TEXT] · kick NAME [TIME] [REASON] �
 OPERATOR_LINE_MAX = 500
 """Characters of one operator command: a broadcast or a reason reaches every screen."""
 
-_DURATION = re.compile(r"([0-9]{1,6})([smhd])")
-"""A time as typed: `30m`, `2h`, `1d`, `90s` (ASCII digits and a unit, nothing else)."""
+_DURATION = re.compile(r"([0-9]+)([smhd])")
+"""A time as typed: `30m`, `2h`, `1d`, `90s` (ASCII digits and a unit, nothing else). Of
+any length: a time too long is the lobby's to refuse (`BAD_MINUTES`), not a word of the
+reason (`kick bob 99999999m` kicked bob for the default 10 minutes)."""
 _MINUTES_PER = {"s": 1 / 60, "m": 1.0, "h": 60.0, "d": 24 * 60.0}
 
 
@@ -85,7 +87,7 @@ MemberChange = RenameMember | RemoveMemberKey
 def minutes_of(word: str) -> float | None:
     """`30m` -> 30.0, `2h` -> 120.0; None when `word` is not a time."""
     found = _DURATION.fullmatch(word)
-    return None if found is None else int(found.group(1)) * _MINUTES_PER[found.group(2)]
+    return None if found is None else float(found.group(1)) * _MINUTES_PER[found.group(2)]
 
 
 def _timed(rest: str) -> tuple[float | None, str]:
@@ -98,8 +100,9 @@ def _timed(rest: str) -> tuple[float | None, str]:
 def parse_operator(line: str) -> Command | MemberChange:
     """`say tea at 8` -> Broadcast(...), `kick bob 30m rude` -> Kick("bob", "rude", 30),
     `restart 60 new version` -> Restart(60, "new version"), `rename bob robert` ->
-    RenameMember(...)."""
-    verb, _, rest = line.strip().partition(" ")
+    RenameMember(...). A leading ":" is the key that opened the line, typed once more
+    (`:kick bob`): it is not part of the command."""
+    verb, _, rest = line.strip().removeprefix(":").lstrip().partition(" ")
     rest = rest.strip()
     target, _, reason = rest.partition(" ")
     reason = reason.strip()
