@@ -33,7 +33,6 @@ from types import TracebackType
 from typing import Any
 
 from ..bots.pool import BotPool
-from ..rules import Rules, RulesError
 from . import links
 from .chat import CHAT_KEPT, ChatLimiter, RateLimit, clean_text
 from .clock import Clock, LoopClock
@@ -74,7 +73,6 @@ from .messages import (
     CODE_ALPHABET,
     CODE_LENGTH,
     OPERATOR_COMMANDS,
-    TABLE_NAME_MAX,
     Ban,
     BoardNote,
     Broadcast,
@@ -100,10 +98,10 @@ from .messages import (
     TableInfo,
     Unban,
 )
+from .new_tables import checked_table
 from .notices import Ending, Leave, Tell
 from .operators import checked
 from .peers import Peers, SharedRates
-from .practice import start_of
 from .refusals import Refusal, Refused
 from .restoring import SavedTableError, new_table_id, saved_chat
 from .router import Router
@@ -862,33 +860,10 @@ class Lobby:
         if not self.journal.writable():  # a new table would only wait at its first write
             reject(Refused(Refusal.CANNOT_SAVE))
             return
-        rules, private, watchable = command.rules, command.private, command.spectators_allowed
-        practice = bool(command.practice) or command.play_on is not None
-        if practice and command.rated:
-            reject(Refused(Refusal.PRACTICE_NOT_RATED))
-            return
-        if command.play_on is not None:
-            # The saved game's own rules (options refused for a new table are still
-            # read from records); a table of one's own, nobody watching its hands.
-            try:
-                rules = start_of(command.play_on).rules
-            except Refused as refused:
-                reject(refused)
-                return
-            private, watchable = True, False
-        elif not isinstance(rules, Rules):
-            reject(Refused(Refusal.NOT_RULES))
-            return
-        else:
-            try:
-                rules.check_new()
-            except RulesError as exc:  # its words are the rules' own: a screen words it
-                reject(Refused(Refusal.BAD_RULES, option=exc.option))
-                return
-        seconds = command.turn_seconds
-        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)
-                                    or not 1 <= seconds <= 3600):
-            reject(Refused(Refusal.BAD_TIMER, seconds=repr(seconds)))
+        try:
+            table = checked_table(command, handle.name)
+        except Refused as refused:
+            reject(refused)
             return
         if not handle.operator:
             if spent is None and self._rates is not None:
@@ -903,19 +878,14 @@ class Lobby:
                 reject(Refused(Refusal.TOO_MANY_TABLES, tables=tables, window=minutes,
                                minutes=max(1, math.ceil(wait / 60))))
                 return
-        name = clean_text(command.name)[:TABLE_NAME_MAX] or f"{handle.name}'s table"
         table_id = self._new_table_id()
         code = self._new_code()
         self._codes[code] = table_id
         self._opened_at[table_id] = time.time()
-        self.host.open(table_id, handle.name,
-                       CreateTable(name, rules, seconds, bool(private), bool(watchable),
-                                   bool(command.rated), practice, command.play_on),
-                       code,
-                       self._router.link(table_id))
-        log.info("table %s created by %s: %r, %s%s%s", table_id, handle.name, name,
-                 rules.summary(), ", private" if private else "",
-                 ", practice" if practice else "")
+        self.host.open(table_id, handle.name, table, code, self._router.link(table_id))
+        log.info("table %s created by %s: %r, %s%s%s", table_id, handle.name, table.name,
+                 table.rules.summary(), ", private" if table.private else "",
+                 ", practice" if table.practice else "")
 
     def _join_by_code(self, handle: PlayerHandle, command: JoinByCode,
                       reject: Callable[[Refused], None], spent: Spent | None = None) -> None:
