@@ -32,6 +32,10 @@ class RulesError(ValueError):
         super().__init__(message)
         self.option = option
 
+    def __reduce__(self) -> tuple[type[RulesError], tuple[str, str]]:
+        """Whole across processes (a computer's worker): `args` holds only the text."""
+        return type(self), (str(self), self.option)
+
 
 @functools.cache
 def set_numbers(name: SetName) -> tuple[int, ...]:
