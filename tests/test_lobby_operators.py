@@ -41,11 +41,14 @@ def test_the_configured_minutes_when_none_are_given() -> None:
     assert checked(Kick("bob", minutes=0), "op", CONFIG) == Kick("bob", "", 0)
 
 
-@pytest.mark.parametrize("minutes", [-1, MINUTES_MAX + 1, True, "5", float("nan")])
-def test_minutes_out_of_bounds_are_refused(minutes: object) -> None:
+@pytest.mark.parametrize(("minutes", "shown"), [
+    (-1, "-1"), (MINUTES_MAX + 1, str(MINUTES_MAX + 1)), (99999999.0, "99999999"),
+    (2.5e9, "2500000000"), (True, "True"), ("5", "'5'"), (float("nan"), "nan"),
+    (float("inf"), "inf")])
+def test_minutes_out_of_bounds_are_refused(minutes: object, shown: str) -> None:
     for command in (Broadcast("hi", minutes), Kick("bob", "", minutes)):  # type: ignore[arg-type]
         assert refused(command) == (Refusal.BAD_MINUTES,
-                                    {"minutes": repr(minutes), "limit": MINUTES_MAX})
+                                    {"minutes": shown, "limit": MINUTES_MAX})
 
 
 def test_nobody_kicks_or_bans_themselves() -> None:

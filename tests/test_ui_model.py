@@ -41,3 +41,9 @@ def test_rules_that_do_not_fit_together_are_named_with_the_forms_words() -> None
                                       "apply to this game")
     unknown = Rejected(CreateTable("mine"), Refusal.BAD_RULES, {"option": "colour"})
     assert "“colour”" in refusal_words(unknown)
+
+
+def test_a_refused_time_gives_the_limit_in_days_too() -> None:
+    refused = Rejected(CreateTable("mine"), Refusal.BAD_MINUTES,
+                       {"minutes": "99999999", "limit": 10080})
+    assert refusal_words(refused) == "a time is 0 to 10080 minutes (7 days), not 99999999"

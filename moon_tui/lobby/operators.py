@@ -64,5 +64,12 @@ def _minutes(minutes: object, default: float) -> float:
         return default
     if isinstance(minutes, bool) or not isinstance(minutes, int | float) \
             or not 0 <= minutes <= MINUTES_MAX:
-        raise Refused(Refusal.BAD_MINUTES, minutes=repr(minutes), limit=MINUTES_MAX)
+        raise Refused(Refusal.BAD_MINUTES, minutes=_as_typed(minutes), limit=MINUTES_MAX)
     return minutes
+
+
+def _as_typed(value: object) -> str:
+    """A refused value as a person would have typed it: `99999999`, not `99999999.0`."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value)

@@ -94,6 +94,12 @@ def _minutes(params: Params) -> str:
     return "a minute" if minutes == 1 else f"{minutes} minutes"
 
 
+def _days(minutes: object) -> str:
+    """`10080` minutes -> `7 days`."""
+    days = minutes / (24 * 60) if isinstance(minutes, int) else 0
+    return f"{days:g} day{'' if days == 1 else 's'}"
+
+
 def _window(params: Params) -> str:
     window = params.get("window")
     return "the hour" if window in (None, 60) else f"{window} minutes"
@@ -142,8 +148,8 @@ LOBBY: dict[Refusal, _Words] = {
     Refusal.NO_INVITATIONS: lambda p: f"{p.get('name')} has turned invitations off",
     Refusal.TOO_MANY_INVITES: lambda p: f"at most {p.get('invites')} invitations a minute: "
                                         "wait a moment",
-    Refusal.BAD_MINUTES: lambda p: f"a time is 0 to {p.get('limit')} minutes, "
-                                   f"not {p.get('minutes')}",
+    Refusal.BAD_MINUTES: lambda p: f"a time is 0 to {p.get('limit')} minutes "
+                                   f"({_days(p.get('limit'))}), not {p.get('minutes')}",
     Refusal.BAD_RESTART: lambda p: f"a restart is 0 to {p.get('limit')} seconds away, "
                                    f"not {p.get('seconds')}",
     Refusal.NO_RESTART: lambda p: "no restart is counting down",
