@@ -237,3 +237,6 @@ def test_a_broken_rule_is_worded_from_its_code_not_its_english() -> None:
         "trick. Play on"
     over = Rejected(CreateTable("p"), Refusal.BAD_PLAY_ON, {"why": "over"})
     assert words.refusal_words(over) == "cannot play on from there: the game is over at that point"
+    illegal = Rejected(CreateTable("p"), Refusal.BAD_PLAY_ON, {"why": "illegal"})
+    assert words.refusal_words(illegal) == \
+        "cannot play on from there: that saved game's record cannot be read"

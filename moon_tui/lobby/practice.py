@@ -8,19 +8,25 @@ a practice table can start from anything a record can say, and from nothing else
 
 from __future__ import annotations
 
+import logging
+
 from ..rules import GameState, IllegalRecordError, RecordFormatError
 from ..rules.illegal import Param
 from ..rules.record import game_from_record
+from ..shown import shown
 from .messages import BOT_LEVELS, PlayOn
 from .refusals import Refusal, Refused
+
+log = logging.getLogger(__name__)
 
 RECORD_MAX = 1 << 20
 """The longest record text a play-on may carry (a game of 100 hands is ~40 KB)."""
 
 
 def _refuse(why: str, **params: Param) -> Refused:
-    """`why`: `record` (missing, too long, or not a legal record: `problem`, the rules'
-    own), `over` (the game is over there), `seat`, `level` (none such)."""
+    """`why`: `record` (missing or too long), `illegal` (not a legal record: the rules'
+    own words for why go to the log), `over` (the game is over there), `seat`, `level`
+    (none such)."""
     return Refused(Refusal.BAD_PLAY_ON, why=why, **params)
 
 
@@ -33,7 +39,8 @@ def start_of(play_on: PlayOn) -> GameState:
     try:
         state = game_from_record(text)
     except (RecordFormatError, IllegalRecordError) as exc:
-        raise _refuse("record", problem=str(exc)[:80]) from None
+        log.info("a play-on's record refused: %s", shown(str(exc)))
+        raise _refuse("illegal") from None
     if state.is_terminal():
         raise _refuse("over")
     seat = play_on.seat

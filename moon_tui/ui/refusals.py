@@ -78,15 +78,16 @@ def _started(params: Params, command: Command) -> str:
 
 
 def _play_on(params: Params) -> str:
-    why, problem = params.get("why"), params.get("problem")
+    why = params.get("why")
     if why == "over":
         return "the game is over at that point"
     if why == "seat":
         return f"there is no seat {_seat(params)} in a game of {params.get('players')}"
     if why == "level":
         return f"no computer level {params.get('level')}"
-    return f"not a legal game record ({problem})" if problem else \
-        "the record is missing or too long"
+    if why == "illegal":
+        return "that saved game's record cannot be read"
+    return "the record is missing or too long"
 
 
 def _minutes(params: Params) -> str:
