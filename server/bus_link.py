@@ -240,7 +240,8 @@ class RemoteTableLink(InProcessLink):
         except codec.CodecError as exc:  # refused here, as `LoopbackLink` does
             if not isinstance(message, FromMember):
                 raise
-            self._refuse(message, Refused(Refusal.NOT_A_COMMAND, command=str(exc)))
+            log.info("a command that cannot be written refused: %s", shown(str(exc)))
+            self._refuse(message, Refused(Refusal.NOT_A_COMMAND))
             return
         lost = None
         if isinstance(message, FromMember):

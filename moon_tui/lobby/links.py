@@ -16,13 +16,17 @@ Two links keep that promise:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Protocol
 
+from ..shown import shown
 from . import codec
 from .internal import Acked, FromMember, TableMessage, TableOutput, ToMember
 from .messages import Rejected
 from .refusals import Refusal, Refused
+
+log = logging.getLogger(__name__)
 
 
 class TableLink(Protocol):
@@ -105,7 +109,8 @@ class LoopbackLink(InProcessLink):
         except codec.CodecError as exc:
             if not isinstance(message, FromMember):
                 raise
-            self._refuse(message, Refused(Refusal.NOT_A_COMMAND, command=str(exc)))
+            log.info("a command that cannot be written refused: %s", shown(str(exc)))
+            self._refuse(message, Refused(Refusal.NOT_A_COMMAND))
             return
         super().to_table(codec.decode(data))
 

@@ -33,6 +33,7 @@ from types import TracebackType
 from typing import Any
 
 from ..bots.pool import BotPool
+from ..shown import shown
 from . import links
 from .chat import CHAT_KEPT, ChatLimiter, RateLimit, clean_text
 from .clock import Clock, LoopClock
@@ -792,7 +793,8 @@ class Lobby:
             else:
                 self._operator(handle, command, reject)
         else:  # a table's commands go straight to it (`PlayerHandle.send`)
-            reject(Refused(Refusal.NOT_A_COMMAND, command=repr(command)))
+            log.info("not a command from %s: %s", handle.name, shown(repr(command)))
+            reject(Refused(Refusal.NOT_A_COMMAND))
 
     def _invite(self, handle: PlayerHandle, command: Invite,
                 reject: Callable[[Refused], None]) -> None:
