@@ -6,7 +6,8 @@ from test_lobby_practice import cut, played
 
 from moon_tui.lobby.messages import TABLE_NAME_MAX, CreateTable, PlayOn
 from moon_tui.lobby.new_tables import TIMER_MAX_SECONDS, checked_table
-from moon_tui.lobby.refusals import Refusal, Refused
+from moon_tui.lobby.refusals import ECHO_MAX, Refusal, Refused
+from moon_tui.lobby.seating import Seating
 from moon_tui.rules import Rules
 
 
@@ -44,3 +45,15 @@ def test_practice_is_never_rated_and_a_play_on_is_a_private_practice_nobody_watc
     assert table.practice and table.private and not table.spectators_allowed
     assert table.rules == Rules.make(), "the saved game's own rules, not the command's"
     assert refused(CreateTable("a", rated=True, play_on=on))[0] is Refusal.PRACTICE_NOT_RATED
+
+
+def test_a_refusal_quotes_what_was_sent_cut_short() -> None:
+    code, params = refused(CreateTable("a", turn_seconds="9" * 10_000))  # type: ignore[arg-type]
+    assert code is Refusal.BAD_TIMER
+    assert params["seconds"] == "'" + "9" * (ECHO_MAX - 2) + "…"
+    with pytest.raises(Refused) as caught:
+        Seating(3, "ann").check_seat(10 ** 5000)
+    assert caught.value.params == {"seat": "(a number too long)", "last": 2}
+    with pytest.raises(Refused) as caught:
+        Seating(3, "ann").check_seat(7)
+    assert caught.value.params == {"seat": 7, "last": 2}, "a number, counted from 1 on screen"

@@ -94,7 +94,7 @@ from .notices import Leave, Tell
 from .practice import start_of
 from .publishing import Publisher
 from .records import Recorder
-from .refusals import Refusal, Refused
+from .refusals import Refusal, Refused, echoed
 from .restoring import Restored
 from .seating import Seat, Seating, bot_name
 from .writing import ROW_VERSION
@@ -612,7 +612,7 @@ class TableState:
         if self.game is None or self.status != "playing":
             raise Refused(Refusal.GAME_NOT_STARTED)
         if not isinstance(action, Action):
-            raise Refused(Refusal.NOT_AN_ACTION, action=repr(action))
+            raise Refused(Refusal.NOT_AN_ACTION, action=echoed(action))
         to_move = self.game.current_player()
         if to_move == CHANCE:
             raise Refused.illegal(Breach(RuleBroken.NOT_DEALT))

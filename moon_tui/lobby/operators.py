@@ -15,7 +15,7 @@ from dataclasses import replace
 from .chat import clean_text
 from .config import LobbyConfig
 from .messages import Ban, Broadcast, CloseTable, Kick, OperatorCommand, Restart, SetMotd
-from .refusals import Refusal, Refused
+from .refusals import Refusal, Refused, echoed
 
 OPERATOR_TEXT_MAX = 500
 """The longest broadcast, message of the day, or reason for a kick, ban or closed table
@@ -47,7 +47,7 @@ def checked(command: OperatorCommand, by: str, config: LobbyConfig) -> OperatorC
         seconds = command.seconds
         if isinstance(seconds, bool) or not isinstance(seconds, int) \
                 or not 0 <= seconds <= RESTART_MAX_SECONDS:
-            raise Refused(Refusal.BAD_RESTART, seconds=repr(seconds),
+            raise Refused(Refusal.BAD_RESTART, seconds=echoed(seconds),
                           limit=RESTART_MAX_SECONDS)
         return Restart(seconds, clean_text(str(command.message))[:config.chat_max_chars])
     return command
@@ -64,12 +64,7 @@ def _minutes(minutes: object, default: float) -> float:
         return default
     if isinstance(minutes, bool) or not isinstance(minutes, int | float) \
             or not 0 <= minutes <= MINUTES_MAX:
-        raise Refused(Refusal.BAD_MINUTES, minutes=_as_typed(minutes), limit=MINUTES_MAX)
+        typed = int(minutes) if isinstance(minutes, float) and minutes.is_integer() \
+            else minutes  # 99999999m was read as 99999999.0 minutes
+        raise Refused(Refusal.BAD_MINUTES, minutes=echoed(typed), limit=MINUTES_MAX)
     return minutes
-
-
-def _as_typed(value: object) -> str:
-    """A refused value as a person would have typed it: `99999999`, not `99999999.0`."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return repr(value)

@@ -80,6 +80,23 @@ class Refusal(enum.StrEnum):
     PRACTICE_ALONE = "practice_alone"
 
 
+ECHO_MAX = 24
+"""The most characters of a value a client sent that a refusal quotes back."""
+SEAT_ECHOED = 1000
+"""A seat number sent that a refusal quotes as a number (a screen counts it from 1);
+past it, as `echoed` text."""
+
+
+def echoed(value: object) -> str:
+    """A value a client sent, as a refusal quotes it: its `repr` (a text in quotes, `30.0`
+    for a timer that must be a whole number), cut to `ECHO_MAX` characters."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer of more digits than Python will write
+        text = "(a number too long)"
+    return text if len(text) <= ECHO_MAX else text[:ECHO_MAX - 1] + "…"
+
+
 class Refused(Exception):
     """A command the lobby or a table will not carry out: the code and its parameters.
 

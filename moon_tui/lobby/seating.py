@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .messages import BOT_LEVELS, BotLevel, SeatInfo
-from .refusals import Refusal, Refused
+from .refusals import SEAT_ECHOED, Refusal, Refused, echoed
 
 CHOSEN_KEPT = 12
 """The latest choices told to a player back from being away (a whole hand's plays are 7;
@@ -225,8 +225,8 @@ class Seating:
     def check_seat(self, seat: object) -> int:
         last = len(self.seats) - 1
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= last:
-            raise Refused(Refusal.NO_SUCH_SEAT, seat=seat if type(seat) is int else repr(seat),
-                          last=last)
+            raise Refused(Refusal.NO_SUCH_SEAT, seat=seat if type(seat) is int and
+                          abs(seat) < SEAT_ECHOED else echoed(seat), last=last)
         return seat
 
     def sit(self, name: str, wanted: int) -> None:
@@ -255,7 +255,7 @@ class Seating:
 
     def add_bot(self, seat: int, level: str) -> None:
         if level not in BOT_LEVELS:
-            raise Refused(Refusal.NO_SUCH_LEVEL, level=repr(level), levels=", ".join(BOT_LEVELS))
+            raise Refused(Refusal.NO_SUCH_LEVEL, level=echoed(level), levels=", ".join(BOT_LEVELS))
         self.check_seat(seat)
         if not self.seats[seat].free:
             raise Refused(Refusal.SEAT_NOT_FREE, seat=seat)
