@@ -103,7 +103,7 @@ from .new_tables import checked_table
 from .notices import Ending, Leave, Tell
 from .operators import checked
 from .peers import Peers, SharedRates
-from .refusals import Refusal, Refused
+from .refusals import ECHO_MAX, Refusal, Refused, echoed
 from .restoring import SavedTableError, new_table_id, saved_chat
 from .router import Router
 from .shares import read_shares
@@ -911,7 +911,9 @@ class Lobby:
         elif table_id is None:
             if counted_here:
                 self._wrong_codes.allow(handle.name)
-            reject(Refused(Refusal.NO_SUCH_CODE, code=clean_text(str(command.code))))
+            code = command.code
+            reject(Refused(Refusal.NO_SUCH_CODE, code=clean_text(code)[:ECHO_MAX]
+                           if isinstance(code, str) else echoed(code)))
         else:
             self._router.command(handle, table_id, command, by_code=True)
 
