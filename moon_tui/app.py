@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from .bots.analysis import Analyst
-from .lobby import Lobby, PlayerHandle
+from .lobby import Lobby, LobbyClosed, PlayerHandle
 from .lobby.messages import (
     ChatPosted,
     Command,
@@ -74,6 +74,8 @@ def table_of(event: Event) -> str | None:
 
 RESTART_NOTICE_SECONDS = 12.0
 """How long a restart notice stays up (it is repeated at 60, 30, 10 and 5 s)."""
+JOIN_CLOSED = "The server is shutting down: come back in a minute."
+JOIN_FAILED = "Could not join the lobby (the server's log says why): try again in a minute."
 NOTICE_SECONDS = {Tell.INVITED: 10.0, Tell.CANNOT_SAVE: 3600.0}
 """How long a notice stays up (6 s unless said here): "the server cannot save" stays until
 the table goes on ("saves again" takes it down)."""
@@ -209,9 +211,12 @@ class MoonApp(App[None]):
     async def _session(self) -> None:
         try:
             self.handle = await self.open_handle()
-        except Exception as exc:  # noqa: BLE001 - shown to the player, then we leave
+        except LobbyClosed:  # its text is the lobby's, for logs
+            self.end_session(JOIN_CLOSED)
+            return
+        except Exception:  # noqa: BLE001 - the player is told, then we leave
             log.exception("could not join the lobby")
-            self.end_session(f"could not join the lobby: {exc}")
+            self.end_session(JOIN_FAILED)
             return
         self.on_session_start()
         handle = self.handle

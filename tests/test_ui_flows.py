@@ -521,3 +521,14 @@ async def test_a_choice_of_the_form_draws_its_own_label() -> None:
             await pilot.click("#players", offset=(LABEL_WIDTH + 1, 0))
             await wait_for(pilot, lambda: players.value == 4, "4 players")
             assert app.focused is players
+
+
+async def test_a_lobby_that_is_not_running_is_told_in_the_players_words() -> None:
+    """The lobby's exception text is for logs: the player reads the interface's words."""
+    from moon_tui.app import JOIN_CLOSED, SessionOver
+
+    app = MoonApp(Lobby(FAST), "ann")  # never started: connect raises LobbyClosed
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionOver), "the notice")
+        shown = " ".join(screen_text(app).split())
+        assert JOIN_CLOSED in shown and "lobby is not running" not in shown
