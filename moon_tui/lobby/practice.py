@@ -15,7 +15,7 @@ from ..rules.illegal import Param
 from ..rules.record import game_from_record
 from ..shown import shown
 from .messages import BOT_LEVELS, PlayOn
-from .refusals import SEAT_ECHOED, Refusal, Refused, echoed
+from .refusals import Refusal, Refused, echoed, echoed_seat
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +45,7 @@ def start_of(play_on: PlayOn) -> GameState:
         raise _refuse("over")
     seat = play_on.seat
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
-        raise _refuse("seat", seat=seat if type(seat) is int and abs(seat) < SEAT_ECHOED
-                      else echoed(seat), players=state.players)
+        raise _refuse("seat", seat=echoed_seat(seat), players=state.players)
     if play_on.level not in BOT_LEVELS:
         raise _refuse("level", level=echoed(play_on.level))
     return state

@@ -97,6 +97,12 @@ def echoed(value: object) -> str:
     return text if len(text) <= ECHO_MAX else text[:ECHO_MAX - 1] + "…"
 
 
+def echoed_seat(seat: object) -> Param:
+    """A seat a client sent, as a refusal quotes it: a number a screen counts from 1, or
+    (not a whole number, or past `SEAT_ECHOED`) `echoed` text."""
+    return seat if type(seat) is int and abs(seat) < SEAT_ECHOED else echoed(seat)
+
+
 class Refused(Exception):
     """A command the lobby or a table will not carry out: the code and its parameters.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .messages import BOT_LEVELS, BotLevel, SeatInfo
-from .refusals import SEAT_ECHOED, Refusal, Refused, echoed
+from .refusals import Refusal, Refused, echoed, echoed_seat
 
 CHOSEN_KEPT = 12
 """The latest choices told to a player back from being away (a whole hand's plays are 7;
@@ -225,8 +225,7 @@ class Seating:
     def check_seat(self, seat: object) -> int:
         last = len(self.seats) - 1
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= last:
-            raise Refused(Refusal.NO_SUCH_SEAT, seat=seat if type(seat) is int and
-                          abs(seat) < SEAT_ECHOED else echoed(seat), last=last)
+            raise Refused(Refusal.NO_SUCH_SEAT, seat=echoed_seat(seat), last=last)
         return seat
 
     def sit(self, name: str, wanted: int) -> None:

@@ -40,10 +40,12 @@ FLAGS: list[tuple[str, str]] = [
 ]
 
 
+OPTION_LABELS = {key: label for key, label, _ in CHOICES} | dict(FLAGS)
+
+
 def option_label(option: str) -> str:
     """The form's label of a rule option (the option's own name where the form has none)."""
-    labels = {key: label for key, label, _ in CHOICES} | dict(FLAGS)
-    return labels.get(option, option)
+    return OPTION_LABELS.get(option, option)
 
 
 RATED = "Rated: counts for the ratings; who leaves early ranks last"
