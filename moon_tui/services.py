@@ -60,17 +60,50 @@ class KeyManager(Protocol):
         ...
 
     async def new_link_code(self) -> LinkCode:
-        """A code for the first login with a new key to type.
-
-        Raises `ValueError` with a plain-words message when the player cannot add keys.
-        """
+        """A code for the first login with a new key to type. Raises `AccountRefused`
+        when the player cannot add keys (a guest)."""
         ...
 
     async def remove_key(self, fingerprint: str) -> None:
-        """Stop `fingerprint` from logging in as this player. Raises `ValueError` with a
-        plain-words message when it may not (it is not theirs, or it is the key they are
-        logged in with and no other remains)."""
+        """Stop `fingerprint` from logging in as this player. Raises `AccountRefused`
+        when it may not (it is not theirs, it is their only key, or the server's
+        configuration names it)."""
         ...
+
+
+class AccountRefusal(enum.StrEnum):
+    """Why a change to a player's keys or a member's name cannot be made (the interface
+    words it, `ui/account_words.py`)."""
+
+    GUEST = "guest"
+    """A guest has no account: no keys to list or remove, no code to add one."""
+    CONFIGURED_KEY = "configured_key"
+    """The key is named in the server's configuration: it is removed there."""
+    NO_SUCH_KEY = "no_such_key"
+    ONLY_KEY = "only_key"
+    """A player's last key: without it they could not log in again."""
+    NAME_INVALID = "name_invalid"
+    """Not a name a player can have (`name` is the name refused)."""
+    NAME_RESERVED = "name_reserved"
+    NO_SUCH_MEMBER = "no_such_member"
+    NAME_TAKEN = "name_taken"
+    """A member has that name already."""
+    OPERATOR = "operator"
+    """An operator's name is set in the server's configuration, not renamed."""
+    LOOKS_LIKE_OPERATOR = "looks_like_operator"
+    ONLINE = "online"
+    """The member to rename is online or holds a seat."""
+    IN_USE = "in_use"
+    """The new name is online now (a guest's, or a player's on another worker)."""
+
+
+class AccountRefused(ValueError):
+    """A change to keys or members refused: `why`, and the name it is about."""
+
+    def __init__(self, why: AccountRefusal, name: str = "") -> None:
+        super().__init__(why, name)
+        self.why = why
+        self.name = name
 
 
 # --- the operators' dashboard -------------------------------------------------------------
@@ -176,14 +209,14 @@ class ServerHealth(Protocol):
     async def members(self) -> list[MemberFacts]:
         ...
 
-    async def remove_member_key(self, name: str, fingerprint: str) -> str:
-        """Take a key from a member; what was done, in words. Raises `ValueError` with
-        plain words when it cannot."""
+    async def remove_member_key(self, name: str, fingerprint: str) -> int:
+        """Take a key from a member; how many keys they have left. Raises
+        `AccountRefused` when it cannot."""
         ...
 
-    async def rename_member(self, old: str, new: str) -> str:
-        """Give a member a new name (their keys, bans and addresses follow); what was
-        done, in words. Raises `ValueError` with plain words when it cannot."""
+    async def rename_member(self, old: str, new: str) -> None:
+        """Give a member a new name (their keys, bans and addresses follow). Raises
+        `AccountRefused` when it cannot."""
         ...
 
 # --- the club's saved games -------------------------------------------------------------
@@ -243,7 +276,7 @@ class GameRefusal(enum.StrEnum):
 
 class GameRefused(ValueError):
     def __init__(self, why: GameRefusal, code: str) -> None:
-        super().__init__(f"{why.value}: {code}")
+        super().__init__(why, code)
         self.why = why
         self.code = code
 

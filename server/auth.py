@@ -28,6 +28,7 @@ from typing import Concatenate, ParamSpec
 
 import asyncssh
 
+from moon_tui.ui.account_words import refusal_words
 from moon_tui.ui.plain import printable
 
 from .config import ServerConfig
@@ -37,7 +38,7 @@ from .identity import (
     confusable_with,
     fingerprint,
     guest_name,
-    name_problem,
+    name_fault,
     openssh_line,
 )
 from .limits import BUS_AWAY, GUEST_NAME_DRAWS, Gate
@@ -291,7 +292,8 @@ class MoonSSHServer(asyncssh.SSHServer):
         if username in self._ctx.operator_keys:
             self._account = await self._ctx.db.account(username)
             return True
-        problem = name_problem(username)
+        fault = name_fault(username)
+        problem = None if fault is None else refusal_words(fault, username)
         if problem is None:
             ban = await self._ctx.db.ban_entry("account", username)
             if ban is not None:

@@ -20,7 +20,7 @@ from moon_tui.ui.plain import printable
 from .auth import GuestLogin, banned_words
 from .config import Limits
 from .game_session import write_farewell
-from .identity import GUEST_PREFIX, Player, name_problem
+from .identity import GUEST_PREFIX, Player, name_fault
 from .logtext import shown
 from .registry import SessionRegistry
 from .store import BanKind, Database, StoreFailure
@@ -86,7 +86,7 @@ class Bans:
         live = self._sessions.of(name)
         guest = name.startswith(GUEST_PREFIX)
         db = self._db
-        account = await db.account(name) if name_problem(name) is None else None
+        account = await db.account(name) if name_fault(name) is None else None
         if not guest:
             await db.ban("account", name, reason, name=name)
         keys = set(account.fingerprints if account else ())
@@ -118,7 +118,7 @@ class Bans:
         until = now + minutes * 60
         db = self._db
         rows: list[tuple[BanKind, str]] = []
-        if not name.startswith(GUEST_PREFIX) and name_problem(name) is None:
+        if not name.startswith(GUEST_PREFIX) and name_fault(name) is None:
             rows.append(("account", name))
         addresses = {s.player.address for s in self._sessions.of(name) if s.player.address}
         seen = self.guest_logins.get(name)

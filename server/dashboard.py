@@ -11,7 +11,15 @@ import time
 from collections.abc import Callable, Collection
 
 from moon_tui.lobby import Lobby
-from moon_tui.services import BanFacts, LoadFacts, MemberFacts, PersonOn, TableFacts
+from moon_tui.services import (
+    AccountRefusal,
+    AccountRefused,
+    BanFacts,
+    LoadFacts,
+    MemberFacts,
+    PersonOn,
+    TableFacts,
+)
 
 from .identity import confusable_with
 from .load import LoadWatch
@@ -64,22 +72,16 @@ class Dashboard:
     async def members(self) -> list[MemberFacts]:
         return await self._members.all()
 
-    async def remove_member_key(self, name: str, fingerprint: str) -> str:
-        left = await self._members.remove_key(name, fingerprint, keep_one=False)
-        if left:
-            return f"Removed that key of {name} ({left} left)."
-        return (f"Removed the last key of {name}: nobody can log in as {name} until an "
-                "operator renames the member or a key is added.")
+    async def remove_member_key(self, name: str, fingerprint: str) -> int:
+        return await self._members.remove_key(name, fingerprint, keep_one=False)
 
-    async def rename_member(self, old: str, new: str) -> str:
+    async def rename_member(self, old: str, new: str) -> None:
         if old in self._operators or new in self._operators:
-            raise ValueError("An operator's name is set in the server's configuration.")
+            raise AccountRefused(AccountRefusal.OPERATOR)
         if confusable_with(new, self._operators) is not None:
-            raise ValueError(f"The name {new} looks too much like an operator's.")
+            raise AccountRefused(AccountRefusal.LOOKS_LIKE_OPERATOR, new)
         if old in self._lobby().held_names() or old in self._sessions:
-            raise ValueError(f"{old} is online or holds a seat: rename them once they "
-                             "have left.")
+            raise AccountRefused(AccountRefusal.ONLINE, old)
         if new in self._lobby().held_names() or new in self._sessions:
-            raise ValueError(f"The name {new} is in use now.")
+            raise AccountRefused(AccountRefusal.IN_USE, new)
         await self._members.rename(old, new)
-        return f"{old} is now called {new}: their keys, addresses and bans follow."

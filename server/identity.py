@@ -6,14 +6,11 @@ import re
 import secrets
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import asyncssh
 
-if TYPE_CHECKING:  # the store rates games, and the ratings know a guest by their name
-    pass
+from moon_tui.services import AccountRefusal
 
-NAME_RULES = "2 to 16 characters: lower-case letters, digits, '-' or '_', starting with a letter"
 _NAME = re.compile(r"[a-z][a-z0-9_-]{1,15}")
 RESERVED = frozenset(
     {"root", "admin", "administrator", "moon", "server", "system", "operator", "guest", "bot"}
@@ -33,12 +30,13 @@ class Player:
     address: str = ""
 
 
-def name_problem(name: str) -> str | None:
-    """Why `name` cannot be a player's name, or None when it can."""
+def name_fault(name: str) -> AccountRefusal | None:
+    """Why `name` cannot be a player's name (`NAME_INVALID`, `NAME_RESERVED`), or None
+    when it can (`moon_tui.ui.account_words` says the rules in words)."""
     if not _NAME.fullmatch(name):
-        return f"'{name}' is not a valid player name ({NAME_RULES})"
+        return AccountRefusal.NAME_INVALID
     if name in RESERVED or name.startswith(GUEST_PREFIX):
-        return f"'{name}' is reserved: pick another name"
+        return AccountRefusal.NAME_RESERVED
     return None
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 
-from moon_tui.services import KeyFacts, LinkCode, MemberFacts
+from moon_tui.services import AccountRefusal, AccountRefused, KeyFacts, LinkCode, MemberFacts
 
-from .identity import Player, name_problem
+from .identity import Player, name_fault
 from .link_codes import LinkCodes, grouped
 from .store import Database
 
@@ -70,7 +70,7 @@ class Members:
                          keep_one: bool) -> int:
         """Take `fingerprint` from `name`; how many keys `name` has left. With
         `keep_one`, the last key is never taken (a player's own removal: they would
-        lock themselves out). `ValueError` in words when it cannot."""
+        lock themselves out). `AccountRefused` when it cannot."""
 
         def remove() -> int:
             db = self._db.connection()
@@ -80,10 +80,9 @@ class Members:
                 found = db.execute("SELECT 1 FROM account_keys WHERE name = ? AND"
                                    " fingerprint = ?", (name, fingerprint)).fetchone()
                 if found is None:
-                    raise ValueError(f"{name} has no key {fingerprint}.")
+                    raise AccountRefused(AccountRefusal.NO_SUCH_KEY, name)
                 if keep_one and count <= 1:
-                    raise ValueError("That is your only key: add another one first "
-                                     "(a: a new code), or you could not log in again.")
+                    raise AccountRefused(AccountRefusal.ONLY_KEY, name)
                 db.execute("DELETE FROM account_keys WHERE name = ? AND fingerprint = ?",
                            (name, fingerprint))
             return int(count) - 1
@@ -92,10 +91,10 @@ class Members:
 
     async def rename(self, old: str, new: str) -> None:
         """`old` becomes `new`: its keys, addresses and bans follow (game records keep
-        the names that played them). `ValueError` in words when it cannot."""
-        problem = name_problem(new)
-        if problem is not None:
-            raise ValueError(problem)
+        the names that played them). `AccountRefused` when it cannot."""
+        fault = name_fault(new)
+        if fault is not None:
+            raise AccountRefused(fault, new)
 
         def rename() -> None:
             db = self._db.connection()
@@ -103,7 +102,7 @@ class Members:
                 with db:
                     if db.execute("SELECT 1 FROM accounts WHERE name = ?",
                                   (old,)).fetchone() is None:
-                        raise ValueError(f"There is no member called {old}.")
+                        raise AccountRefused(AccountRefusal.NO_SUCH_MEMBER, old)
                     db.execute("UPDATE accounts SET name = ? WHERE name = ?", (new, old))
                     db.execute("UPDATE account_keys SET name = ? WHERE name = ?", (new, old))
                     db.execute("UPDATE OR REPLACE seen_addresses SET name = ? WHERE name = ?",
@@ -112,7 +111,7 @@ class Members:
                     db.execute("UPDATE OR REPLACE bans SET value = ? WHERE kind = 'account'"
                                " AND value = ?", (new, old))
             except sqlite3.IntegrityError as error:
-                raise ValueError(f"The name {new} is taken already.") from error
+                raise AccountRefused(AccountRefusal.NAME_TAKEN, new) from error
 
         await self._db.run(rename)
 
@@ -164,15 +163,14 @@ class AccountKeys:
 
     async def remove_key(self, fingerprint: str) -> None:
         if self._player.guest:
-            raise ValueError("guests have no keys")
+            raise AccountRefused(AccountRefusal.GUEST)
         if fingerprint in self._configured:
-            raise ValueError("That key is named in the server's configuration: it is "
-                             "removed there, not here.")
+            raise AccountRefused(AccountRefusal.CONFIGURED_KEY, self._player.name)
         await self._members.remove_key(self._player.name, fingerprint, keep_one=True)
 
     async def new_link_code(self) -> LinkCode:
         if self._player.guest:
-            raise ValueError("guests have no account: log in with an SSH key to keep a name")
+            raise AccountRefused(AccountRefusal.GUEST)
         code = self._codes.issue(self._player.name)
         port = "" if self._port == 22 else f"-p {self._port} "
         return LinkCode(

@@ -21,7 +21,7 @@ from server.config import (
     build_config,
     lobby_limits,
 )
-from server.identity import name_problem
+from server.identity import name_fault
 from server.keyboard import InputDecoder, TokenBucket
 from server.terminal import TerminalProfile
 
@@ -194,7 +194,7 @@ def test_the_example_config_of_the_deploy_folder_loads() -> None:
      ("x" * 17, False), ("root", False), ("guest-12", False), ("1ann", False), ("é", False)],
 )
 def test_player_names(name: str, ok: bool) -> None:
-    assert (name_problem(name) is None) is ok
+    assert (name_fault(name) is None) is ok
 
 
 @pytest.mark.parametrize(

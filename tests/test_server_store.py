@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import pickle
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 
 import pytest
 
+from moon_tui.services import AccountRefusal, AccountRefused
 from server.identity import Player, fingerprint, openssh_line
 from server.link_codes import LinkCodes
-from server.members import AccountKeys
+from server.members import AccountKeys, Members
 from server.store import Database
 from tools.probe import new_key
 
@@ -59,8 +61,41 @@ async def test_a_key_is_never_moved_and_guests_have_no_keys(db: Database) -> Non
     assert await db.key_owner(fingerprint(laptop)) == "ann"
     guest = AccountKeys(db, Player("guest-0001", guest=True), LinkCodes(), 2222)
     assert await guest.list_keys() == []
-    with pytest.raises(ValueError, match="guests"):
+    with pytest.raises(AccountRefused) as refused:
         await guest.new_link_code()
+    assert refused.value.why is AccountRefusal.GUEST
+
+
+async def test_a_key_or_a_member_change_is_refused_with_a_code(db: Database) -> None:
+    """The accounts refuse with a code and the name it is about: the interface words it
+    (`ui/account_words.py`), and a refusal can cross a process (it pickles)."""
+    ann, laptop = new_key(), new_key()
+    await db.claim("ann", fingerprint(ann), openssh_line(ann))
+    await db.claim("bob", fingerprint(laptop), openssh_line(laptop))
+    members = Members(db)
+
+    async def why(change: Awaitable[object]) -> tuple[AccountRefusal, str]:
+        with pytest.raises(AccountRefused) as refused:
+            await change
+        return refused.value.why, refused.value.name
+
+    own = AccountKeys(db, Player("ann", fingerprint=fingerprint(ann)), LinkCodes(), 2222,
+                      configured={"SHA256:from-config": "ssh-ed25519"})
+    assert await why(own.remove_key(fingerprint(ann))) == (AccountRefusal.ONLY_KEY, "ann")
+    assert await why(own.remove_key("SHA256:from-config")) == (
+        AccountRefusal.CONFIGURED_KEY, "ann")
+    assert await why(members.remove_key("ann", fingerprint(laptop), keep_one=False)) == (
+        AccountRefusal.NO_SUCH_KEY, "ann")
+    assert await why(members.rename("ann", "Ann!")) == (AccountRefusal.NAME_INVALID, "Ann!")
+    assert await why(members.rename("ann", "guest-12")) == (
+        AccountRefusal.NAME_RESERVED, "guest-12")
+    assert await why(members.rename("cy", "cyril")) == (AccountRefusal.NO_SUCH_MEMBER, "cy")
+    assert await why(members.rename("ann", "bob")) == (AccountRefusal.NAME_TAKEN, "bob")
+    assert (await db.account("ann")) is not None  # nothing changed by a refusal
+    assert await members.remove_key("ann", fingerprint(ann), keep_one=False) == 0
+    refusal = AccountRefused(AccountRefusal.NAME_TAKEN, "bob")
+    copy = pickle.loads(pickle.dumps(refusal))
+    assert (copy.why, copy.name) == (refusal.why, refusal.name)
 
 
 async def test_bans_by_account_and_by_key(db: Database) -> None:

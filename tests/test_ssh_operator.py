@@ -224,6 +224,8 @@ async def test_operators_manage_members_and_players_their_own_keys(tmp_path: Pat
         assert (await server.db.account("anna")).fingerprints == ()  # type: ignore[union-attr]
         await type_command(olga, "rename olga x1")
         await olga.wait_for("set in the server's configuration")
+        await type_command(olga, "rename anna [b]x[/b]")
+        await olga.wait_for("'[b]x[/b]' is not a valid player name")
         await olga.close()
 
 

@@ -11,7 +11,7 @@ from textual.widgets import Input
 from moon_tui.app import MoonApp
 from moon_tui.lobby import Lobby, SendChat
 from moon_tui.rules import Phase
-from moon_tui.services import KeyFacts, LinkCode
+from moon_tui.services import AccountRefusal, AccountRefused, KeyFacts, LinkCode
 from moon_tui.ui.create import CreateTableScreen
 from moon_tui.ui.fields import LABEL_WIDTH
 from moon_tui.ui.game import GameScreen
@@ -282,7 +282,7 @@ async def test_the_waiting_room_cursor_picks_the_seat_for_a_computer_player() ->
 
 
 class CodeKeys:
-    """A `KeyManager` that makes one code, then refuses (in words with brackets)."""
+    """A `KeyManager` that makes one code, then refuses (quoting a name with brackets)."""
 
     def __init__(self) -> None:
         self.made = 0
@@ -292,12 +292,12 @@ class CodeKeys:
                 for p in ["SHA256:first"] + ["SHA256:second"] * min(self.made, 1)]
 
     async def remove_key(self, fingerprint: str) -> None:
-        raise ValueError("not in this test")
+        raise AccountRefused(AccountRefusal.ONLY_KEY)
 
     async def new_link_code(self) -> LinkCode:
         self.made += 1
         if self.made > 1:
-            raise ValueError("no more codes [b]now[/b]")
+            raise AccountRefused(AccountRefusal.NAME_INVALID, "[b]now[/b]")
         return LinkCode("ABCD-EFGH", 10, "ssh -p 2222 ann@this-server")
 
 
@@ -315,8 +315,8 @@ async def test_the_keys_dialog_shows_a_code_and_no_way_to_paste_a_key() -> None:
             await wait_for(pilot, lambda: "Your code: ABCD-EFGH" in screen_text(app), "a code")
             assert "ssh -p 2222 ann@this-server" in screen_text(app)
             await pilot.press("a")
-            await wait_for(pilot, lambda: "✗ no more codes [b]now[/b]" in screen_text(app),
-                           "the refusal, as plain text")
+            await wait_for(pilot, lambda: "✗ '[b]now[/b]' is not a valid player name"
+                           in screen_text(app), "the refusal, as plain text")
 
 
 async def test_two_quick_add_bot_keys_fill_two_seats() -> None:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from moon_tui.lobby.messages import CreateTable, JoinSeat, Rejected
 from moon_tui.lobby.refusals import Refusal
+from moon_tui.services import AccountRefusal
+from moon_tui.ui import account_words
 from moon_tui.ui.model import Model
 from moon_tui.ui.refusals import refusal_words
 
@@ -47,3 +51,12 @@ def test_a_refused_time_gives_the_limit_in_days_too() -> None:
     refused = Rejected(CreateTable("mine"), Refusal.BAD_MINUTES,
                        {"minutes": "99999999", "limit": 10080})
     assert refusal_words(refused) == "a time is 0 to 10080 minutes (7 days), not 99999999"
+
+
+@pytest.mark.parametrize("why", list(AccountRefusal))
+def test_every_refusal_of_keys_and_members_has_words_quoting_the_name_plainly(
+    why: AccountRefusal,
+) -> None:
+    said = account_words.refusal_words(why, "[b]x\x1b[2J" + "y" * 100)
+    assert said and said.endswith(".") and "\x1b" not in said
+    assert "y" * (account_words.NAME_SHOWN_MAX + 1) not in said

@@ -19,7 +19,8 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from ..services import KeyFacts, KeyManager, LinkCode
+from ..services import AccountRefused, KeyFacts, KeyManager, LinkCode
+from .account_words import refusal_words
 from .base import MoonModal, set_text
 from .rows import Row, RowList
 from .timers import timer_delay
@@ -120,8 +121,8 @@ class KeysScreen(MoonModal):
     async def remove_key(self, fingerprint: str) -> None:
         try:
             await self.keys.remove_key(fingerprint)
-        except ValueError as exc:
-            self._say(f"✗ {exc}")
+        except AccountRefused as refused:
+            self._say(f"✗ {refusal_words(refused.why, refused.name)}")
             return
         # The list without it before the words: a `d` read after them acts on a key that is
         # there (it found the removed one under the cursor, and the host said it had no
@@ -137,8 +138,9 @@ class KeysScreen(MoonModal):
         shown = self.query_one("#key-code", Static)
         try:
             link = await self.keys.new_link_code()
-        except ValueError as exc:
-            set_text(shown, Content(f"✗ {exc}"), layout=True)
+        except AccountRefused as refused:
+            set_text(shown, Content(f"✗ {refusal_words(refused.why, refused.name)}"),
+                     layout=True)
             return
         set_text(shown, instructions(link), layout=True)
         if self._refresh is None:

@@ -35,6 +35,7 @@ from ..lobby.messages import (
     Unban,
 )
 from ..services import (
+    AccountRefused,
     BanFacts,
     KeyFacts,
     LoadFacts,
@@ -43,6 +44,7 @@ from ..services import (
     ServerHealth,
     TableFacts,
 )
+from .account_words import key_removed_words, refusal_words, renamed_words
 from .bars import KeyBar
 from .base import MoonModal, set_text, steady_input
 from .rows import Row, RowList
@@ -446,11 +448,13 @@ class OperatorScreen(MoonModal):
             return
         try:
             if isinstance(change, RenameMember):
-                done = await health.rename_member(change.old, change.new)
+                await health.rename_member(change.old, change.new)
+                done = renamed_words(change.old, change.new)
             else:
-                done = await health.remove_member_key(change.name, change.fingerprint)
-        except ValueError as exc:
-            self._say(f"✗ {exc}")
+                left = await health.remove_member_key(change.name, change.fingerprint)
+                done = key_removed_words(change.name, left)
+        except AccountRefused as refused:
+            self._say(f"✗ {refusal_words(refused.why, refused.name)}")
             return
         self._say(done)
         self.read_stored()
