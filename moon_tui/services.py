@@ -159,6 +159,86 @@ class LoadFacts:
     busy: bool
 
 
+class BusyAdvice(enum.StrEnum):
+    """What to do about a busy server, chosen from its figures (`server/load.py`)."""
+
+    FLOOD = "flood"
+    """Many connections that do not log in: a firewall limit per address helps."""
+    HOST = "host"
+    """The server used little of its core: something else on the host takes it."""
+    FEW_PLAYERS = "few_players"
+    """Busy with few players on: the log may say with what."""
+    FEWER_PLAYERS = "fewer_players"
+    """Busy with its players: fewer per server, or a faster core."""
+
+
+@dataclass(frozen=True, slots=True)
+class Busy:
+    """The event loop fell behind again and again: keys feel slow."""
+
+    load: LoadFacts
+    strangers: int
+    """Connections not playing (logging in now, or closed without logging in lately)."""
+    advice: BusyAdvice
+    worker: str | None = None
+    """Another worker of the club that is busy (None: this server process)."""
+
+
+class DatabaseStep(enum.StrEnum):
+    """What could not be done because the database failed."""
+
+    LOGIN = "login"
+    SESSION = "session"
+    NEW_KEY = "new_key"
+    """A player's new key (typed a link code) could not be saved."""
+
+
+@dataclass(frozen=True, slots=True)
+class DatabaseFailed:
+    step: DatabaseStep
+    error: str
+    """What the database said (system words, shown as they came)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BanNotSaved:
+    """An operator's ban or kick is in force now but would not outlast a restart."""
+
+    kick: bool
+    name: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordsWaiting:
+    """Finished games' records the disk refused: they wait in memory, retried."""
+
+    count: int
+    keep: int
+    """At most this many wait."""
+    retry_seconds: float
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class TablesWaiting:
+    """The database cannot be written: tables wait and new games are refused."""
+
+    tables: int
+    error: str
+
+
+Alarm = Busy | DatabaseFailed | BanNotSaved | RecordsWaiting | TablesWaiting
+"""A problem the operators are told of on their screen (`ui/alarm_words.py` words it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RaisedAlarm:
+    at: float
+    """Unix time it was raised (or last renewed)."""
+    alarm: Alarm
+
+
 @dataclass(frozen=True, slots=True)
 class BanFacts:
     """A ban in force, with all it holds (the name, its keys, its addresses)."""
@@ -190,8 +270,8 @@ class ServerHealth(Protocol):
     that the disk refused), who is on, the tables, the load, the bans and the members,
     and what it changes there directly (members' keys and names)."""
 
-    def alarms(self) -> tuple[str, ...]:
-        """One line of plain words per problem; empty when all is well."""
+    def alarms(self) -> tuple[RaisedAlarm, ...]:
+        """The problems now; empty when all is well."""
         ...
 
     def people(self) -> tuple[PersonOn, ...]:

@@ -28,6 +28,7 @@ from typing import Concatenate, ParamSpec
 
 import asyncssh
 
+from moon_tui.services import DatabaseFailed, DatabaseStep
 from moon_tui.ui.account_words import refusal_words
 from moon_tui.ui.plain import printable
 
@@ -272,7 +273,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         tell the player in words (a banner while authenticating, else on their channel)."""
         log.error("database failure while %s from %s logged in: %s",
                   shown(self._username), self._address, error)
-        self._ctx.db.alarm("logins", f"a login failed: the database said '{error}'.")
+        self._ctx.db.alarm("logins", DatabaseFailed(DatabaseStep.LOGIN, str(error)))
         self.player = None
         self.refusal = message + "\n"
         conn = self._conn

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 
 import asyncssh
 
+from moon_tui.services import BanNotSaved
 from moon_tui.ui.plain import printable
 
 from .auth import GuestLogin, banned_words
@@ -58,7 +59,7 @@ class Bans:
         try:
             await self._ban(name, reason)
         except StoreFailure as error:
-            self._not_kept("ban", name, error)
+            self._not_kept(BanNotSaved(False, name, str(error)))
             raise
 
     async def kick(self, name: str, reason: str, minutes: float, by: str) -> None:
@@ -66,14 +67,11 @@ class Bans:
         try:
             await self._kick(name, reason, minutes, by)
         except StoreFailure as error:
-            self._not_kept("kick", name, error)
+            self._not_kept(BanNotSaved(True, name, str(error)))
             raise
 
-    def _not_kept(self, what: str, name: str, error: StoreFailure) -> None:
-        self._db.alarm(f"{what} {name}",
-                       f"the {what} of {shown(name)} could not be saved ({error}): they are "
-                       f"out now, but may log in again; {what} them again once the disk "
-                       "takes writes.")
+    def _not_kept(self, alarm: BanNotSaved) -> None:
+        self._db.alarm(f"{'kick' if alarm.kick else 'ban'} {alarm.name}", alarm)
 
     async def _ban(self, name: str, reason: str) -> None:
         """Make an operator's ban last, and refuse new logins.

@@ -52,10 +52,10 @@ from moon_tui.lobby.internal import (
 )
 from moon_tui.lobby.messages import CODE_ALPHABET, CODE_LENGTH, TABLE_NAME_MAX, BoardNote
 from moon_tui.lobby.operators import MINUTES_MAX, OPERATOR_TEXT_MAX, RESTART_MAX_SECONDS
-from moon_tui.services import LoadFacts
+from moon_tui.services import Busy, LoadFacts
 
 from .bus_club import a_name
-from .load import LoadWatch, busy_words
+from .load import LoadWatch, busy_advice
 
 if TYPE_CHECKING:
     from moon_tui.lobby import Lobby
@@ -246,7 +246,8 @@ class NewsOnBus:
                           stalls=news.stalls, longest_ms=news.longest_ms,
                           stall_ms=LoadWatch.STALL * 1000,
                           window_seconds=news.window_seconds, busy=True)
-        self.db.alarm(topic, busy_words(facts, news.strangers, f"Worker {worker}"))
+        advice = busy_advice(news.players, news.cpu_share, news.strangers)
+        self.db.alarm(topic, Busy(facts, news.strangers, advice, worker))
         self._alarms_end[worker] = asyncio.get_running_loop().call_later(
             BUSY_TTL_SECONDS, self.db.clear_alarm, topic)
 

@@ -18,6 +18,7 @@ from moon_tui.services import (
     LoadFacts,
     MemberFacts,
     PersonOn,
+    RaisedAlarm,
     TableFacts,
 )
 
@@ -40,7 +41,7 @@ class Dashboard:
         self._operators = frozenset(operators)
         self._members = Members(db)
 
-    def alarms(self) -> tuple[str, ...]:
+    def alarms(self) -> tuple[RaisedAlarm, ...]:
         return self._db.alarms()
 
     def people(self) -> tuple[PersonOn, ...]:

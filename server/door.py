@@ -26,6 +26,8 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
+from moon_tui.services import DatabaseFailed, DatabaseStep
+
 from . import banner, commands, game_commands, rating_commands  # noqa: F401 (they register)
 from .auth import DATABASE_PROBLEM, KeyToLink, MoonSSHServer
 from .bans import Bans
@@ -142,7 +144,7 @@ class Door:
         except StoreFailure as error:  # e.g. the ban check after the banner
             log.error("database failure in the session of %s: %s", conn.get_extra_info(
                 "username"), error)
-            self._db.alarm("sessions", f"a session failed: the database said '{error}'.")
+            self._db.alarm("sessions", DatabaseFailed(DatabaseStep.SESSION, str(error)))
             with contextlib.suppress(Exception):
                 write_farewell(process, DATABASE_PROBLEM)
                 process.exit(1)

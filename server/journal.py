@@ -54,6 +54,7 @@ from moon_tui.lobby.journal import (
     TableRow,
 )
 from moon_tui.lobby.restoring import shown
+from moon_tui.services import TablesWaiting
 
 if TYPE_CHECKING:
     import sqlite3
@@ -253,14 +254,7 @@ class SqliteJournal:
             log.error("cannot write the database (%s): tables wait, showing nothing new, and "
                       "new games are refused until it can", error)
         self._failing = str(error)
-        waiting = len(self._refused)
-        tables = f"{waiting} table{'s' if waiting != 1 else ''} wait" if waiting \
-            else "no table waits yet"
-        self._db.alarm(
-            ALARM,
-            f"the database cannot be written ({error}): {tables} and new games are refused "
-            "until it can. Free disk space or make the data folder writable: the games go "
-            "on by themselves.")
+        self._db.alarm(ALARM, TablesWaiting(len(self._refused), str(error)))
         if self._checking is None or self._checking.done():
             # An empty context: made from a table's task, it must not keep anything alive.
             self._checking = asyncio.get_running_loop().create_task(

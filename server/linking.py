@@ -14,6 +14,7 @@ from typing import Literal
 
 import asyncssh
 
+from moon_tui.services import DatabaseFailed, DatabaseStep
 from moon_tui.ui.plain import printable
 
 from .auth import KEY_HAS_A_NAME, KeyToLink, MoonSSHServer
@@ -184,7 +185,7 @@ async def _add(
         owner = await db.add_key(link.name, link.fingerprint, link.public_key)
     except StoreFailure as error:
         log.error("could not add a key to %s: %s", link.name, error)
-        db.alarm("keys", f"a player's new key could not be saved: '{error}'.")
+        db.alarm("keys", DatabaseFailed(DatabaseStep.NEW_KEY, str(error)))
         write_line(process, "\nThe server could not save your key (its disk is full or its "
                    "database has a problem): please tell the club's operator.\n")
         return None

@@ -16,13 +16,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from moon_tui.services import LoadFacts
+from moon_tui.services import Busy, BusyAdvice, LoadFacts
+from moon_tui.ui.alarm_words import busy_words
 
 log = logging.getLogger(__name__)
 
 
 class LoadWatch:
-    """Run `run()` as a task; it calls `raise_alarm(text)` while busy, `clear_alarm()`
+    """Run `run()` as a task; it calls `raise_alarm(busy)` while busy, `clear_alarm()`
     when no longer. `players()`: how many are connected; `strangers()`: connections
     not playing (logging in now, or closed without logging in lately). Both choose the
     advice: "fewer players" only fits a server busy with its players (issue 36: a
@@ -39,7 +40,7 @@ class LoadWatch:
     FEW_PLAYERS = 20
     """Players below which they are not what keeps the server busy."""
 
-    def __init__(self, raise_alarm: Callable[[str], None], clear_alarm: Callable[[], None],
+    def __init__(self, raise_alarm: Callable[[Busy], None], clear_alarm: Callable[[], None],
                  players: Callable[[], int], *, window: float = WINDOW,
                  strangers: Callable[[], int] = lambda: 0) -> None:
         self._raise_alarm = raise_alarm
@@ -79,7 +80,7 @@ class LoadWatch:
             stalls.popleft()
         if not self.busy and len(stalls) >= self.STALLS:
             self.busy = True
-            log.warning("busy: %s", self._words())
+            log.warning("busy: %s", busy_words(self._busy()))
         elif self.busy and not stalls:
             self.busy = False
             self._clear_alarm()
@@ -87,7 +88,7 @@ class LoadWatch:
                      self.STALL * 1000, self.window)
             return
         if self.busy and stalled:
-            self._raise_alarm(self._words())
+            self._raise_alarm(self._busy())
 
     def _share(self) -> float:
         """The share of a core the process used over the window."""
@@ -104,34 +105,18 @@ class LoadWatch:
                          * 1000, stall_ms=self.STALL * 1000, window_seconds=self.window,
                          busy=self.busy)
 
-    def _words(self) -> str:
-        return busy_words(self.figures(), self._strangers())
+    def _busy(self) -> Busy:
+        facts, strangers = self.figures(), self._strangers()
+        return Busy(facts, strangers, busy_advice(facts.players, facts.cpu_share, strangers))
 
 
-def busy_words(facts: LoadFacts, strangers: int, who: str = "The server") -> str:
-    """The busy alarm in plain words, from its figures and the connections not playing;
-    `who` is busy (one worker of a club, told on the others: `bus_news.py`)."""
-    players, share = facts.players, facts.cpu_share
-    span = "minute" if facts.window_seconds == 60 else f"{facts.window_seconds:g} seconds"
-    return (f"{who} is busy: in the last {span} its event loop fell "
-            f"behind {facts.stalls} times by over {facts.stall_ms:.0f} ms "
-            f"(up to {facts.longest_ms:.0f} ms), with {players} "
-            f"{'player' if players == 1 else 'players'} on and {share:.0%} of a core "
-            f"in use. Keys feel slow. {_advice(players, share, strangers)}")
-
-
-def _advice(players: int, share: float, strangers: int) -> str:
-    """What to do about it, from the figures."""
+def busy_advice(players: int, share: float, strangers: int) -> BusyAdvice:
+    """What to do about a busy server, from its figures: "fewer players" only fits a
+    server busy with its players."""
     if strangers >= max(LoadWatch.FLOOD, players):
-        return (f"{strangers} connections did not log in (lately, or are logging in "
-                "now): the server is being flooded with connections. The log sums "
-                "them up per address ('from ADDRESS in the last 60 s'); a firewall "
-                "limit on new connections per address helps.")
+        return BusyAdvice.FLOOD
     if share < LoadWatch.OWN_SHARE:
-        return ("The server itself used little of its core: something else on this "
-                "host is taking the CPU (another program, or a machine too small or "
-                "shared).")
+        return BusyAdvice.HOST
     if players < LoadWatch.FEW_PLAYERS:
-        return ("That is a lot of work for so few players: the log may say what "
-                "the server is busy with (a flood, a client misbehaving).")
-    return "Fewer players per server, or a faster core, helps (README: Capacity)."
+        return BusyAdvice.FEW_PLAYERS
+    return BusyAdvice.FEWER_PLAYERS

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from moon_tui.services import BanFacts
+from moon_tui.services import Alarm, BanFacts, RaisedAlarm, RecordsWaiting
 
 from . import game_index
 from .analyses import SCHEMA as ANALYSES_SCHEMA
@@ -170,7 +170,7 @@ class Database:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="moon-db")
         self._conn: sqlite3.Connection | None = None
         self._reader: sqlite3.Connection | None = None
-        self._alarms: dict[str, str] = {}
+        self._alarms: dict[str, RaisedAlarm] = {}
         self.clock: Callable[[], float] = time.time
         """Wall-clock time written with accounts, bans and records (tests move it on)."""
 
@@ -266,16 +266,16 @@ class Database:
 
     # --- alarms for the operators ---------------------------------------------------
 
-    def alarm(self, topic: str, text: str) -> None:
+    def alarm(self, topic: str, alarm: Alarm) -> None:
         """Note a failure for the operators (their operator screen lists the alarms);
         a new alarm on `topic` replaces the last one."""
-        self._alarms[topic] = f"{time.strftime('%H:%M')} {text}"
+        self._alarms[topic] = RaisedAlarm(time.time(), alarm)
 
     def clear_alarm(self, topic: str) -> None:
         self._alarms.pop(topic, None)
 
-    def alarms(self) -> tuple[str, ...]:
-        """`moon_tui.services.ServerHealth`: what is wrong now, in plain words."""
+    def alarms(self) -> tuple[RaisedAlarm, ...]:
+        """`moon_tui.services.ServerHealth`: what is wrong now."""
         return tuple(self._alarms.values())
 
     # --- accounts -------------------------------------------------------------------
@@ -602,12 +602,8 @@ class SQLiteRecordStore:
             "retried every %g s", _players(record), self._why, len(self.waiting),
             self._retry_seconds,
         )
-        self._db.alarm(
-            self.ALARM,
-            f"{len(self.waiting)} game records could not be saved ({self._why}). They wait in "
-            f"memory (at most {self._keep}) and are retried every {self._retry_seconds:g} s: "
-            "free disk space or make the data folder writable.",
-        )
+        self._db.alarm(self.ALARM, RecordsWaiting(len(self.waiting), self._keep,
+                                                  self._retry_seconds, self._why))
         if self._retrying is None or self._retrying.done():
             # An empty context: made from a table's task, it must not keep anything alive.
             self._retrying = asyncio.get_running_loop().create_task(

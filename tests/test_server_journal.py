@@ -24,6 +24,8 @@ from moon_tui.lobby.journal import (
     TableGone,
     TableRow,
 )
+from moon_tui.services import TablesWaiting
+from moon_tui.ui.alarm_words import alarm_words
 from server.journal import JSON_DEPTH_MAX, ROW_CHARS_MAX, ROWS_PER_STATEMENT, SqliteJournal
 from server.store import Database
 
@@ -245,7 +247,8 @@ async def test_a_full_disk_tells_nobody_and_the_tables_write_it_again_once(
             await journal.write([TableGone("2"), HandRow("1", 3, {"n": 3, "pad": "x" * 10_000})])
         assert told == [], "nobody is told of what is not written"
     assert caplog.text.count("cannot write the database") == 1  # said once
-    (alarm,) = db.alarms()
+    (raised,) = db.alarms()
+    alarm = alarm_words(raised.alarm)
     assert "1 table wait" in alarm and "new games are refused" in alarm
     assert not journal.writable()
 
@@ -270,8 +273,9 @@ async def test_a_disk_that_refuses_writes_at_start_is_said_and_tried_until_it_ta
     with caplog.at_level(logging.ERROR):
         assert not await journal.check()
     assert "cannot write the database" in caplog.text
-    (alarm,) = db.alarms()
-    assert "new games are refused" in alarm
+    (raised,) = db.alarms()
+    assert isinstance(raised.alarm, TablesWaiting) and raised.alarm.tables == 0
+    assert "no table waits yet and new games are refused" in alarm_words(raised.alarm)
     await _free(db)
     async with asyncio.timeout(20):  # tried again by itself, with no table writing
         while not journal.writable():

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from moon_tui.lobby import LobbyConfig
+from moon_tui.services import Busy
+from moon_tui.ui.alarm_words import busy_words, raised_words
 from server.identity import openssh_line
 from server.load import LoadWatch
 from tools.probe import ScreenClient, enter_lobby, eventually, new_key, running_server
@@ -47,7 +49,8 @@ async def test_the_operators_see_when_the_server_falls_behind_and_when_it_catche
         await enter_lobby(olga)
         await stall(3, seconds=0.45)
         await eventually(lambda: server.load.busy, "the alarm")
-        (alarm,) = server.db.alarms()
+        (raised,) = server.db.alarms()
+        alarm = raised_words(raised)
         found = re.search(r"fell behind (\d+) times by over 300 ms \(up to (\d+) ms\), "
                           r"with 1 player on and \d+% of a core in use", alarm)
         assert found, alarm
@@ -70,13 +73,13 @@ async def test_the_operators_see_when_the_server_falls_behind_and_when_it_catche
 def alarm_after_stalls(players: int, share: float, strangers: int = 0) -> str:
     """The alarm's words after three stalls over a minute in which the server used
     `share` of a core, with `players` on and `strangers` connections not playing."""
-    alarms: list[str] = []
+    alarms: list[Busy] = []
     watch = LoadWatch(alarms.append, lambda: None, lambda: players,
                       strangers=lambda: strangers)
     for second in range(61):
         watch.note(0.2 if second >= 58 else 0.0, 1000.0 + second, share * second)
     assert watch.busy
-    return alarms[-1]
+    return busy_words(alarms[-1])
 
 
 def test_the_busy_alarm_advice_fits_the_figures() -> None:
@@ -93,7 +96,7 @@ def test_the_busy_alarm_advice_fits_the_figures() -> None:
 
 
 def test_two_stalls_are_not_yet_an_alarm_and_the_third_is() -> None:
-    alarms: list[str] = []
+    alarms: list[Busy] = []
     watch = LoadWatch(alarms.append, lambda: None, lambda: 1)
     watch.note(0.2, 1000.0, 0.0)
     watch.note(0.0, 1000.5, 0.1)

@@ -20,6 +20,8 @@ from typing import Any
 import asyncssh
 import pytest
 
+from moon_tui.services import DatabaseFailed, DatabaseStep
+from moon_tui.ui.alarm_words import alarm_words
 from server.config import Limits, ServerConfig
 from server.datafolder import DataFolderBusy
 from server.identity import fingerprint
@@ -175,7 +177,10 @@ async def test_a_login_whose_database_read_fails_is_told_and_logged_as_an_error(
         assert "tell the club's operator" in " ".join(banners)
         errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
         assert any("malformed" in r.getMessage() for r in errors), caplog.text
-        assert any("database said" in alarm for alarm in server.db.alarms())
+        (raised,) = server.db.alarms()
+        assert isinstance(raised.alarm, DatabaseFailed)
+        assert raised.alarm.step is DatabaseStep.LOGIN
+        assert "a login failed: the database said" in alarm_words(raised.alarm)
 
 
 # --- a full disk ---------------------------------------------------------------------------
@@ -358,4 +363,6 @@ async def test_a_key_the_disk_cannot_save_is_explained(
         await client.close()
         assert await server.db.key_owner(fingerprint(laptop)) is None
         assert any(r.levelno >= logging.ERROR for r in caplog.records)
-        assert server.db.alarms()
+        (raised,) = server.db.alarms()
+        assert isinstance(raised.alarm, DatabaseFailed)
+        assert raised.alarm.step is DatabaseStep.NEW_KEY

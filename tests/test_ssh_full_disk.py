@@ -20,6 +20,8 @@ import pytest
 from test_ssh_survive import facts, hand_tiles, move, my_turn, settled
 
 from moon_tui.lobby import LobbyConfig
+from moon_tui.services import BanNotSaved, TablesWaiting
+from moon_tui.ui.alarm_words import alarm_words
 from server.bans import Bans
 from server.config import Limits
 from server.journal import SqliteJournal
@@ -93,7 +95,8 @@ def seats(screen: str) -> list[object]:
 
 def disk_alarm(server: MoonServer) -> str:
     """The operators' alarm about the disk ("" when there is none)."""
-    return " ".join(a for a in server.dashboard.alarms() if "cannot be written" in a)
+    return " ".join(alarm_words(raised.alarm) for raised in server.dashboard.alarms()
+                    if isinstance(raised.alarm, TablesWaiting))
 
 
 def crash_copy(data: Path, to: Path) -> None:
@@ -173,7 +176,9 @@ async def test_a_ban_the_disk_refuses_is_told_to_the_operators(
         bans = Bans(db, SessionRegistry(idle_minutes=10), Limits())
         with pytest.raises(sqlite3.OperationalError):
             await bans.ban("mallory", "spam")
-        (alarm,) = db.alarms()
+        (raised,) = db.alarms()
+        assert raised.alarm == BanNotSaved(False, "mallory", "database or disk is full")
+        alarm = alarm_words(raised.alarm)
         assert "the ban of mallory could not be saved" in alarm and "ban them again" in alarm
     finally:
         await db.close()

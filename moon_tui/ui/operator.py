@@ -45,6 +45,7 @@ from ..services import (
     TableFacts,
 )
 from .account_words import key_removed_words, refusal_words, renamed_words
+from .alarm_words import raised_words
 from .bars import KeyBar
 from .base import MoonModal, set_text, steady_input
 from .rows import Row, RowList
@@ -315,7 +316,8 @@ class OperatorScreen(MoonModal):
         alarms = health.alarms()
         box = self.query_one("#operator-alarms", Static)
         box.display = bool(alarms)
-        set_text(box, Text("\n".join(f"⚠ {alarm}" for alarm in alarms)), layout=True)
+        set_text(box, Text("\n".join(f"⚠ {raised_words(alarm)}" for alarm in alarms)),
+                 layout=True)
         now = time.time()
         self._set_rows("people", [person_row(p) for p in health.people()])
         self._set_rows("tables", [table_row(t, now) for t in tables])
