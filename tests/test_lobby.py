@@ -837,7 +837,7 @@ async def test_malformed_commands_are_refused_and_break_nothing(table_link: str)
             assert [refusals[repr(c)][0] for c in bad[:4]] == [
                 Refusal.NOT_A_COMMAND, Refusal.NO_SUCH_SEAT, Refusal.NOT_A_COMMAND,
                 Refusal.NOT_A_COMMAND]
-        assert refusals[repr(bad[6])] == (Refusal.BAD_TIMER, {"seconds": "0"})
+        assert refusals[repr(bad[6])] == (Refusal.BAD_TIMER, {"seconds": "0", "limit": 3600})
         ann.handle.send(AddBot(table_id, 1, "easy"))
         await ann.wait_type(TableUpdate, lambda u: u.table.seats[1].is_bot)
         assert [t.table_id for t in lobby.tables()] == [table_id]

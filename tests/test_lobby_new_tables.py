@@ -1,14 +1,17 @@
 """A new table's options checked without a lobby (`lobby/new_tables.py`); the lobby
 opening tables is tests/test_lobby.py's, a play-on's table tests/test_lobby_practice.py's."""
 
+import pickle
+
 import pytest
 from test_lobby_practice import cut, played
 
-from moon_tui.lobby.messages import TABLE_NAME_MAX, CreateTable, PlayOn
+from moon_tui.lobby.messages import TABLE_NAME_MAX, CreateTable, PlayOn, Rejected
 from moon_tui.lobby.new_tables import TIMER_MAX_SECONDS, checked_table
 from moon_tui.lobby.refusals import ECHO_MAX, Refusal, Refused
 from moon_tui.lobby.seating import Seating
 from moon_tui.rules import Rules
+from moon_tui.ui.refusals import refusal_words
 
 
 def refused(command: CreateTable) -> tuple[object, dict[str, object]]:
@@ -33,7 +36,7 @@ def test_rules_that_mean_nothing_at_the_table_are_refused_by_name() -> None:
 @pytest.mark.parametrize("seconds", [0, TIMER_MAX_SECONDS + 1, True, 30.0, "30"])
 def test_a_timer_out_of_bounds_is_refused(seconds: object) -> None:
     assert refused(CreateTable("a", turn_seconds=seconds)) == (  # type: ignore[arg-type]
-        Refusal.BAD_TIMER, {"seconds": repr(seconds)})
+        Refusal.BAD_TIMER, {"seconds": repr(seconds), "limit": TIMER_MAX_SECONDS})
 
 
 def test_practice_is_never_rated_and_a_play_on_is_a_private_practice_nobody_watches() -> None:
@@ -45,6 +48,15 @@ def test_practice_is_never_rated_and_a_play_on_is_a_private_practice_nobody_watc
     assert table.practice and table.private and not table.spectators_allowed
     assert table.rules == Rules.make(), "the saved game's own rules, not the command's"
     assert refused(CreateTable("a", rated=True, play_on=on))[0] is Refusal.PRACTICE_NOT_RATED
+
+
+def test_a_refusal_crosses_a_process_whole() -> None:
+    with pytest.raises(Refused) as caught:
+        checked_table(CreateTable("a", turn_seconds=0), "ann")
+    copy = pickle.loads(pickle.dumps(caught.value))
+    assert (copy.code, copy.params) == (Refusal.BAD_TIMER, {"seconds": "0", "limit": 3600})
+    assert refusal_words(Rejected.because(CreateTable("a"), copy)) == (
+        "the turn timer is 1 to 3600 seconds (or none), not 0")
 
 
 def test_a_refusal_quotes_what_was_sent_cut_short() -> None:

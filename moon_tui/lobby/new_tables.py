@@ -36,7 +36,7 @@ def checked_table(command: CreateTable, by: str) -> CreateTable:
     seconds = command.turn_seconds
     if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)
                                 or not 1 <= seconds <= TIMER_MAX_SECONDS):
-        raise Refused(Refusal.BAD_TIMER, seconds=echoed(seconds))
+        raise Refused(Refusal.BAD_TIMER, seconds=echoed(seconds), limit=TIMER_MAX_SECONDS)
     name = clean_text(str(command.name))[:TABLE_NAME_MAX] or f"{by}'s table"
     return CreateTable(name, rules, seconds, bool(private), bool(watchable),
                        bool(command.rated), practice, command.play_on)

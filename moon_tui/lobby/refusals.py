@@ -117,7 +117,15 @@ class Refused(Exception):
     def __str__(self) -> str:
         return f"{self.code.value} {self.params}" if self.params else self.code.value
 
+    def __reduce__(self) -> tuple[object, tuple[Refusal | RuleBroken, dict[str, Param]]]:
+        """Whole across processes: `args` holds the code's value, not the code."""
+        return _refused, (self.code, self.params)
+
     @classmethod
     def illegal(cls, breach: Breach) -> Refused:
         """A game rule broken by a command's action."""
         return cls(breach.rule, **breach.params())
+
+
+def _refused(code: Refusal | RuleBroken, params: dict[str, Param]) -> Refused:
+    return Refused(code, **params)

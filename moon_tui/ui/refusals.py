@@ -160,8 +160,8 @@ LOBBY: dict[Refusal, _Words] = {
     Refusal.NOT_RULES: lambda p: "the rules must be a Rules value",
     Refusal.BAD_RULES: lambda p: f"the option “{option_label(str(p.get('option')))}” "
                                  "does not apply to this game",
-    Refusal.BAD_TIMER: lambda p: "the turn timer is 1 to 3600 seconds (or none), "
-                                 f"not {p.get('seconds')}",
+    Refusal.BAD_TIMER: lambda p: f"the turn timer is 1 to {p.get('limit')} seconds (or "
+                                 f"none), not {p.get('seconds')}",
     Refusal.CHAT_EMPTY: lambda p: "an empty chat line",
     Refusal.CHAT_TOO_LONG: lambda p: f"a chat line is at most {p.get('limit')} characters, "
                                      f"not {p.get('length')}",
