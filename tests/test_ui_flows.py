@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import pytest
 from test_ui_support import FAST, current_view, my_turn, screen_text, take_turn, wait_for
 from textual.widgets import Input
 
@@ -368,6 +369,23 @@ async def test_the_form_shows_only_the_options_of_the_game_chosen() -> None:
             command = form.command()
             assert isinstance(command, CreateTable)
             assert command.rules == Rules.make(players=4)
+
+
+@pytest.mark.parametrize("typed", ["-", "0", "1001"])
+async def test_a_target_out_of_bounds_is_said_in_the_forms_words(typed: str) -> None:
+    # "-" showed Python's own words (invalid literal for int() with base 10), and "0" the
+    # rules' ("target must be a whole number...", for a command line).
+    from moon_tui.ui.create import CreateTableScreen
+
+    async with Lobby(FAST, seed=3) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_the_form(pilot, app)
+            app.screen.query_one("#target", Input).focus()
+            await pilot.press(*typed, "ctrl+s")
+            await wait_for(pilot, lambda: "✗ the target is a whole number from 1 to 1000"
+                           in screen_text(app), "the form's words")
+            assert isinstance(app.screen, CreateTableScreen), "no table made"
 
 
 async def test_a_public_table_is_rated_unless_its_owner_says_no() -> None:

@@ -5,7 +5,7 @@ Pure Python with no I/O and no asyncio; imports neither textual nor asyncssh.
 
 from .actions import Action, ActionError
 from .illegal import Breach, IllegalActionError, RuleBroken
-from .options import MOON, Rules, RulesError, parse_option, parse_options
+from .options import MOON, TARGET_MAX, Rules, RulesError, parse_option, parse_options
 from .record import (
     IllegalRecordError,
     Record,
@@ -31,9 +31,9 @@ from .tiles import (
 from .view import HandResult, Outcome, Phase, SeatView, Termination, Trick
 
 __all__ = [
-    "CHANCE", "MOON", "SUIT_TRUMP", "TERMINAL", "TILES", "TRUMP_DOUBLES", "TRUMP_NAMES",
-    "TRUMP_NONE", "Action", "ActionError", "Breach", "GameState", "HandLog", "HandResult",
-    "IllegalActionError", "IllegalRecordError", "Outcome", "Phase", "Record",
+    "CHANCE", "MOON", "SUIT_TRUMP", "TARGET_MAX", "TERMINAL", "TILES", "TRUMP_DOUBLES",
+    "TRUMP_NAMES", "TRUMP_NONE", "Action", "ActionError", "Breach", "GameState", "HandLog",
+    "HandResult", "IllegalActionError", "IllegalRecordError", "Outcome", "Phase", "Record",
     "RecordFormatError", "RuleBroken", "Rules", "RulesError", "SeatView", "Termination",
     "Tile", "TileError", "Trick", "dumps_record", "game_from_record", "parse_option",
     "parse_options", "parse_record", "parse_trump", "record_of", "replay", "tile_set",

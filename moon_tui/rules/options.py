@@ -20,6 +20,9 @@ TieBreak = Literal["continue", "declarer"]
 MOON: Final = 21
 """The bid that shoots the moon: all seven tricks."""
 
+TARGET_MAX: Final = 1000
+"""The highest target a game may be played to (points or marks)."""
+
 WIDOW_OPTIONS: Final = ("trump_before_widow", "discard_shown")
 """Options about the widow, which only a game of 3 with the 0-0 (`moon22`) has."""
 
@@ -101,8 +104,8 @@ class Rules:
                      "discard_shown"):
             one_of(flag, (True, False))
         if type(self.target) is not int or \
-                not 1 <= self.target <= 1000:
-            raise RulesError(f"target must be a whole number from 1 to 1000, not "
+                not 1 <= self.target <= TARGET_MAX:
+            raise RulesError(f"target must be a whole number from 1 to {TARGET_MAX}, not "
                              f"{brief(self.target)}", "target")
         if (self.players == 4) != (self.set == "full28"):
             raise RulesError(

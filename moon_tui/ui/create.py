@@ -13,7 +13,7 @@ from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
 from ..lobby.messages import CreateTable
-from ..rules import Rules, RulesError
+from ..rules import TARGET_MAX, Rules, RulesError
 from .base import MoonModal, set_text, steady_input
 from .fields import Choice, Flag
 
@@ -46,6 +46,14 @@ OPTION_LABELS = {key: label for key, label, _ in CHOICES} | dict(FLAGS)
 def option_label(option: str) -> str:
     """The form's label of a rule option (the option's own name where the form has none)."""
     return OPTION_LABELS.get(option, option)
+
+
+def option_problem(option: str) -> str:
+    """What is wrong with a rule option chosen (`RulesError.option`), in words: the form's
+    own check, and the lobby's refusal (`Refusal.BAD_RULES`)."""
+    if option == "target":
+        return f"the target is a whole number from 1 to {TARGET_MAX}"
+    return f"the option “{option_label(option)}” does not apply to this game"
 
 
 RATED = "Rated: counts for the ratings; who leaves early ranks last"
@@ -180,7 +188,10 @@ class CreateTableScreen(MoonModal):
                 options[key] = self.query_one(f"#{key}", Flag).value
         target = self.query_one("#target", Input).value.strip()
         if target:
-            options["target"] = int(target)
+            try:
+                options["target"] = int(target)
+            except ValueError:  # a lone "-": the field takes only digits and a sign
+                raise RulesError(f"target {target!r} is not a number", "target") from None
         return Rules.make(**options)
 
     def command(self) -> CreateTable:
@@ -200,8 +211,8 @@ class CreateTableScreen(MoonModal):
     def action_create(self) -> None:
         try:
             command = self.command()
-        except (RulesError, ValueError) as exc:
-            set_text(self.query_one("#form-error", Static), f"✗ {exc}")
+        except RulesError as exc:
+            set_text(self.query_one("#form-error", Static), f"✗ {option_problem(exc.option)}")
             return
         self.moon.send(command)
         self.dismiss(None)

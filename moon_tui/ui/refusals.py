@@ -22,7 +22,7 @@ from ..lobby.messages import (
 from ..lobby.refusals import Refusal
 from ..rules import SUIT_TRUMP, TRUMP_DOUBLES, TRUMP_NONE, RuleBroken
 from ..rules.illegal import Param
-from .create import option_label
+from .create import option_problem
 
 Params = Mapping[str, Param]
 
@@ -158,8 +158,7 @@ LOBBY: dict[Refusal, _Words] = {
                                          "restart cannot be called off",
     Refusal.RESTART_UNAVAILABLE: lambda p: "this server cannot restart from the game",
     Refusal.NOT_RULES: lambda p: "the rules must be a Rules value",
-    Refusal.BAD_RULES: lambda p: f"the option “{option_label(str(p.get('option')))}” "
-                                 "does not apply to this game",
+    Refusal.BAD_RULES: lambda p: option_problem(str(p.get('option'))),
     Refusal.BAD_TIMER: lambda p: f"the turn timer is 1 to {p.get('limit')} seconds (or "
                                  f"none), not {p.get('seconds')}",
     Refusal.CHAT_EMPTY: lambda p: "an empty chat line",
