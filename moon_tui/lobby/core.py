@@ -61,6 +61,7 @@ from .internal import (
     ThinkNow,
     TimerRanOut,
 )
+from .joining import Door, JoinHow, joining, may_watch
 from .messages import (
     Act,
     AddBot,
@@ -351,68 +352,28 @@ class TableState:
         if self.status == "playing":
             raise Refused(Refusal.GAME_STARTED)
 
-    def _check_private(self, name: str, by_code: bool) -> None:
-        if self.private and not by_code and not self.seating.is_member(name):
-            raise Refused(Refusal.PRIVATE_TABLE, table_id=self.table_id)
+    def _door(self) -> Door:
+        return Door(self.table_id, self.status == "playing", self.private, self.open_seats,
+                    self.spectators_allowed, self.practice)
 
     def _join(self, name: str, command: JoinSeat | JoinByCode, by_code: bool) -> None:
-        self._check_private(name, by_code)
-        seating = self.seating
-        current = seating.seat_of(name)
         wanted = command.seat if isinstance(command, JoinSeat) else None
-        if current is not None and (wanted is None or wanted == current):
-            if isinstance(command, JoinByCode):
+        join = joining(self.seating, self._door(), name, wanted, by_code=by_code)
+        match join.how:
+            case JoinHow.TAKE_BACK:
+                self._take_back(name)
+            case JoinHow.COMPUTER_SEAT:
+                assert join.seat is not None
+                self.seating.take_computer_seat(name, join.seat)
+                self._person_sat(name, join.seat, why="joined", news=Tell.JOINED_SEAT)
+                self._back_in_seat(join.seat)
+            case JoinHow.WATCH:
+                self._spectate(name, by_code)
+            case JoinHow.SIT | JoinHow.BACK_TO_VIEW:
+                if join.seat is not None:
+                    self.seating.sit(name, join.seat)
                 self.publisher.connect(name)
                 self._publish()
-                return
-            raise Refused(Refusal.ALREADY_SEATED, seat=current)
-        if self.status == "playing":
-            held = seating.held_seat_of(name)
-            if held is not None and wanted in (None, held):
-                self._take_back(name)
-                return
-            if self._may_take_computer_seat(wanted):
-                self._take_computer_seat(name, wanted)
-                return
-            if isinstance(command, JoinByCode) and (self.spectators_allowed
-                                                    or name == seating.owner):
-                self._spectate(name, by_code)
-                return
-            if not self.spectators_allowed:
-                raise Refused(Refusal.STARTED_NO_SPECTATORS)
-            raise Refused(Refusal.STARTED_WATCH_ONLY)
-        if wanted is None:
-            wanted = seating.first_free()
-            if wanted is None:
-                if isinstance(command, JoinByCode) and self.spectators_allowed:
-                    self._spectate(name, by_code)
-                    return
-                raise Refused(Refusal.NO_FREE_SEAT, table_id=self.table_id)
-        if self.practice and name != seating.owner:
-            raise Refused(Refusal.PRACTICE_ALONE, table_id=self.table_id)
-        seating.sit(name, wanted)
-        self.publisher.connect(name)
-        self._publish()
-
-    def _may_take_computer_seat(self, wanted: int | None) -> bool:
-        """A newcomer may sit down in a computer's seat now (the owner opened them)."""
-        return self.open_seats and (wanted is not None or self._open_seat() is not None)
-
-    def _open_seat(self) -> int | None:
-        """The first computer's seat held for nobody."""
-        return next((i for i, s in enumerate(self.seating.seats)
-                     if s.name is None and s.bot_level is not None and s.held_for is None),
-                    None)
-
-    def _take_computer_seat(self, name: str, wanted: int | None) -> None:
-        seat = wanted if wanted is not None else self._open_seat()
-        assert seat is not None
-        current = self.seating.seat_of(name)
-        if current is not None:
-            raise Refused(Refusal.ALREADY_SEATED, seat=current)
-        self.seating.take_computer_seat(name, seat)
-        self._person_sat(name, seat, why="joined", news=Tell.JOINED_SEAT)
-        self._back_in_seat(seat)
 
     def _take_back(self, name: str) -> None:
         """`name`, dealt into the game, takes their seat back from the computer."""
@@ -477,11 +438,7 @@ class TableState:
             self._advance()
 
     def _spectate(self, name: str, by_code: bool) -> None:
-        if self.seating.is_watching(name):
-            raise Refused(Refusal.ALREADY_WATCHING, table_id=self.table_id)
-        if not self.spectators_allowed and name != self.seating.owner:
-            raise Refused(Refusal.NO_SPECTATORS, table_id=self.table_id)
-        self._check_private(name, by_code)
+        may_watch(self.seating, self._door(), name, by_code=by_code)
         self.seating.watch(name, playing=self.status == "playing")
         self.publisher.connect(name)
         self._publish()
