@@ -380,19 +380,23 @@ class ExpertBot:
         self._solvers: dict[tuple[int, tuple[bool, ...]], Solver] = {}
         self._hand_key: tuple[int, int] = (-1, -1)
 
-    def choose(self, view: SeatView, rng: random.Random) -> Action:
+    def choose(self, view: SeatView, rng: random.Random, *,
+               budget: float | None = None) -> Action:
+        """The best action found within `budget` seconds (None: `time_budget`)."""
         if not view.legal:
             raise ValueError(f"seat {view.seat} has nothing to do: it is not its turn")
         if len(view.legal) == 1:
             return view.legal[0]
-        ranked = self.evaluate(view, rng)
+        ranked = self.evaluate(view, rng, budget=budget)
         if not ranked:
             return heuristic.HeuristicBot().choose(view, rng)
         return ranked[0].action
 
-    def evaluate(self, view: SeatView, rng: random.Random) -> list[Choice]:
-        """The legal actions of `view`, best first, with their expected worth; empty when
-        the simulation had no time for a single deal (the caller falls back)."""
+    def evaluate(self, view: SeatView, rng: random.Random, *,
+                 budget: float | None = None) -> list[Choice]:
+        """The legal actions of `view`, best first, with their expected worth, found
+        within `budget` seconds (None: `time_budget`); empty when the simulation had no
+        time for a single deal (the caller falls back)."""
         if not view.legal:
             raise ValueError(f"seat {view.seat} has nothing to do: it is not its turn")
         hand_key = (view.hand_number, len(view.results))
@@ -400,8 +404,8 @@ class ExpertBot:
             # Positions never repeat across hands: free the tables.
             self._solvers.clear()
             self._hand_key = hand_key
-        deadline = math.inf if self.fixed_samples else \
-            self.clock() + self.time_budget * BUDGET_SHARE
+        seconds = self.time_budget if budget is None else budget
+        deadline = math.inf if self.fixed_samples else self.clock() + seconds * BUDGET_SHARE
         phase = view.phase
         try:
             if phase is Phase.PLAY:

@@ -80,10 +80,12 @@ def decide(request: Request) -> Action:
         else:
             bot = make_bot(level, time_budget=request.budget)
         bot = _bots[key] = bot
+    rng = random.Random(request.seed)
     if isinstance(bot, ExpertBot) and request.samples is None:
         # Each request's own budget (see `BotPool.choose`), on the bot kept for its level.
-        bot.time_budget = DEFAULT_BUDGET if request.budget is None else request.budget
-    return bot.choose(request.view, random.Random(request.seed))
+        budget = DEFAULT_BUDGET if request.budget is None else request.budget
+        return bot.choose(request.view, rng, budget=budget)
+    return bot.choose(request.view, rng)
 
 
 Job = Callable[[Request], Action]

@@ -355,9 +355,8 @@ class LobbyScreen(MoonScreen):
             self.moon.send(Spectate(table_id))
 
     def action_accept_invitation(self) -> None:
-        invitation = self.moon.model.invitation
+        invitation = self.moon.model.take_invitation()
         if invitation is not None:
-            self.moon.model.invitation = None
             self.moon.send(JoinByCode(str(invitation.get("code", ""))))
             self.refresh_bindings()
 

@@ -79,6 +79,11 @@ class Model:
             self.invitations_on = bool(event.params.get("on"))
         return True
 
+    def take_invitation(self) -> Mapping[str, Param] | None:
+        """The latest invitation, once: accepting it uses it up."""
+        invitation, self.invitation = self.invitation, None
+        return invitation
+
     def note_refusal(self, event: Rejected, now: float) -> None:
         """Keep a refusal of the hourly table limit (`now`: `time.monotonic()`)."""
         if event.code is Refusal.TOO_MANY_TABLES:
