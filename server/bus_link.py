@@ -226,13 +226,12 @@ class RemoteTableLink(InProcessLink):
     def __init__(self, table_id: str, receiver: Receiver, bus: WorkerBus) -> None:
         super().__init__(table_id, receiver)
         self._bus = bus
-        bus.remote[table_id] = self
 
     def open(self, inbox: Callable[[TableMessage], None]) -> None:
         raise RuntimeError(f"table {self.table_id} runs on another worker")
 
     def shut(self) -> None:
-        self._bus.remote.pop(self.table_id, None)
+        self._bus.forget_remote(self.table_id)
 
     def to_table(self, message: TableMessage) -> None:
         try:
@@ -301,7 +300,12 @@ class WorkerBus:
         return OwnerLink(table_id, receiver, self)
 
     def remote_link(self, table_id: str, receiver: Receiver) -> RemoteTableLink:
-        return RemoteTableLink(table_id, receiver, self)
+        link = self.remote[table_id] = RemoteTableLink(table_id, receiver, self)
+        return link
+
+    def forget_remote(self, table_id: str) -> None:
+        """The link to a table on another worker was shut."""
+        self.remote.pop(table_id, None)
 
     def take_up(self, link: OwnerLink) -> None:
         """A table runs here from now on: its stream is read from this moment (what was

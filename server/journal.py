@@ -168,6 +168,11 @@ class SqliteJournal:
             self.epochs[table_id] = epoch
         return epoch
 
+    def disown(self, table_id: str) -> None:
+        """This worker no longer owns `table_id` (closed for good, or lost to another
+        worker): its epoch is forgotten here (the database keeps the last one)."""
+        self.epochs.pop(table_id, None)
+
     async def write(self, entries: Sequence[JournalEntry],
                     then: Callable[[], object] | None = None) -> None:
         if not entries:
@@ -223,7 +228,7 @@ class SqliteJournal:
             log.error("tables %s were taken over by another worker: this one's writes are "
                       "refused", ", ".join(sorted(stale)))
             for table_id in stale:
-                self.epochs.pop(table_id, None)
+                self.disown(table_id)
         for done, then, about in waiting:
             if done.done():
                 continue  # its writer was cancelled

@@ -215,7 +215,7 @@ class OwnedJournal:
             raise
         for entry in entries:
             if isinstance(entry, TableGone):  # closed for good: nothing more to own
-                self.journal.epochs.pop(entry.table_id, None)
+                self.journal.disown(entry.table_id)
                 await self.leases.give_up(entry.table_id)
 
     async def keep(self) -> None:
@@ -241,7 +241,7 @@ class OwnedJournal:
                 log.warning("table %s: its lease had lapsed; taken back", table_id)
                 continue
             await self.leases.give_up(table_id)
-            self.journal.epochs.pop(table_id, None)
+            self.journal.disown(table_id)
             self.lost.add(table_id)
             log.error("worker %s lost table %s to another worker: it no longer writes it",
                       self.leases.worker, table_id)

@@ -386,8 +386,6 @@ class TableState:
     def _person_sat(self, name: str, seat: int, *, why: Why, news: Tell) -> None:
         """`name` plays `seat` from now on, in a computer's place: noted for the record
         (`seat_changes`), and told to the others."""
-        if name in self.seating.spectators:
-            self.seating.spectators.remove(name)
         self._note_change(seat, name, computer=False, why=why)
         self.publisher.connect(name)
         self.publisher.tell_all(Notice(news, {"name": name, "seat": seat}), but=name)

@@ -189,6 +189,7 @@ class Seating:
             held = self.seats[seat]
             self.seats[seat] = Seat(name=name, chosen=held.chosen,
                                     chosen_more=held.chosen_more)
+            self._stop_watching(name)
         return seat
 
     def take_computer_seat(self, name: str, seat: int) -> None:
@@ -199,6 +200,7 @@ class Seating:
             raise Refused(Refusal.SEAT_TAKEN, seat=seat,
                           by=held.name or held.held_for or "nobody")
         self.seats[seat] = Seat(name=name)
+        self._stop_watching(name)
 
     def hand_over(self, seat: int, now: float) -> None:
         """The absent player's turns no longer wait for them: the stand-in plays now."""
@@ -222,6 +224,10 @@ class Seating:
     def start_game(self) -> None:
         self.rematch_votes.clear()
 
+    def _stop_watching(self, name: str) -> None:
+        if name in self.spectators:
+            self.spectators.remove(name)
+
     def check_seat(self, seat: object) -> int:
         last = len(self.seats) - 1
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= last:
@@ -237,8 +243,7 @@ class Seating:
         current = self.seat_of(name)
         if current is not None:
             self.seats[current] = Seat()
-        if name in self.spectators:
-            self.spectators.remove(name)
+        self._stop_watching(name)
         seat.name = name
         self.rematch_votes.clear()
 
@@ -278,8 +283,7 @@ class Seating:
         held = self.held_seat_of(name)
         if held is not None:
             self.seats[held].held_for = None
-        if name in self.spectators:
-            self.spectators.remove(name)
+        self._stop_watching(name)
         self.away_watchers.pop(name, None)
         if name in self.rematch_votes:
             self.rematch_votes.remove(name)
