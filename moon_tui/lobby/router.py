@@ -148,5 +148,4 @@ class Router:
         elif isinstance(message, TableClosed | HandDealt):
             self._lobby_post(message)
         elif isinstance(message, Counted):
-            self._stats.hands += message.hands
-            self._stats.games += message.games
+            self._stats.played(message.hands, message.games)

@@ -9,3 +9,8 @@ from dataclasses import dataclass
 class LobbyStats:
     hands: int = 0
     games: int = 0
+
+    def played(self, hands: int, games: int) -> None:
+        """A table finished `hands` hands and `games` games since it last said."""
+        self.hands += hands
+        self.games += games
