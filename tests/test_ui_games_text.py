@@ -15,10 +15,16 @@ def entry(seats: tuple[str, ...], winner: int | None) -> GameEntry:
 def test_a_winner_cut_to_fit_keeps_the_mark() -> None:
     # "alice, normal …, normal …": the cut took the winner's `*` with it.
     width = WIDTHS[PLAYERS_COLUMN]
-    cell = players_cell(entry(("alice", "normal bot", "normal bot"), 1), width)
+    cell = players_cell(entry(("alexandrina_long", "bartholomew_long", "cy"), 1), width)
     assert len(cell) <= width
     first, second, third = cell.split(", ")
-    assert first == "alice" and second.endswith("*") and not third.endswith("*"), cell
+    assert first.startswith("alexan") and second.endswith("*") and third == "cy", cell
+
+
+def test_computers_are_listed_as_their_table_called_them() -> None:
+    # "cy, normal b…, normal b…*": two computers of one level, cut alike.
+    assert players_cell(entry(("cy", "normal bot", "expert bot"), 2),
+                        WIDTHS[PLAYERS_COLUMN]) == "cy, Bot 2, Bot 3*"
 
 
 def test_names_that_fit_are_whole() -> None:
@@ -28,7 +34,8 @@ def test_names_that_fit_are_whole() -> None:
 
 def test_the_viewer_tells_two_computers_of_one_level_apart() -> None:
     # A replay against two computers read "normal bot" for both, in the bids and tricks.
-    from moon_tui.ui.replay_text import replay_table, told_apart
+    from moon_tui.ui.games_text import told_apart
+    from moon_tui.ui.replay_text import replay_table
     from moon_tui.ui.words import seat_detail, seat_name
 
     seats = ("alice", "normal bot", "normal bot")

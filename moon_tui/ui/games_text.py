@@ -5,8 +5,11 @@ games screen and the `games` command over plain ssh (one wording for both)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
+from ..lobby.messages import BOT_LEVELS, BotLevel
+from ..lobby.seating import bot_name
 from ..services import GameEntry, GameRefusal
 from .words import fit, rules_cell
 
@@ -27,12 +30,26 @@ def when_cell(saved_at: float, now: float | None = None) -> str:
     return time.strftime("%Y-%m-%d", then)
 
 
+COMPUTERS: dict[str, BotLevel] = {bot_name(level): level for level in BOT_LEVELS}
+"""A computer's name in the records (`normal bot`: its name in the ratings) -> its level."""
+
+
+def told_apart(seats: Sequence[str]) -> tuple[str, ...]:
+    """The seats' names as the viewer shows them. Two computers of one level read alike
+    in the records, so each is `Bot 2` here, as the table called it (its level is shown
+    by its seat, `replay_table`). Another name that sat twice gets its seat's number."""
+    return tuple(f"Bot {seat + 1}" if name in COMPUTERS
+                 else f"{name} {seat + 1}" if seats.count(name) > 1 else name
+                 for seat, name in enumerate(seats))
+
+
 def players_cell(entry: GameEntry, width: int) -> str:
-    """Who sat, in seat order, the winners marked `*`; to fit `width`, the longest names
-    are cut first, a character at a time (short names stay whole, and a cut name keeps
-    its mark)."""
+    """Who sat, in seat order (a computer as `Bot 2`, as its table called it), the
+    winners marked `*`; to fit `width`, the longest names are cut first, a character at
+    a time (short names stay whole, and a cut name keeps its mark)."""
     marks = ["*" if winner else "" for winner in winners(entry)]
-    shown = list(entry.seats)
+    named = told_apart(entry.seats)
+    shown = list(named)
 
     def cell() -> str:
         return ", ".join(name + mark for name, mark in zip(shown, marks, strict=True))
@@ -41,7 +58,7 @@ def players_cell(entry: GameEntry, width: int) -> str:
         longest = max(range(len(shown)), key=lambda i: len(shown[i]))
         if len(shown[longest]) <= 3:
             break
-        shown[longest] = fit(entry.seats[longest], len(shown[longest]) - 1)
+        shown[longest] = fit(named[longest], len(shown[longest]) - 1)
     return cell()
 
 

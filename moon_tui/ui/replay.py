@@ -32,9 +32,10 @@ from .analysis_text import decision_lines, progress_line, swing_line
 from .bars import KeyBar
 from .base import MoonScreen, set_text
 from .dominoes import HandTile, Mark
+from .games_text import told_apart
 from .hand import HandView
 from .panel import Line, LinePanel
-from .replay_text import hand_result, open_hands, replay_table, step_lines, told_apart
+from .replay_text import hand_result, open_hands, replay_table, step_lines
 from .table_text import centre_panel, header, seats_panel
 from .words import fit, name_width
 

@@ -8,32 +8,19 @@ from typing import Any
 
 from rich.text import Text
 
-from ..lobby.messages import BOT_LEVELS, BotLevel, SeatInfo, TableInfo
-from ..lobby.seating import bot_name
+from ..lobby.messages import SeatInfo, TableInfo
 from ..rules import Action, Tile
 from ..rules.timeline import Step, Timeline
 from ..services import GameEntry
 from .base import heading
 from .dominoes import small_tile
+from .games_text import COMPUTERS, told_apart
 from .words import bid_words, fit, points_words, result_words, trump_clause
 
 WHY = {"away": "standing in while away", "back": "back", "left": "after the player left",
        "kicked": "after the player was kicked", "timeout": "the turn timer ran out",
        "joined": "joined"}
 """`seat_changes` reasons (RECORD.md), worded."""
-
-
-COMPUTERS: dict[str, BotLevel] = {bot_name(level): level for level in BOT_LEVELS}
-"""A computer's name in the records (`normal bot`: its name in the ratings) -> its level."""
-
-
-def told_apart(seats: Sequence[str]) -> tuple[str, ...]:
-    """The seats' names as the viewer shows them. Two computers of one level read alike
-    in the records, so each is `Bot 2` here, as the table called it (its level is shown
-    by its seat, `replay_table`). Another name that sat twice gets its seat's number."""
-    return tuple(f"Bot {seat + 1}" if name in COMPUTERS
-                 else f"{name} {seat + 1}" if seats.count(name) > 1 else name
-                 for seat, name in enumerate(seats))
 
 
 def replay_table(entry: GameEntry) -> TableInfo:
