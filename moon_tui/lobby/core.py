@@ -45,6 +45,7 @@ from .effects import (
     Think,
     Wait,
 )
+from .handover import Asked, hand_over
 from .internal import (
     Attach,
     BotMoved,
@@ -153,7 +154,7 @@ class TableState:
         self.seat_changes: list[SeatChange] = []
         """Who played a seat of this game when it was not the person dealt in (RECORD.md
         `seat_changes`), in the order of the game."""
-        self._handover_votes: dict[int, set[str]] = {}
+        self._handover_votes: dict[int, frozenset[str]] = {}
         """Per absent player's seat, who asked that a computer play it at once."""
         self._restored = False
         self._claiming: int | None = None
@@ -410,27 +411,23 @@ class TableState:
 
     def _hand_over(self, name: str, seat: int) -> None:
         """The owner, or everyone seated and present, let a computer play the absent
-        player's seat at once (their turns no longer wait for them)."""
+        player's seat at once (`handover.py`)."""
         seating = self.seating
         seat = seating.check_seat(seat)
-        held = seating.held(seat)
-        if self.status != "playing" or held.name is None or held.away_since is None:
-            raise Refused(Refusal.SEAT_NOT_AWAY, seat=seat)
-        if name != seating.owner:
-            if seating.seat_of(name) is None:
-                raise Refused(Refusal.SEATED_ONLY)
-            votes = self._handover_votes.setdefault(seat, set())
-            votes.add(name)
-            present = [n for n in seating.here() if self.publisher.is_connected(n)]
-            if not set(present) <= votes:
-                self.publisher.tell_all(Notice(Tell.HANDOVER_ASKED, {
-                    "name": name, "seat": seat, "votes": len(votes & set(present)),
-                    "needed": len(present)}))
-                return
+        present = [n for n in seating.here() if self.publisher.is_connected(n)]
+        decided = hand_over(seating, name, seat, playing=self.status == "playing",
+                            votes=self._handover_votes.get(seat, frozenset()),
+                            present=present)
+        if isinstance(decided, Asked):
+            self._handover_votes[seat] = decided.votes
+            self.publisher.tell_all(Notice(Tell.HANDOVER_ASKED, {
+                "name": name, "seat": seat, "votes": decided.agreed,
+                "needed": decided.needed}))
+            return
         self._handover_votes.pop(seat, None)
         seating.hand_over(seat, self._now)
         self.publisher.tell_all(Notice(Tell.HANDED_OVER, {
-            "name": held.name, "seat": seat, "by": name if name == seating.owner else ""}))
+            "name": decided.away, "seat": seat, "by": name if decided.by_owner else ""}))
         self._publish()
         if self._to_move() == seat:
             self._advance()
