@@ -138,6 +138,9 @@ class MoonApp(App[None]):
         """Whom the lobby's per-person limits count this session against (None: the
         name; `Lobby.connect`)."""
         self.solo = False
+        self.club_next = False
+        """A game alone that leads to the club's lobby (the first lesson, from the
+        welcome screen): leaving it goes there."""
         """A game played alone (`moon`, set by LocalMoonApp): no lobby, no chat."""
         self.lesson: str | None = None
         """The first lesson is on (`moon_tui/lesson.py`): what its last step offers."""
@@ -379,7 +382,8 @@ class MoonApp(App[None]):
             self.switch_screen(LobbyScreen())
         # Straight from the lobby into a game under way: the player came back to it.
         returning = not isinstance(self.screen, WaitingScreen | GameScreen | ReplayScreen)
-        game = SoloGameScreen if self.solo else GameScreen
+        # The welcome screen's lesson leads to the lobby: its q leaves, as at a club table.
+        game = SoloGameScreen if self.solo and not self.club_next else GameScreen
         new = (game(table_id, returning=returning) if kind == "game"
                else WaitingScreen(table_id))
         if isinstance(self.screen, WaitingScreen | GameScreen):

@@ -45,6 +45,7 @@ class LessonApp(LocalMoonApp):
         super().__init__(name, LESSON_RULES, level="normal", config=config,
                          seed=LESSON_SEED, **app_options)
         self.club = club
+        self.club_next = club is not None
         self.lesson = FINISH if club is not None else LOCAL_FINISH
         self._in_club = False
         self._moving = False
@@ -88,7 +89,7 @@ class LessonApp(LocalMoonApp):
         self.lobby = self.club
         self._in_club = True
         self._table_set_up = True
-        self.solo = False
+        self.solo = self.club_next = False
         self.model = Model(self.player_name)
         self.current_table = None
         self.chat_max_chars = self.club.config.chat_max_chars

@@ -74,4 +74,14 @@ async def test_l_on_the_banner_opens_the_first_lesson_at_a_table_nobody_else_see
         assert server.lobby.tables() == ()  # the lesson's table is its own, not the club's
         await client.press("4")
         await client.wait_for("You won the bidding", timeout=20)
+        # q leaves the lesson for the club's lobby: it quit Moon at once (the dialog
+        # said "q quit Moon", "n start a new game", as in a game alone on one's own
+        # terminal), and a learner who wanted the lobby was logged out.
+        assert "q leave" in client.text() and "q quit" not in client.text()
+        await client.press("q")
+        dialog = await client.wait_for("Leave the lesson?")
+        assert "on to the club's lobby" in dialog and "quit Moon" not in dialog
+        await client.press("q")
+        await client.wait_for("Moon  lobby · you are")
+        assert server.sessions.count == 1
         await client.close()

@@ -161,3 +161,18 @@ class EndLocalGameScreen(MoonModal):
 
     def action_end(self, how: str) -> None:
         self.dismiss(how)  # type: ignore[arg-type]
+
+
+class EndLessonScreen(EndLocalGameScreen):
+    """`q` in the first lesson begun at the welcome screen: the way out is the club's
+    lobby (quitting Moon from there), not out of the club at once."""
+
+    BINDINGS = [
+        Binding("q", "end('new')", "lobby"),
+        Binding("escape", "close", "keep playing"),
+    ]
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static("Leave the lesson?", classes="title")
+            yield Static("q  on to the club's lobby\nEsc  keep playing")

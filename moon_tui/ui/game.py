@@ -721,10 +721,11 @@ class GameScreen(MoonScreen):
         the seat), so a stray key does not abandon a game. Played alone (`moon`) there
         is no lobby to go back to: q asks whether to quit or start a new game."""
         if self.moon.solo:
-            from .dialogs import EndLocalGameScreen
+            from .dialogs import EndLessonScreen, EndLocalGameScreen
 
             over = self._view is not None and self._view.outcome is not None
-            self.app.push_screen(EndLocalGameScreen(over), self._end_local)
+            ending = EndLessonScreen(over) if self.moon.club_next else EndLocalGameScreen(over)
+            self.app.push_screen(ending, self._end_local)
             return
         view = self._view
         playing = view is not None and view.seat is not None and view.outcome is None
