@@ -93,10 +93,11 @@ def rules_text(rules: Rules) -> str:
     return "\n\n".join(parts)
 
 
-LEARN = ("A guided first hand at a table of your own, with computer players: press l here "
-         "(in the lobby) or on the welcome screen when you log in (or run `moon --lesson` "
-         "in your own terminal). It explains the tiles, bidding, the widow, trump, following suit, "
-         "who takes a trick and the score as you play.")
+LEARN = ("A guided first hand at a table of your own, with computer players: press l in "
+         "the lobby (or here, when this help is open over it) or on the welcome screen when "
+         "you log in (or run `moon --lesson` in your own terminal). It explains the tiles, "
+         "bidding, the widow, trump, following suit, who takes a trick and the score as you "
+         "play.")
 
 
 TABLE_NOTES = (

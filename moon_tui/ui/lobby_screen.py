@@ -199,6 +199,7 @@ class LobbyScreen(MoonScreen):
         Binding("L", "leaderboard", "ratings"),
         Binding("p", "player_card", "player", show=False),
         Binding("o", "operator", "operator"),
+        Binding("l", "lesson", "learn to play", show=False),
         Binding("question_mark", "help", "help"),
         Binding("q", "app.quit", "quit"),
     ]
@@ -332,6 +333,8 @@ class LobbyScreen(MoonScreen):
             return self.moon.games is not None
         if action in ("leaderboard", "player_card"):
             return self.moon.ratings is not None
+        if action == "lesson":
+            return self.moon.may_start_lesson
         return True
 
     def action_new_table(self) -> None:
@@ -379,6 +382,10 @@ class LobbyScreen(MoonScreen):
 
         if self.moon.games is not None:
             self.app.push_screen(GamesScreen(self.moon.games))
+    def action_lesson(self) -> None:
+        """The first lesson, at a table of the player's own (`MoonApp.start_lesson`)."""
+        self.moon.start_lesson()
+
     def action_leaderboard(self) -> None:
         from .leaderboard import LeaderboardScreen
 
