@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_ui_support import FAST, current_view, screen_text, wait_for
 from textual.pilot import Pilot
 
@@ -175,15 +176,20 @@ async def test_alone_the_lesson_ends_in_a_game_against_the_computers() -> None:
         assert not app.screen.query_one("#lesson").display
 
 
-async def test_the_help_starts_the_lesson_at_a_practice_table_of_the_club() -> None:
+@pytest.mark.parametrize("from_help", [True, False])
+async def test_the_lobby_or_its_help_starts_the_lesson_at_a_practice_table_of_the_club(
+    from_help: bool,
+) -> None:
+    # The help says "press l in the lobby": l did nothing there (only in the help).
     club = Lobby(LESSON_FAST)
     async with club:
         app = app_module.MoonApp(club, "ann")
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen)
                            and app.handle is not None, "the club's lobby")
-            await pilot.press("question_mark")
-            await wait_for(pilot, lambda: "learn to play" in screen_text(app), "the help")
+            if from_help:
+                await pilot.press("question_mark")
+                await wait_for(pilot, lambda: "learn to play" in screen_text(app), "the help")
             await pilot.press("l")
             await wait_for(pilot, lambda: (v := current_view(app)) is not None and v.my_turn,
                            "the lesson's table")
@@ -198,18 +204,3 @@ async def test_the_help_starts_the_lesson_at_a_practice_table_of_the_club() -> N
                            and app.current_table is None, "back in the club's lobby")
             assert app.lesson is None and club.tables() == ()
 
-
-async def test_l_in_the_lobby_starts_the_lesson_as_the_help_says() -> None:
-    # The help says "press l in the lobby": l did nothing there (only in the help).
-    club = Lobby(LESSON_FAST)
-    async with club:
-        app = app_module.MoonApp(club, "ann")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen)
-                           and app.handle is not None, "the club's lobby")
-            await pilot.press("l")
-            await wait_for(pilot, lambda: (v := current_view(app)) is not None and v.my_turn,
-                           "the lesson's table")
-            assert "Your first hand of Moon!" in screen_text(app)
-            (table,) = club.tables()
-            assert table.practice and table.private
