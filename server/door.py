@@ -110,9 +110,10 @@ class Door:
         self._connection_log = connection_log
         self._banner_first = banner_first
         self.port = config.port
-        """The port players connect to (named in the help text); set once listening."""
+        """The port players connect to (named in the help text): `listening`."""
         self.motd: Callable[[], str] = lambda: config.motd
-        """The message of the day as it is now (operators change it from the game)."""
+        """The message of the day as it is now (operators change it from the game):
+        `motd_from`."""
         self.closing = False
         self.handlers: set[asyncio.Task[Any]] = set()
         """Channel handlers still running: `stop()` waits for them."""
@@ -123,9 +124,21 @@ class Door:
         """Apps starting now: each slot is given back at its app's first frame."""
         self.end_slots = asyncio.Semaphore(ENDS_AT_ONCE)
 
+    def listening(self, port: int) -> None:
+        """The server listens on `port` (the one asked for, or the system's choice)."""
+        self.port = port
+
+    def motd_from(self, motd: Callable[[], str]) -> None:
+        """Where the message of the day is read from now (the lobby, once it runs)."""
+        self.motd = motd
+
+    def shut(self) -> None:
+        """No one else comes in (the server is stopping)."""
+        self.closing = True
+
     def close(self, farewell: str) -> None:
         """No one else comes in; those at the banner or a code prompt are told why."""
-        self.closing = True
+        self.shut()
         for process in list(self.at_banner):
             write_farewell(process, farewell)
             process.exit(0)

@@ -50,10 +50,14 @@ class GameSession:
     terminal: SSHTerminal
     farewell: str | None = None
 
-    def end(self, farewell: str) -> None:
-        """Ask the app to stop; `farewell` is the line the player reads afterwards."""
+    def note_farewell(self, farewell: str) -> None:
+        """The line the player reads once the app ends, unless one was noted already."""
         if self.farewell is None:
             self.farewell = farewell
+
+    def end(self, farewell: str) -> None:
+        """Ask the app to stop; `farewell` is the line the player reads afterwards."""
+        self.note_farewell(farewell)
         if self.app.is_running:
             self.app.exit()
         else:  # still starting: stop as soon as it runs

@@ -313,7 +313,7 @@ class MoonServer:
             self._tasks.append(asyncio.create_task(self.owned.take_over(lobby.take_up),
                                                    name="moon-take-over"))
         self.analyst = Analyst(lobby.bots, store=DatabaseAnalyses(self.db))
-        self.door.motd = lambda: lobby.motd
+        self.door.motd_from(lambda: lobby.motd)
         bans = self.bans
 
         def online() -> frozenset[str]:
@@ -351,7 +351,7 @@ class MoonServer:
             for sock in sockets:  # each connection accepted inherits it
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, limits.receive_buffer_bytes)
         if sockets:
-            self.door.port = sockets[0].getsockname()[1]
+            self.door.listening(sockets[0].getsockname()[1])
         self._tasks.append(asyncio.create_task(self.sessions.watch_idle(), name="moon-idle"))
         self._tasks.append(asyncio.create_task(self.load.run(), name="moon-load"))
         self._tasks.append(asyncio.create_task(self.connection_log.run(), name="moon-connlog"))
@@ -384,9 +384,9 @@ class MoonServer:
         log.info("stopping: %d sessions", self.sessions.count)
         if self._listener is not None:
             self._listener.close()
-        self.door.closing = True
+        self.door.shut()
         for session in self.sessions:
-            session.farewell = session.farewell or reason
+            session.note_farewell(reason)
         if self._lobby is not None:
             with contextlib.suppress(Exception):
                 await self._lobby.broadcast(reason)
