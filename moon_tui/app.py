@@ -126,7 +126,8 @@ class MoonApp(App[None]):
                  driver_class: type[Driver] | None = None,
                  health: ServerHealth | None = None, person: str | None = None,
                  games: GameArchive | None = None, analyst: Analyst | None = None,
-                 ratings: RatingBook | None = None) -> None:
+                 ratings: RatingBook | None = None, help_first: bool = False,
+                 to_table: bool = False, open_replay: str | None = None) -> None:
         super().__init__(driver_class=driver_class)
         self.lobby = lobby
         self.player_name = name
@@ -138,32 +139,32 @@ class MoonApp(App[None]):
         """Whom the lobby's per-person limits count this session against (None: the
         name; `Lobby.connect`)."""
         self.solo = False
+        """A game played alone (`moon`, set by LocalMoonApp): no lobby, no chat."""
         self.club_next = False
         """A game alone that leads to the club's lobby (the first lesson, from the
         welcome screen): leaving it goes there."""
-        """A game played alone (`moon`, set by LocalMoonApp): no lobby, no chat."""
         self.lesson: str | None = None
         """The first lesson is on (`moon_tui/lesson.py`): what its last step offers."""
         self._lesson_table = False
         """The lesson is played at a practice table of the club (`start_lesson`)."""
         self.keys = keys
         self.health = health
+        """The server's alarms, for an operator's screen (None: nothing to report)."""
         self.games = games
         self.analyst = analyst
-        self.open_replay: str | None = None
+        self.open_replay = open_replay
         """Open this saved game in the replay viewer at once (`ssh -t host replay CODE`)."""
         self.ratings = ratings
-        """The server's alarms, for an operator's screen (None: nothing to report)."""
         self.model = Model(name)
         self.chat_max_chars = lobby.config.chat_max_chars
         self.handle: PlayerHandle | None = None
         self.current_table: str | None = None
-        self.to_table = False
+        self.to_table = to_table
         """A table holds this player's place (they come back to it): the first screen is
         that table's, and the lobby is built when they first leave it. After a restart
         every seated player comes back at once, and a lobby composed and drawn for each
         before their table, unseen, was a third of each one's start (docs/CAPACITY.md)."""
-        self.help_first = False
+        self.help_first = help_first
         """Open the help over the first screen (the player pressed ? on the SSH banner)."""
         self._ended = False
         self.bell_on = True

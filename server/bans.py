@@ -51,7 +51,11 @@ class Bans:
         self.clock: Callable[[], float] = time.time
         """Wall-clock time, for bans that expire (tests move it on)."""
         self.guest_logins: Mapping[str, GuestLogin] = {}
-        """Guest name -> how it logged in: the auth context's, set when the server starts."""
+        """Guest name -> how it logged in: the auth context's (`read_guests_from`)."""
+
+    def read_guests_from(self, guest_logins: Mapping[str, GuestLogin]) -> None:
+        """How each guest logged in, kept by the logins (the server wires it at start)."""
+        self.guest_logins = guest_logins
 
     async def ban(self, name: str, reason: str) -> None:
         """The lobby reports an operator's ban: make it last (`_ban`); a disk that refuses

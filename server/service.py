@@ -327,7 +327,7 @@ class MoonServer:
             link_codes=self.link_codes, held=self.lobby.held_names, clock=lambda: bans.clock(),
             connection_log=self.connection_log,
         )
-        bans.guest_logins = context.guest_seats
+        bans.read_guests_from(context.guest_seats)
         self._listener = await asyncssh.create_server(
             lambda: GameSSHServer(context, self._handle_channel, self.memory),
             self.config.host,
@@ -516,15 +516,15 @@ class MoonServer:
             person=f"guests at {player.address}" if player.guest else None,
             games=ClubGames(self.db, player),
             analyst=self.analyst,
+            help_first=first == "help",
+            to_table=first == "table",
+            open_replay=replay,
         )
         app: MoonApp
         if first == "lesson":
             app = LessonApp(player.name, club=self.lobby, **options)
         else:
             app = MoonApp(self.lobby, player.name, **options)
-        app.help_first = first == "help"
-        app.to_table = first == "table"
-        app.open_replay = replay
         return app
 
     def _restart_asked(self, command: Restart | CancelRestart, by: str) -> Refused | None:

@@ -510,8 +510,7 @@ async def test_a_place_gone_before_the_player_came_in_shows_the_lobby() -> None:
     """The door saw a place at a table (`to_table`) that went before the app connected:
     the lobby says the player sits nowhere, and the lobby is shown, not a blank screen."""
     async with Lobby(FAST, seed=7) as lobby:
-        app = MoonApp(lobby, "ann")
-        app.to_table = True
+        app = MoonApp(lobby, "ann", to_table=True)
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             assert "ann (you) idle" in screen_text(app)
