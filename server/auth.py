@@ -30,6 +30,20 @@ import asyncssh
 
 from moon_tui.services import DatabaseFailed, DatabaseStep
 from moon_tui.ui.account_words import refusal_words
+from moon_tui.ui.door_words import (
+    BUS_AWAY,
+    DATABASE_PROBLEM,
+    GUEST_MEANWHILE,
+    GUESTS_OFF,
+    KEY_HAS_A_NAME,
+    address_kept_out_words,
+    banned_words,
+    key_banned_words,
+    looks_like_operator_words,
+    name_banned_words,
+    name_has_a_key_words,
+    name_not_saved_words,
+)
 from moon_tui.ui.plain import printable
 
 from .config import ServerConfig
@@ -42,7 +56,7 @@ from .identity import (
     name_fault,
     openssh_line,
 )
-from .limits import BUS_AWAY, GUEST_NAME_DRAWS, Gate
+from .limits import GUEST_NAME_DRAWS, Gate
 from .link_codes import LinkCodes
 from .logtext import shown
 from .store import Account, BanEntry, Database, StoreFailure
@@ -51,22 +65,6 @@ log = logging.getLogger(__name__)
 P = ParamSpec("P")
 
 MAX_ATTEMPTS_PER_CONNECTION = 12
-KEY_HAS_A_NAME = (
-    "This key already belongs to another player's name, and a key never moves to "
-    "another name. Log in with that name, or make a new key for this one (ssh-keygen)."
-)
-
-DATABASE_PROBLEM = (
-    "The server has a problem with its database and cannot log you in right now. "
-    "Please tell the club's operator."
-)
-NAME_NOT_SAVED = (
-    "The server could not save your new name '{name}' (its disk is full or read-only). "
-    "Please tell the club's operator."
-)
-GUEST_MEANWHILE = (
-    " You can play as a guest meanwhile: ssh -o PubkeyAuthentication=no guest@this-host"
-)
 
 
 def _database_guarded(
@@ -94,19 +92,14 @@ def _database_guarded(
     return wrap
 
 
-def _minutes_left(ban: BanEntry, now: float) -> str:
-    """`12 more minutes`, as a kicked player reads how long they must wait."""
-    left = max(1, math.ceil(((ban.expires or now) - now) / 60))
-    return "1 more minute" if left == 1 else f"{left} more minutes"
+def minutes_left(ban: BanEntry, now: float) -> int:
+    """Whole minutes until a kick ends (at least 1)."""
+    return max(1, math.ceil(((ban.expires or now) - now) / 60))
 
 
-def banned_words(ban: BanEntry, now: float) -> str:
+def ban_words(ban: BanEntry, now: float) -> str:
     """What the banned (or kicked) player alone reads, with the operator's reason."""
-    reason = f": {ban.reason}" if ban.reason else "."
-    if ban.kick:
-        return (f"An operator sent you away: you may come back in "
-                f"{_minutes_left(ban, now)}{reason}")
-    return f"You are banned from this server{reason}"
+    return banned_words(kick=ban.kick, reason=ban.reason, minutes_left=minutes_left(ban, now))
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,17 +293,15 @@ class MoonSSHServer(asyncssh.SSHServer):
             if ban is not None:
                 # The reason is for the banned player alone, known by a key of theirs:
                 # whoever else types the name only reads that it is banned.
-                problem = (f"The player '{username}' cannot log in for now." if ban.kick
-                           else f"The player '{username}' is banned from this server.")
-                self._ban_reason = banned_words(ban, self._ctx.db.clock())
+                problem = name_banned_words(username, kick=ban.kick)
+                self._ban_reason = ban_words(ban, self._ctx.db.clock())
                 self._banned_account = await self._ctx.db.account(username)
             else:
                 self._account = await self._ctx.db.account(username)
         if problem is None and self._account is None:
             operator = confusable_with(username, self._ctx.operator_keys)
             if operator is not None:
-                problem = (f"The name '{username}' looks too much like the name of an "
-                           "operator of this server: pick another name.")
+                problem = looks_like_operator_words(username)
         self._name_refusal = problem
         return True
 
@@ -318,12 +309,9 @@ class MoonSSHServer(asyncssh.SSHServer):
         now = self._ctx.clock()
         banned = await self._ctx.db.ban_entry("address", self._address, now=now)
         if banned is not None and banned.kick:  # the reason is for the kicked player alone
-            return ("Guests and new names from your address are kept out for "
-                    f"{_minutes_left(banned, now)} by an operator. Players with their own "
-                    "key can still log in.")
+            return address_kept_out_words(minutes_left(banned, now))
         if banned is not None:  # the reason is for the banned player alone (bans.py)
-            return ("Guests and new names from your address are banned for now by an "
-                    "operator. Players with their own key can still log in.")
+            return address_kept_out_words(None)
         return await self._ctx.gate.restriction(self._address)
 
     def public_key_auth_supported(self) -> bool:
@@ -339,7 +327,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         print_ = fingerprint(key)
         banned = await self._ctx.db.ban_reason("key", print_)
         if banned is not None:
-            self._banner(f"This key is banned from the server: {banned}")
+            self._banner(key_banned_words(banned))
             self._kbdint_refused = True  # and no way back in as a guest
             await self._failed_attempt()
             return False
@@ -422,12 +410,9 @@ class MoonSSHServer(asyncssh.SSHServer):
 
     def _guest_refusal(self, username: str) -> str | None:
         if not self._ctx.config.guests:
-            return "This server needs an SSH key (guests are off): see ssh-keygen."
+            return GUESTS_OFF
         if username in self._ctx.operator_keys or self._account is not None:
-            return (
-                f"The name '{username}' belongs to a player with a key. Log in with that "
-                "key, or pick another name: ssh othername@this-host"
-            )
+            return name_has_a_key_words(username)
         return None
 
     def password_auth_supported(self) -> bool:
@@ -471,7 +456,7 @@ class MoonSSHServer(asyncssh.SSHServer):
         try:
             return await self._ctx.db.claim(name, print_, openssh_line(key))
         except StoreFailure as error:
-            message = NAME_NOT_SAVED.format(name=name)
+            message = name_not_saved_words(name)
             self._database_failed(error, message + (GUEST_MEANWHILE if self._ctx.config.guests
                                                     else ""))
             return None

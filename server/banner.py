@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
+from moon_tui.ui.door_words import BANNER_KEYS, TAGLINE, WELCOME_KEYS, welcome_words
 from moon_tui.ui.plain import printable
 
 from .driver import OUTPUT_LIMIT
@@ -48,17 +49,15 @@ def welcome_lines(name: str, motd: str) -> list[tuple[str, str]]:
     never parsed as markup (a `[/]` in the message of the day is shown as written), and
     control characters are dropped (`ui.plain`)."""
     lines = [(line, "bold") for line in _block(BANNER).splitlines()]
-    lines += [("", ""), ("the domino game, in your terminal", ""), ("", ""),
-              (f"Welcome, {name}!", "bold"), ("", "")]
+    lines += [("", ""), (TAGLINE, ""), ("", ""), (welcome_words(name), "bold"), ("", "")]
     if motd:
         lines += [(printable(line, lines=False), "italic")
                   for line in motd.strip().splitlines()] + [("", "")]
-    lines.append(("Press Enter to go to the lobby, l to learn to play, ? for help.", ""))
+    lines.append((WELCOME_KEYS, ""))
     return lines
 
 
-KEYS = " ⏎ go to the lobby  l learn to play  ? help  q quit"
-STARTING = " Starting your game, one moment…"
+KEYS = f" {BANNER_KEYS}"
 _QUIT = (b"q", b"Q", b"\x03", b"\x04")  # q, Ctrl+C, Ctrl+D
 REPAINT_DELAY = 0.1
 """Seconds between a window change and the banner's repaint: the changes that arrive
@@ -87,8 +86,8 @@ def render(name: str, motd: str, profile: TerminalProfile, width: int, height: i
 
 
 def status_line(text: str, height: int) -> str:
-    """Replace the keys line (e.g. with STARTING)."""
-    return f"\x1b[{height};1H\x1b[2K\x1b[7m{text}\x1b[0m"
+    """Replace the keys line with `text` (e.g. `door_words.STARTING`), as it is drawn."""
+    return f"\x1b[{height};1H\x1b[2K\x1b[7m {text}\x1b[0m"
 
 
 class BannerPainter:

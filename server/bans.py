@@ -16,9 +16,10 @@ from collections.abc import Callable, Mapping
 import asyncssh
 
 from moon_tui.services import BanNotSaved
+from moon_tui.ui.door_words import banned_now_words
 from moon_tui.ui.plain import printable
 
-from .auth import GuestLogin, banned_words
+from .auth import GuestLogin, ban_words
 from .config import Limits
 from .game_session import write_farewell
 from .identity import GUEST_PREFIX, Player, name_fault
@@ -108,7 +109,7 @@ class Bans:
         log.info("ban %s (%d keys, %d addresses for %g days): %s",
                  shown(name), len(keys), len(addresses), days, shown(reason))
         for session in live:
-            session.end(f"You were banned from this server: {reason}")
+            session.end(banned_now_words(reason))
 
     async def _kick(self, name: str, reason: str, minutes: float, by: str) -> None:
         """The lobby reports an operator's kick (the session was ended): keep the name
@@ -151,6 +152,6 @@ class Bans:
         if ban is None and player.fingerprint:
             ban = await self._db.ban_entry("key", player.fingerprint)
         if ban is not None:
-            write_farewell(process, banned_words(ban, self._db.clock()))
+            write_farewell(process, ban_words(ban, self._db.clock()))
         return ban is not None
 

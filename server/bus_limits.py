@@ -50,14 +50,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from moon_tui.lobby.chat import RateLimit
-
-from .bus import still_running
-from .limits import (
+from moon_tui.ui.door_words import (
     BUS_AWAY,
-    FORGIVEN_AFTER,
-    HOUR,
-    MAX_BACKOFF,
-    Gate,
     address_claims_words,
     address_full_words,
     blocked_words,
@@ -65,6 +59,9 @@ from .limits import (
     name_full_words,
     server_claims_words,
 )
+
+from .bus import still_running
+from .limits import FORGIVEN_AFTER, HOUR, MAX_BACKOFF, Gate
 
 if TYPE_CHECKING:
     from valkey.asyncio import Valkey
@@ -295,9 +292,9 @@ class BusGate(Gate):
         if why == 1:
             return name_full_words(name, count)
         if why == 2:
-            return address_full_words(limits)
+            return address_full_words(limits.sessions_per_address_max)
         if why == 3:
-            return guests_of_address_words(limits)
+            return guests_of_address_words(limits.guest_sessions_per_address_max)
         self.count_in(name, address, guest=guest)
         return None
 

@@ -27,9 +27,20 @@ import asyncssh
 from textual.app import App
 
 from moon_tui.services import DatabaseFailed, DatabaseStep
+from moon_tui.ui.door_words import (
+    DATABASE_PROBLEM,
+    GOODBYE,
+    LOGIN_FAILED,
+    NEW_KEY_NEEDS_A_TERMINAL,
+    NO_PTY,
+    NO_SUBSYSTEMS,
+    ONE_GAME_PER_CONNECTION,
+    SHUTTING_DOWN,
+    STARTING,
+)
 
 from . import banner, commands, game_commands, rating_commands  # noqa: F401 (they register)
-from .auth import DATABASE_PROBLEM, KeyToLink, MoonSSHServer
+from .auth import KeyToLink, MoonSSHServer
 from .bans import Bans
 from .config import ServerConfig
 from .connlog import ConnectionLog
@@ -59,10 +70,6 @@ MakeApp = Callable[[Player, str, str | None], App[Any]]
 table holds the player's place and they go straight to it);
 the code: open that saved game in the replay viewer (`ssh -t host replay CODE`)."""
 
-NO_PTY = (
-    "Moon is a full-screen game and needs an interactive terminal: "
-    "connect with 'ssh -t' (and without a command).\r\n"
-)
 
 
 def is_help(command: str | None) -> bool:
@@ -76,9 +83,9 @@ def refusal_for(process: asyncssh.SSHServerProcess[bytes]) -> str | None:
         return None
     if process.subsystem is not None:
         log.info("refused subsystem %s", shown(process.subsystem))
-        return "This server offers no file transfer or other subsystems.\n"
+        return NO_SUBSYSTEMS + "\n"
     if process.get_terminal_type() is None:
-        return NO_PTY
+        return NO_PTY + "\r\n"
     return None
 
 
@@ -176,11 +183,11 @@ class Door:
         """Why this channel gets no game (or no command), or None."""
         refusal = refusal_for(process)
         if refusal is None and auth.player is None and auth.link is None:
-            refusal = auth.refusal or "Login failed.\r\n"
+            refusal = auth.refusal or LOGIN_FAILED + "\r\n"
         if refusal is None and self.closing:
-            refusal = "The server is shutting down.\r\n"
+            refusal = SHUTTING_DOWN + "\r\n"
         if refusal is None and process.command is None and conn.get_extra_info("moon_playing"):
-            refusal = "One game per connection: open another ssh connection.\r\n"
+            refusal = ONE_GAME_PER_CONNECTION + "\r\n"
         return refusal
 
     async def _admit(
@@ -231,8 +238,7 @@ class Door:
         """An exec request: the same identity and limits as a game session (it holds a
         session's place while it runs); a new key must add itself with a terminal first."""
         if player is None:
-            write_line(process, "This key is new to its name: log in with a terminal first "
-                                "(ssh without a command) to add it.\n")
+            write_line(process, NEW_KEY_NEEDS_A_TERMINAL + "\n")
             process.exit(1)
             return
         log.info("command from %s: %s", player.name, shown(process.command or ""))
@@ -293,15 +299,15 @@ class Door:
                 return  # told by close() / refused just now
             if choice in ("quit", "idle"):
                 goodbye = (self._sessions.idle_message if choice == "idle"
-                           else "Goodbye from Moon.")
+                           else GOODBYE)
                 write_farewell(process, goodbye)
                 return
         first = "table" if seated else choice
         if self.start_slots.locked():
             if height:
-                process.stdout.write(banner.status_line(banner.STARTING, height).encode())
+                process.stdout.write(banner.status_line(STARTING, height).encode())
             else:
-                write_line(process, "Starting your game, one moment...\r\n")
+                write_line(process, STARTING + "\r\n")
         await self.start_slots.acquire()
         released = False
 

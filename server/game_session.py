@@ -22,6 +22,7 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
+from moon_tui.ui.door_words import CRASHED, GOODBYE
 from moon_tui.ui.plain import printable
 
 from .config import Limits
@@ -33,12 +34,6 @@ from .terminal import TerminalProfile, exit_message, fit_app_to_terminal
 log = logging.getLogger(__name__)
 
 AppFactory = Callable[[Player], App[Any]]
-
-CRASHED = (
-    "Sorry, the game crashed for your session only; the error was logged for the club. "
-    "Please reconnect."
-)
-
 
 @dataclass(eq=False)
 class GameSession:
@@ -156,7 +151,7 @@ def _say_goodbye(
     if farewell is None:
         farewell = exit_message(session.app) or None
     # A reason may quote an operator or a ban record: no escape sequence reaches the client.
-    write_line(process, f"{printable(farewell or 'Goodbye from Moon.')}\r\n")
+    write_line(process, f"{printable(farewell or GOODBYE)}\r\n")
     if session.terminal.dropped_events:
         log.info("%s: %d input events over the limit dropped", session.player.name,
                  session.terminal.dropped_events)

@@ -21,15 +21,24 @@ from collections import Counter, deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 
+from moon_tui.ui.door_words import (
+    SERVER_FULL_FOR_GUESTS,
+    address_claims_words,
+    address_full_words,
+    blocked_words,
+    crowded_words,
+    guests_of_address_words,
+    name_full_words,
+    server_claims_words,
+    server_full_words,
+)
+
 from .config import Limits
 
 MAX_BACKOFF = 15 * 60.0
 FORGIVEN_AFTER = 60 * 60.0
 """An address with no failed login for this long starts again from a clean slate."""
 HOUR = 3600.0
-BUS_AWAY = ("The server cannot check its login limits right now: guests and new names "
-            "wait a moment (players with their own key can log in meanwhile).")
-"""Why a guest or a new name waits while a club's bus does not answer (`bus_limits`)."""
 GUEST_NAME_DRAWS = 5
 """Guest names drawn at most for one guest: each one a worker's guest took meanwhile."""
 _REMEMBERED = 10_000
@@ -42,41 +51,6 @@ class _Failures:
     strikes: int = 0
     blocked_until: float = 0.0
     last: float = 0.0
-
-
-def blocked_words(wait: int) -> str:
-    return (f"Too many failed logins from your address: try again in {wait} seconds "
-            "(players with their own key can log in meanwhile).")
-
-
-def crowded_words(limits: Limits) -> str:
-    return ("Too many connections from your address are logging in at once (at most "
-            f"{limits.connections_per_address}): try again in a moment.")
-
-
-def name_full_words(name: str, count: int) -> str:
-    return f"The name {name} already has {count} sessions open: close one of them first."
-
-
-def address_full_words(limits: Limits) -> str:
-    return (f"Your address already has {limits.sessions_per_address_max} "
-            "sessions open, the most one address may have: close one first.")
-
-
-def guests_of_address_words(limits: Limits) -> str:
-    return (f"Your address already has {limits.guest_sessions_per_address_max}"
-            " guests playing, the most one address may have. Log in with an "
-            "SSH key to play under a name of your own (ssh-keygen).")
-
-
-def address_claims_words(wait: int) -> str:
-    return ("Too many new names from your address this hour: try again in "
-            f"{wait} seconds (players with their own key can log in meanwhile).")
-
-
-def server_claims_words(wait: int) -> str:
-    return ("The server takes no more new names this hour: try again in "
-            f"{wait} seconds (players with their own key can log in meanwhile).")
 
 
 @dataclass
@@ -158,7 +132,7 @@ class Gate:
     def crowded(self, address: str) -> str | None:
         """Why `address` waits for its connections still logging in here, or None."""
         if self.logging_in(address) > self.limits.connections_per_address:
-            return crowded_words(self.limits)
+            return crowded_words(self.limits.connections_per_address)
         return None
 
     async def failed(self, address: str) -> None:
@@ -205,10 +179,10 @@ class Gate:
             if refusal is not None:
                 return refusal
             if self.by_address[address] >= limits.sessions_per_address_max:
-                return address_full_words(limits)
+                return address_full_words(limits.sessions_per_address_max)
             if guest and self.guests_by_address[address] >= \
                     limits.guest_sessions_per_address_max:
-                return guests_of_address_words(limits)
+                return guests_of_address_words(limits.guest_sessions_per_address_max)
         self.count_in(name, address, guest=guest)
         return None
 
@@ -216,12 +190,9 @@ class Gate:
         """Why this process takes no more sessions (of a guest), or None."""
         limits = self.limits
         if self.sessions >= limits.max_sessions:
-            return (f"The server is full ({limits.max_sessions} players): "
-                    "please try again in a few minutes.")
+            return server_full_words(limits.max_sessions)
         if guest and self.guests >= limits.max_sessions - limits.places_kept_for_members:
-            return ("The server is full for guests: the places left are kept for "
-                    "players with a key. Try again in a few minutes, or log in with "
-                    "an SSH key (ssh-keygen).")
+            return SERVER_FULL_FOR_GUESTS
         return None
 
     def count_in(self, name: str, address: str, *, guest: bool) -> None:

@@ -15,9 +15,20 @@ from typing import Literal
 import asyncssh
 
 from moon_tui.services import DatabaseFailed, DatabaseStep
+from moon_tui.ui.door_words import (
+    CODE,
+    KEY_HAS_A_NAME,
+    KEY_NOT_ADDED,
+    KEY_NOT_SAVED,
+    NO_CODE_IN_TIME,
+    banned_key_words,
+    key_added_words,
+    new_key_words,
+    wrong_code_words,
+)
 from moon_tui.ui.plain import printable
 
-from .auth import KEY_HAS_A_NAME, KeyToLink, MoonSSHServer
+from .auth import KeyToLink, MoonSSHServer
 from .config import Limits
 from .game_session import write_line
 from .identity import Player
@@ -26,8 +37,6 @@ from .store import Database, StoreFailure
 
 log = logging.getLogger(__name__)
 
-CODE_PROMPT = "the code from your keys dialog"
-"""The words every key new to a name reads, whether or not the name waits for a code."""
 CODE_INPUT_CHARS = 24
 """Characters kept of what is typed (a code is 8, shown with a dash; spaces are allowed)."""
 INPUT_BYTES = 4096
@@ -144,18 +153,13 @@ async def link_new_key(
     loop = asyncio.get_running_loop()
     prompt = LinePrompt(process, loop.time() + limits.login_timeout_seconds)
     tries = max(1, limits.link_code_tries)
-    write_line(process, f"\nThis key is new to {link.name}.\nIf {link.name} is you, type "
-               f"{CODE_PROMPT}\n(k, then a, where you are logged in). If not, press "
-               "Ctrl+C\nand pick another name: ssh othername@this-host\n")
+    write_line(process, f"\n{new_key_words(link.name)}\n")
     for used in range(1, tries + 1):
-        write_line(process, "\nCode: ")
+        write_line(process, "\n" + CODE)
         typed = await prompt.read_line()
         if typed is None:
             timed_out = prompt.timed_out
-            write_line(process, "\n" + (
-                "No code in time: the key was not added." if timed_out
-                else "The key was not added."
-            ) + "\n")
+            write_line(process, f"\n{NO_CODE_IN_TIME if timed_out else KEY_NOT_ADDED}\n")
             log.info("link of a key to %s from %s: %s", link.name, link.address,
                      "timed out" if timed_out else "left")
             return None
@@ -164,10 +168,7 @@ async def link_new_key(
         left = tries - used
         await wrong_code()
         log.info("link of a key to %s from %s: wrong code", link.name, link.address)
-        write_line(process, "\nThat is not the code (or it was used, or it expired)"
-                   + (f": {left} {'try' if left == 1 else 'tries'} left." if left else
-                      ". The key was not added: make a new code in your keys dialog.")
-                   + "\n")
+        write_line(process, f"\n{wrong_code_words(left)}\n")
     return None
 
 
@@ -179,20 +180,19 @@ async def _add(
     if reason is None:
         reason = await db.ban_reason("key", link.fingerprint)
     if reason is not None:
-        write_line(process, f"\nYou are banned from this server: {printable(reason)}\n")
+        write_line(process, f"\n{banned_key_words(printable(reason))}\n")
         return None
     try:
         owner = await db.add_key(link.name, link.fingerprint, link.public_key)
     except StoreFailure as error:
         log.error("could not add a key to %s: %s", link.name, error)
         db.alarm("keys", DatabaseFailed(DatabaseStep.NEW_KEY, str(error)))
-        write_line(process, "\nThe server could not save your key (its disk is full or its "
-                   "database has a problem): please tell the club's operator.\n")
+        write_line(process, f"\n{KEY_NOT_SAVED}\n")
         return None
     if owner is not None and owner != link.name:  # taken by another name meanwhile
         write_line(process, f"\n{KEY_HAS_A_NAME}\n")
         return None
     log.info("key %s added to %s (code typed from %s)", link.fingerprint, link.name,
              link.address)
-    write_line(process, f"\nKey added: it can now log in as {link.name}.\n")
+    write_line(process, f"\n{key_added_words(link.name)}\n")
     return auth.key_linked()

@@ -11,6 +11,8 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 
+from moon_tui.ui.door_words import idle_words
+
 from .game_session import GameSession
 from .logtext import shown
 
@@ -93,8 +95,7 @@ class SessionRegistry:
 
     @property
     def idle_message(self) -> str:
-        return (f"Closed after {self._idle_minutes:g} minutes "
-                "without a key press. Come back any time!")
+        return idle_words(self._idle_minutes)
 
     async def watch_idle(self) -> None:
         """End game sessions with nothing done for `idle_minutes`: no key the app acted

@@ -43,6 +43,7 @@ from moon_tui.lobby import (
 from moon_tui.lobby.journal import TableJournal
 from moon_tui.lobby.peers import SharedRates
 from moon_tui.lobby.refusals import Refused
+from moon_tui.ui.door_words import RESTART_MESSAGE, SHUTDOWN_MESSAGE
 
 from . import patches, teardown
 from .analyses import DatabaseAnalyses
@@ -81,10 +82,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SHUTDOWN_MESSAGE = ("The server is shutting down. Your table and your game will be here "
-                    "when it is back: your seat waits for you. See you soon!")
-RESTART_MESSAGE = ("The server is restarting. Your table and your game will be here when it "
-                   "is back: your seat waits for you. Come back in a minute!")
 UI_MODULES = tuple(f"moon_tui.{name}" for name in (
     "app", "ui.create", "ui.dialogs", "ui.help", "ui.keys", "ui.operator", "ui.games",
     "ui.replay",

@@ -19,8 +19,9 @@ from moon_tui.lobby import Lobby
 from moon_tui.lobby.lobby import CODE_GUESSES
 from moon_tui.lobby.messages import JoinByCode, Rejected
 from moon_tui.lobby.refusals import Refusal
+from moon_tui.ui.door_words import BUS_AWAY
 from server.bus import WorkerPlace
-from server.bus_limits import BUS_AWAY, BusGate, BusRates
+from server.bus_limits import BusGate, BusRates
 from server.bus_server import BusServer
 from server.config import Limits
 from server.service import MoonServer

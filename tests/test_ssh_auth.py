@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from moon_tui.lobby import Ban, LobbyConfig
+from moon_tui.ui.door_words import CODE_PROMPT
 from server.config import Limits
-from server.linking import CODE_PROMPT
 from tests.support.settings import FAST
 from tools.probe import (
     ScreenClient,

@@ -13,6 +13,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from moon_tui.ui import door_words
 from server import linking
 from server.config import Limits
 from server.identity import fingerprint, openssh_line
@@ -29,7 +30,7 @@ from tools.probe import (
 
 pytestmark = pytest.mark.ssh
 
-PROMPT = linking.CODE_PROMPT
+PROMPT = door_words.CODE_PROMPT
 CODE = re.compile(r"Your code: ([A-Z0-9]{4}-[A-Z0-9]{4})")
 
 

@@ -16,7 +16,7 @@ import pytest
 import uvloop
 
 from moon_tui.lobby import LobbyConfig
-from server.service import SHUTDOWN_MESSAGE
+from moon_tui.ui.door_words import SHUTDOWN_MESSAGE
 from tools.probe import new_key, running_server
 
 pytestmark = [

@@ -16,7 +16,7 @@ import asyncssh
 import pytest
 
 from moon_tui.lobby.messages import Kick
-from server.game_session import CRASHED
+from moon_tui.ui.door_words import CRASHED
 from server.service import MoonServer
 from tools.probe import (
     ScreenClient,
