@@ -204,7 +204,7 @@ class MoonServer:
         self.connections: set[asyncssh.SSHServerConnection] = set()
         """Logged-in connections, closed by `stop()`."""
         self.restart = RestartCountdown(self._announce_restart,
-                                        lambda: self.stop(RESTART_MESSAGE))
+                                        lambda: self.stop(restart=True))
         """A planned restart's countdown (an operator's, or SIGTERM's: `cli.py`)."""
         self.stopped = asyncio.Event()
         """Set once `stop()` has finished, whoever called it."""
@@ -364,19 +364,21 @@ class MoonServer:
             "" if self.place is None else f", worker {self.place.index} on the bus",
         )
 
-    async def stop(self, reason: str = SHUTDOWN_MESSAGE) -> None:
-        """Tell everyone, save unfinished games, end every session; safe to call twice (a
-        second call waits for the first: a restart's countdown may have begun the stop)."""
+    async def stop(self, *, restart: bool = False) -> None:
+        """Tell everyone (the server stops, or `restart`s), save unfinished games, end
+        every session; safe to call twice (a second call waits for the first: a
+        restart's countdown may have begun the stop)."""
         if self._stopping:
             await self.stopped.wait()
             return
         self._stopping = True
         try:
-            await self._stop(reason)
+            await self._stop(restart)
         finally:
             self.stopped.set()
 
-    async def _stop(self, reason: str) -> None:
+    async def _stop(self, restart: bool) -> None:
+        reason = RESTART_MESSAGE if restart else SHUTDOWN_MESSAGE
         self.restart.forget()
         log.info("stopping: %d sessions", self.sessions.count)
         if self._listener is not None:
@@ -386,7 +388,7 @@ class MoonServer:
             session.note_farewell(reason)
         if self._lobby is not None:
             with contextlib.suppress(Exception):
-                await self._lobby.broadcast(reason)
+                await self._lobby.announce_stop(restart=restart)
             try:
                 await asyncio.wait_for(self._lobby.__aexit__(None, None, None), 20)
             except Exception:

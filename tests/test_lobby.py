@@ -627,8 +627,9 @@ async def test_operator_commands_need_an_operator() -> None:
         await lobby.kick("ann", "server says bye")
         assert await ann.wait_type(Disconnected) == Disconnected(
             Ending.KICKED, {"by": "", "reason": "server says bye"})
-        await lobby.broadcast("going down")
-        await root.wait_type(Notice, lambda n: n.params == {"text": "going down", "by": ""})
+        await lobby.announce_stop(restart=False)
+        await root.wait_type(Notice, lambda n: n.code is Tell.SERVER_STOPPING
+                             and n.params == {"restart": 0})
 
 
 async def test_an_operators_text_is_bounded_where_the_lobby_takes_it() -> None:

@@ -109,8 +109,8 @@ async def test_garbage_and_a_huge_paste_are_survived_without_slowing_others(
         await eventually(lambda: noisy_session.terminal.last_input > sent, "the flood read")
         # ... and the noisy session is still alive: a notice sent after that reaches its
         # screen (a session the flood had ended or crashed would never show it).
-        await server.lobby.broadcast("tea at eight")
-        await noisy.wait_for("tea at eight", timeout=10)
+        await server.lobby.announce_stop(restart=True)
+        await noisy.wait_for("The server is restarting", timeout=10)
         assert not noisy.closed.is_set()
         assert server.sessions.count == 2
         await noisy.close()

@@ -49,8 +49,10 @@ class Connect:
 
 
 @dataclass(frozen=True, slots=True)
-class ServerBroadcast:
-    text: str
+class ServerStopping:
+    """The server stops now (`restart`: and starts again at once): everyone is told."""
+
+    restart: bool
     reply: asyncio.Future[None]
 
 
@@ -244,7 +246,7 @@ ClubNews = PeerNews | ClubRestart | ClubBusy
 """Everything that crosses the club's news stream on the bus."""
 
 
-LobbyMessage = (FromHandle | HandleClosed | Connect | ServerBroadcast | ServerKick
+LobbyMessage = (FromHandle | HandleClosed | Connect | ServerStopping | ServerKick
                 | ServerRestartNews | Shutdown | TableChanged | TableClosed | HandDealt
                 | FromPeers | PeerChat | TakenElsewhere | BusBack | Spent | PeerNews)
 

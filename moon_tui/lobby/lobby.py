@@ -58,9 +58,9 @@ from .internal import (
     PeerKick,
     PeerNews,
     PeerNotices,
-    ServerBroadcast,
     ServerKick,
     ServerRestartNews,
+    ServerStopping,
     Shutdown,
     Spent,
     TableChanged,
@@ -359,12 +359,13 @@ class Lobby:
         hand = self._hands.get(table_id)
         return None if hand is None else hand + 1
 
-    async def broadcast(self, text: str) -> None:
-        """A notice to everyone online (the server's voice, e.g. before a shutdown)."""
+    async def announce_stop(self, *, restart: bool) -> None:
+        """Tell everyone online that the server stops now (and starts again, if `restart`):
+        their tables wait for them."""
         if not self._running:
             return
         reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._post(ServerBroadcast(text, reply))
+        self._post(ServerStopping(restart, reply))
         await reply
 
     async def kick(self, name: str, reason: str) -> None:
@@ -455,7 +456,7 @@ class Lobby:
         self._players.clear()
         while not inbox.empty():
             message = inbox.get_nowait()
-            if isinstance(message, Connect | ServerBroadcast | ServerKick) \
+            if isinstance(message, Connect | ServerStopping | ServerKick) \
                     and not message.reply.done():
                 message.reply.set_exception(LobbyClosed("the lobby has shut down"))
 
@@ -467,7 +468,7 @@ class Lobby:
             if isinstance(message, FromHandle):
                 message.handle.deliver(Rejected.because(message.command,
                                                         Refused(Refusal.LOBBY_FAILED)))
-            elif isinstance(message, Connect | ServerBroadcast | ServerKick) \
+            elif isinstance(message, Connect | ServerStopping | ServerKick) \
                     and not message.reply.done():
                 message.reply.set_exception(exc)
 
@@ -531,8 +532,10 @@ class Lobby:
             self._peer_news(message)
         elif isinstance(message, Connect):
             self._connect(message)
-        elif isinstance(message, ServerBroadcast):
-            self._broadcast(message.text, "")
+        elif isinstance(message, ServerStopping):
+            told = Notice(Tell.SERVER_STOPPING, {"restart": int(message.restart)}, "warning")
+            for handle in list(self._players.values()):
+                handle.deliver(told)
             message.reply.set_result(None)
         elif isinstance(message, ServerKick):
             self._kick(message.name, Ending.KICKED, "", message.reason)

@@ -18,6 +18,8 @@ class Tell(enum.StrEnum):
     """text: the club's message of the day."""
     BROADCAST = "broadcast"
     """text, by: an operator's words to everyone."""
+    SERVER_STOPPING = "server_stopping"
+    """restart (0 or 1): the server stops now (and starts again); the tables wait."""
     BANNED = "banned"
     """name: the operator's own ban took effect."""
     KICKED = "kicked"

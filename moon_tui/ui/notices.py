@@ -14,6 +14,7 @@ from ..lobby.notices import Ending, Leave, Tell
 from ..rules import TRUMP_DOUBLES, TRUMP_NONE, Action, Tile
 from ..rules.illegal import Param
 from .dominoes import small_tile
+from .door_words import RESTART_MESSAGE, SHUTDOWN_MESSAGE
 from .words import bid_words, trump_words
 
 Params = Mapping[str, Param]
@@ -66,6 +67,7 @@ def _kept_out(params: Params) -> str:
 TELL: dict[Tell, Callable[[Params], str]] = {
     Tell.MESSAGE_OF_THE_DAY: lambda p: str(p.get("text", "")),
     Tell.BROADCAST: lambda p: str(p.get("text", "")),
+    Tell.SERVER_STOPPING: lambda p: RESTART_MESSAGE if p.get("restart") else SHUTDOWN_MESSAGE,
     Tell.BANNED: lambda p: f"{p.get('name')} is banned: the name, its keys, and for a while "
                            "guests and new names from its last addresses.",
     Tell.KICKED: lambda p: f"{p.get('name')} was removed" + (
@@ -183,6 +185,8 @@ def notice_title(notice: Notice) -> str:
     """Who speaks, for a toast's title: an operator's broadcast names its sender."""
     if notice.code is Tell.BROADCAST:
         return f"From {_by(notice.params)}"
+    if notice.code is Tell.SERVER_STOPPING:
+        return "From the server"
     if notice.code is Tell.INVITED:
         return "Invitation"
     if notice.code is Tell.CLAIMED:
