@@ -21,7 +21,7 @@ from moon_tui.ui.door_words import (
     KEY_NOT_ADDED,
     KEY_NOT_SAVED,
     NO_CODE_IN_TIME,
-    banned_key_words,
+    banned_words,
     key_added_words,
     new_key_words,
     wrong_code_words,
@@ -180,7 +180,7 @@ async def _add(
     if reason is None:
         reason = await db.ban_reason("key", link.fingerprint)
     if reason is not None:
-        write_line(process, f"\n{banned_key_words(printable(reason))}\n")
+        write_line(process, f"\n{banned_words(kick=False, reason=printable(reason))}\n")
         return None
     try:
         owner = await db.add_key(link.name, link.fingerprint, link.public_key)

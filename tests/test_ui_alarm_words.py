@@ -19,7 +19,8 @@ from moon_tui.services import (
     RecordsWaiting,
     TablesWaiting,
 )
-from moon_tui.ui.alarm_words import ERROR_SHOWN_MAX, NAME_SHOWN_MAX, alarm_words, raised_words
+from moon_tui.ui.alarm_words import ERROR_SHOWN_MAX, alarm_words, raised_words
+from moon_tui.ui.plain import QUOTED_MAX
 
 HOSTILE = "[b]x\x1b[2J\n" + "y" * 500
 LOAD = LoadFacts(players=250, cpu_share=0.95, stalls=4, longest_ms=310.0, stall_ms=100.0,
@@ -43,7 +44,7 @@ def test_every_alarm_is_a_plain_sentence(alarm: Alarm) -> None:
     assert said.isprintable(), "no escape, no newline"
     if HOSTILE in dataclasses.astuple(alarm):
         assert "[b]x" in said, "quoted as it came: the screen shows it as plain text"
-    assert "y" * (max(ERROR_SHOWN_MAX, NAME_SHOWN_MAX) + 1) not in said
+    assert "y" * (max(ERROR_SHOWN_MAX, QUOTED_MAX) + 1) not in said
 
 
 def test_the_busy_alarm_gives_the_figures_and_the_advice_chosen() -> None:

@@ -9,6 +9,7 @@ from moon_tui.lobby.refusals import Refusal
 from moon_tui.services import AccountRefusal
 from moon_tui.ui import account_words
 from moon_tui.ui.model import Model
+from moon_tui.ui.plain import QUOTED_MAX
 from moon_tui.ui.refusals import refusal_words
 
 
@@ -59,4 +60,4 @@ def test_every_refusal_of_keys_and_members_has_words_quoting_the_name_plainly(
 ) -> None:
     said = account_words.refusal_words(why, "[b]x\x1b[2J" + "y" * 100)
     assert said and said.endswith(".") and "\x1b" not in said
-    assert "y" * (account_words.NAME_SHOWN_MAX + 1) not in said
+    assert "y" * (QUOTED_MAX + 1) not in said

@@ -33,8 +33,7 @@ def checked(command: OperatorCommand, by: str, config: LobbyConfig) -> OperatorC
         return replace(command, text=_cut(command.text),
                        minutes=_minutes(command.minutes, config.board_minutes))
     if isinstance(command, Kick):
-        command = replace(command, reason=_cut(command.reason),
-                          minutes=_minutes(command.minutes, config.kick_minutes))
+        command = replace(command, minutes=_minutes(command.minutes, config.kick_minutes))
     if isinstance(command, Kick | Ban):
         if command.name == by:
             raise Refused(Refusal.NOT_YOURSELF)

@@ -7,17 +7,15 @@ with an `AccountRefusal` and the name it is about; this is where that becomes En
 from __future__ import annotations
 
 from ..services import AccountRefusal
-from .plain import printable
+from .plain import quoted
 
 NAME_RULES = ("2 to 16 characters: lower-case letters, digits, '-' or '_', starting with "
               "a letter")
-NAME_SHOWN_MAX = 40
-"""Characters of a refused name quoted back (a name that is not one may be long)."""
 
 
 def refusal_words(why: AccountRefusal, name: str = "") -> str:
     """Why a change to keys or members was refused, in a sentence."""
-    who = printable(name)[:NAME_SHOWN_MAX]
+    who = quoted(name)
     match why:
         case AccountRefusal.GUEST:
             return "Guests have no account: log in with an SSH key to keep a name and keys."

@@ -15,9 +15,8 @@ from ..services import (
     RecordsWaiting,
     TablesWaiting,
 )
-from .plain import printable
+from .plain import quoted
 
-NAME_SHOWN_MAX = 40
 ERROR_SHOWN_MAX = 200
 """Characters of the database's own words kept (an error can quote a long statement)."""
 
@@ -51,7 +50,7 @@ def alarm_words(alarm: Alarm) -> str:
             return f"{_FAILED_STEP[step]}: the database said '{_error(error)}'."
         case BanNotSaved(kick, name, error):
             what = "kick" if kick else "ban"
-            return (f"the {what} of {printable(name, lines=False)[:NAME_SHOWN_MAX]} could "
+            return (f"the {what} of {quoted(name)} could "
                     f"not be saved ({_error(error)}): they are out now, but may log in "
                     f"again; {what} them again once the disk takes writes.")
         case RecordsWaiting(count, keep, retry_seconds, error):
@@ -70,7 +69,7 @@ def busy_words(busy: Busy) -> str:
     """The busy alarm from its figures, with what to do about it."""
     facts = busy.load
     who = "The server" if busy.worker is None else \
-        f"Worker {printable(busy.worker, lines=False)[:NAME_SHOWN_MAX]}"
+        f"Worker {quoted(busy.worker)}"
     players = facts.players
     span = "minute" if facts.window_seconds == 60 else f"{facts.window_seconds:g} seconds"
     return (f"{who} is busy: in the last {span} its event loop fell "
@@ -82,4 +81,4 @@ def busy_words(busy: Busy) -> str:
 
 
 def _error(error: str) -> str:
-    return printable(error, lines=False)[:ERROR_SHOWN_MAX]
+    return quoted(error, ERROR_SHOWN_MAX)

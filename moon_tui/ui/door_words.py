@@ -36,7 +36,7 @@ def minutes_left_words(minutes: int) -> str:
     return "1 more minute" if minutes == 1 else f"{minutes} more minutes"
 
 
-def banned_words(*, kick: bool, reason: str, minutes_left: int) -> str:
+def banned_words(*, kick: bool, reason: str, minutes_left: int = 0) -> str:
     """What the banned (or kicked) player alone reads, with the operator's reason."""
     because = f": {reason}" if reason else "."
     if kick:
@@ -194,10 +194,6 @@ def wrong_code_words(tries_left: int) -> str:
     return ("That is not the code (or it was used, or it expired)"
             + (f": {tries_left} {'try' if tries_left == 1 else 'tries'} left." if tries_left
                else ". The key was not added: make a new code in your keys dialog."))
-
-
-def banned_key_words(reason: str) -> str:
-    return f"You are banned from this server: {reason}"
 
 
 KEY_NOT_SAVED = ("The server could not save your key (its disk is full or its database has "

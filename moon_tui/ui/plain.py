@@ -38,6 +38,16 @@ def printable(text: str, *, lines: bool = True) -> str:
     return "".join(kept)
 
 
+QUOTED_MAX = 40
+"""Characters of a name (or a value from elsewhere) a sentence quotes."""
+
+
+def quoted(text: str, limit: int = QUOTED_MAX) -> str:
+    """Text from elsewhere (a name, a system's error) as a sentence quotes it: one line
+    of `printable` text, cut to `limit` characters."""
+    return printable(text, lines=False)[:limit]
+
+
 def plain(text: str) -> Content:
     """A widget's whole content from data: shown exactly as written (`Static.update`)."""
     return Content(printable(text))
