@@ -323,6 +323,10 @@ class MoonApp(App[None]):
             severity = {"info": "information", "warning": "warning", "error": "error"}
             if event.code is Tell.SAVING_AGAIN:
                 self.clear_notifications()  # the table's "cannot save" is over
+            elif event.code is Tell.CANNOT_SAVE:
+                for screen in self.screen_stack:
+                    if isinstance(screen, GameScreen) and screen.is_mounted:
+                        screen.show_answered()  # a move not saved is not shown
             self.notify(notice_words(event), title=notice_title(event),
                         severity=severity[event.level],  # type: ignore[arg-type]
                         timeout=NOTICE_SECONDS.get(event.code, 6))

@@ -38,6 +38,7 @@ from tools.probe import (
     enter_lobby,
     eventually,
     new_key,
+    offered_bids,
     running_server,
 )
 
@@ -314,23 +315,29 @@ async def test_a_game_across_two_workers_goes_on_after_the_bus_restarts_empty(
             await client.close()
 
 
-async def test_a_move_made_while_the_bus_is_down_is_played_once_it_is_back(
+async def test_a_move_made_while_the_bus_is_down_is_shown_at_once_and_played_once_it_is_back(
     valkey_bus: BusServer, tmp_path: Path,
 ) -> None:
-    """bob's table runs on ann's worker; bob moves while the bus is down: his move waits
-    on his worker and is played when the bus is back (it was lost, unacknowledged, and
-    his game waited for a move he had made)."""
+    """bob's table runs on ann's worker; bob moves while the bus is down: his screen shows
+    his move at once (foreseen from his own view, `rules/foresight.py`), the move waits on
+    his worker and is played when the bus is back (it was lost, unacknowledged, and his
+    game waited for a move he had made)."""
     async with contextlib.AsyncExitStack() as stack:
         servers, ann, bob = await ann_and_bob_playing(stack, valkey_bus, tmp_path)
-        await play([ann, bob], lambda s: my_turn(s[1]) and not my_turn(s[0]), WAIT)
+        # Past the auction: a bid that wins it shows the widow, which only the table knows.
+        await play([ann, bob], lambda s: my_turn(s[1]) and not my_turn(s[0])
+                   and offered_bids(s[1]) is None, WAIT)
         assert servers[1].club_bus is not None
         link = servers[1].club_bus.link
 
         valkey_bus.stop()
-        key = move(bob.text())
+        before = bob.text()
+        key = move(before)
         assert key is not None
         await bob.press(key)
         await eventually(lambda: link.waiting > 0, "bob's move waits for the bus")
+        shown = await bob.wait_for(lambda s: not my_turn(s), WAIT)
+        assert link.waiting > 0 and shown != before  # shown while the table has not had it
         valkey_bus.start()
         handle = servers[1].lobby._router.players["bob"]
         await eventually(lambda: handle.pending == 0, "bob's move taken up by his table")

@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass
 
 from ..rules import Phase, SeatView, tile_set
-from ..rules.tiles import FOLLOW, IS_TRUMP, mask_of
+from ..rules.tiles import IS_TRUMP, mask_of
 
 
 class SampleError(RuntimeError):
@@ -60,7 +60,7 @@ class Knowledge:
         if out_count < 0:
             raise SampleError(f"seat {seat}: more tiles in hands than hidden tiles")
         return cls(seat, n, view.trump, mine, played, hidden, tuple(counts), out_count,
-                   tuple(_voids(view, n)))
+                   view.voids())
 
     def allowed(self, seat: int) -> int:
         """The hidden tiles `seat` may hold."""
@@ -111,22 +111,3 @@ class Knowledge:
         if self.trump is None:
             return 0
         return self.hidden & IS_TRUMP[self.trump]
-
-
-def _voids(view: SeatView, n: int) -> list[int]:
-    """For each seat, the tiles it cannot hold: the suits it failed to follow."""
-    void = [0] * n
-    trump = view.trump
-    if trump is None:
-        return void
-    tricks = list(view.tricks)
-    if view.current_trick is not None and view.current_trick.plays:
-        tricks.append(view.current_trick)
-    for trick in tricks:
-        if trick.suit_led is None:
-            continue
-        suit = FOLLOW[trump][trick.suit_led]
-        for seat, tile in trick.plays[1:]:
-            if not suit >> tile.index & 1:
-                void[seat] |= suit
-    return void

@@ -191,6 +191,25 @@ class GameState:
         state.deal(rng)
         return state
 
+    @classmethod
+    def resumed(cls, rules: Rules, first_bidder: int, hand_number: int,
+                scores: Sequence[int], results: Sequence[HandResult]) -> GameState:
+        """A game whose earlier hands are known only by their results, as a seat's view
+        shows a game under way: the next deal is hand `hand_number` (its first bidder
+        `first_bidder`) and the sides have `scores`. For foreseeing a seat's own move
+        (`foresight.py`), which needs the rules to go on from there, not the earlier deals.
+        """
+        if len(scores) != rules.sides:
+            raise ValueError(f"{len(scores)} scores for {rules.sides} sides")
+        if hand_number < 0:
+            raise ValueError(f"hand number {hand_number} is below 0")
+        state = cls(rules, first_bidder)
+        state._scores = list(scores)
+        state._results = list(results)
+        state._last_result = results[-1] if results else None
+        state._hands_cleared = hand_number
+        return state
+
     def clone(self) -> GameState:
         """An independent copy (for search): actions applied to it leave this state alone."""
         other = copy.copy(self)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .actions import Action
 from .options import Rules
-from .tiles import Tile
+from .tiles import FOLLOW, Tile
 
 
 class Phase(enum.Enum):
@@ -134,3 +134,19 @@ class SeatView:
         if self.current_trick is not None:
             done += tuple(t for _, t in self.current_trick.plays)
         return done
+
+    def voids(self) -> tuple[int, ...]:
+        """For each seat, the mask of the tiles it cannot hold now: every suit it failed
+        to follow (a play is public, so any seat may reason from it)."""
+        void = [0] * len(self.hand_sizes)
+        if self.trump is None:
+            return tuple(void)
+        tricks = (*self.tricks, *(() if self.current_trick is None else (self.current_trick,)))
+        for trick in tricks:
+            if trick.suit_led is None:
+                continue
+            suit = FOLLOW[self.trump][trick.suit_led]
+            for seat, tile in trick.plays[1:]:
+                if not suit >> tile.index & 1:
+                    void[seat] |= suit
+        return tuple(void)

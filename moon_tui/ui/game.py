@@ -31,6 +31,7 @@ from ..lobby.messages import (
     TableUpdate,
 )
 from ..rules import MOON, TRUMP_DOUBLES, TRUMP_NONE, Action, Phase, SeatView, Tile
+from ..rules.foresight import foresee
 from .bars import ClickBar, Item, KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
@@ -183,6 +184,7 @@ class GameScreen(MoonScreen):
         elif isinstance(event, ChatPosted):
             self.query_one(ChatPanel).add(event.line, self.moon.model.operators)
         elif isinstance(event, Rejected):
+            self.show_answered()
             words = refusal_words(event)
             self._tell(words[:1].upper() + words[1:])
 
@@ -239,6 +241,13 @@ class GameScreen(MoonScreen):
             # Working out the active keys runs every check_action: only when they may change.
             self.bindings_state = state
             self.refresh_bindings()
+
+    def show_answered(self) -> None:
+        """Draw the table as it last said it is, without a move of the player's own
+        foreseen since (`_act`): the table refused it, or cannot save it yet."""
+        answered = self.moon.model.tables.get(self.table_id)
+        if answered is not None and answered is not self._update:
+            self.show(answered)
 
     def _bindings_state(self, view: SeatView) -> tuple[object, ...]:
         """All that `check_action` reads of the view and the screen."""
@@ -583,10 +592,17 @@ class GameScreen(MoonScreen):
         return None
 
     def _act(self, action: Action) -> None:
-        """Send a move of the player's own: it also answers "leave?" with "no"."""
+        """Send a move of the player's own, and show it at once where the rules say what
+        follows (`foresee`): the table's answer, which takes a few passes of the server
+        (more when the table runs on another worker), then replaces it. A move also
+        answers "leave?" with "no"."""
         self._told = None
         self._leave_armed_until = 0.0
         self.moon.send(Act(self.table_id, action))
+        update = self._update
+        after = None if update is None or update.view is None else foresee(update.view, action)
+        if update is not None and after is not None:
+            self.show(replace(update, view=after, turn_left=None, reconnect_left=None))
 
     def _in_row(self) -> bool:
         """←→ Enter act on the row of bids or trumps (else on the hand)."""
