@@ -368,12 +368,15 @@ def _time_answers_in_the_server(where: Callable[[str], str]) -> list[Answer]:
     untimed = {"enter", "r"}
 
     def answered(driver: Any, key_at: float) -> None:
-        screen = driver._app.screen
+        app = driver._app
+        screen = app.screen
         at_table = type(screen).__name__ == "GameScreen"
         peer = driver._terminal.process.get_extra_info("peername")
+        place = where(screen.table_id) if at_table else ""
+        if place and screen._update is app.model.tables.get(screen.table_id):
+            place += ", waited"  # the table's answer drawn, not the move foreseen
         answers.append(("table" if at_table else "lobby", key_at,
-                        peer[1] if peer else 0, time.monotonic(),
-                        where(screen.table_id) if at_table else ""))
+                        peer[1] if peer else 0, time.monotonic(), place))
 
     watch_answers(lambda key: None if key.key in untimed else time.monotonic(), answered)
     return answers
@@ -1381,7 +1384,17 @@ def print_club(result: dict[str, Any]) -> None:
             f"at tables of three humans on the player's worker, in the server "
             f"{_p50_p99(inside['table_same_worker_humans'])} "
             f"({inside['table_same_worker_humans']['count']} keys), from the send "
-            f"{_p50_p99(sent['table_same_worker_humans'])}",
+            f"{_p50_p99(sent['table_same_worker_humans'])}; the moves foreseen (drawn at "
+            f"once by the player's screen), in the server "
+            f"{_p50_p99(inside['table_same_worker_humans_foreseen'])} / "
+            f"{_p50_p99(inside['table_other_worker_foreseen'])}, from the send "
+            f"{_p50_p99(sent['table_same_worker_humans_foreseen'])} / "
+            f"{_p50_p99(sent['table_other_worker_foreseen'])}; the moves drawn from "
+            f"the table's answer (not foreseen: a bid that takes the widow), in the server "
+            f"{_p50_p99(inside['table_same_worker_humans_waited'])} "
+            f"({inside['table_same_worker_humans_waited']['count']} keys) / "
+            f"{_p50_p99(inside['table_other_worker_waited'])} "
+            f"({inside['table_other_worker_waited']['count']} keys)",
             flush=True,
         )
 

@@ -55,14 +55,21 @@ def _own(reply: dict[str, Any]) -> dict[str, Any]:
 
 WHERE_KEYS: dict[str, tuple[str, ...]] = {
     "same": ("table_same_worker",),
-    "same, humans": ("table_same_worker", "table_same_worker_humans"),
-    "other": ("table_other_worker",),
+    "same, humans": ("table_same_worker", "table_same_worker_humans",
+                     "table_same_worker_humans_foreseen"),
+    "other": ("table_other_worker", "table_other_worker_foreseen"),
+    "same, waited": ("table_same_worker",),
+    "same, humans, waited": ("table_same_worker", "table_same_worker_humans",
+                             "table_same_worker_humans_waited"),
+    "other, waited": ("table_other_worker", "table_other_worker_waited"),
 }
 """Where a table key counts besides "table", by where its table runs: on the player's
 worker, or on another. Only a table of three humans can run on another worker (it runs
 where its opener is), so the keys of those on the player's worker are also counted
 apart: a move there has two other players' screens to show too, and the fair
-comparison with a move across workers is with them."""
+comparison with a move across workers is with them. ", waited": the frame was the
+table's answer, not the move foreseen by the player's screen (`rules/foresight.py`: a bid
+that takes the widow, a claim): the keys across workers that still make the whole trip."""
 
 
 def spread_inputs(answered: list[list[Any]]) -> dict[str, list[float]]:

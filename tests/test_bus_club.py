@@ -18,6 +18,7 @@ import valkey.asyncio as valkey
 from moon_tui.lobby import codec
 from moon_tui.lobby.internal import Acked, ClubShare, FromPeers, ToMember
 from moon_tui.lobby.messages import ChatLine, ChatPosted, SeatInfo, TableInfo, TableUpdate
+from moon_tui.ui.game import UNANSWERED_SECONDS
 from server import identity
 from server.bus import WorkerPlace
 from server.bus_club import (
@@ -319,9 +320,10 @@ async def test_a_move_made_while_the_bus_is_down_is_shown_at_once_and_played_onc
     valkey_bus: BusServer, tmp_path: Path,
 ) -> None:
     """bob's table runs on ann's worker; bob moves while the bus is down: his screen shows
-    his move at once (foreseen from his own view, `rules/foresight.py`), the move waits on
-    his worker and is played when the bus is back (it was lost, unacknowledged, and his
-    game waited for a move he had made)."""
+    his move at once (foreseen from his own view, `rules/foresight.py`), and after
+    `UNANSWERED_SECONDS` the table as it last was, saying the move has not reached it; the
+    move waits on his worker and is played when the bus is back (it was lost,
+    unacknowledged, and his game waited for a move he had made)."""
     async with contextlib.AsyncExitStack() as stack:
         servers, ann, bob = await ann_and_bob_playing(stack, valkey_bus, tmp_path)
         # Past the auction: a bid that wins it shows the widow, which only the table knows.
@@ -338,6 +340,8 @@ async def test_a_move_made_while_the_bus_is_down_is_shown_at_once_and_played_onc
         await eventually(lambda: link.waiting > 0, "bob's move waits for the bus")
         shown = await bob.wait_for(lambda s: not my_turn(s), WAIT)
         assert link.waiting > 0 and shown != before  # shown while the table has not had it
+        back = await bob.wait_for("has not reached the table yet", UNANSWERED_SECONDS + WAIT)
+        assert my_turn(back) and link.waiting > 0
         valkey_bus.start()
         handle = servers[1].lobby._router.players["bob"]
         await eventually(lambda: handle.pending == 0, "bob's move taken up by his table")

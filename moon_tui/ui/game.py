@@ -60,6 +60,9 @@ from .words import (
 
 LEAVE_CONFIRM_SECONDS = 3.0
 WARN_SECONDS = 10
+UNANSWERED_SECONDS = 5.0
+"""How long a move of the player's own shows, foreseen, before the table takes it: past
+this the screen shows the table as it last was, and says so."""
 """Your turn timer is shown highlighted for its last seconds (and `TimeRunningOut` sent)."""
 TRUMP_KEYS = {"d": TRUMP_DOUBLES, "n": TRUMP_NONE}
 """The trumps named by a letter (a table's rules may refuse them)."""
@@ -143,6 +146,10 @@ class GameScreen(MoonScreen):
         self._header_key: tuple[object, ...] = ()
         """What the header was made from (every input of `header`)."""
         self._leave_armed_until = 0.0
+        self._foreseen: tuple[SeatView, SeatView] | None = None
+        """The player's own move shown before the table took it: the view it was
+        foreseen from, and the view shown (`_act`)."""
+        self._unanswered: Timer | None = None
 
     def compose_body(self) -> ComposeResult:
         yield Line(id="header")
@@ -176,6 +183,14 @@ class GameScreen(MoonScreen):
         if isinstance(event, TableUpdate):
             if event.view is not None and event.view.outcome is None:
                 self._finished = None
+            foreseen = self._foreseen
+            if foreseen is not None and event.view == foreseen[0]:
+                # News of another kind (a seat, a name) before the table took the move:
+                # it still shows, until the table takes it or `UNANSWERED_SECONDS`.
+                self.show(replace(event, view=foreseen[1], turn_left=None,
+                                  reconnect_left=None))
+                return
+            self._forget_foreseen()
             self.show(event)
         elif isinstance(event, GameFinished):
             self._finished = event
@@ -245,9 +260,23 @@ class GameScreen(MoonScreen):
     def show_answered(self) -> None:
         """Draw the table as it last said it is, without a move of the player's own
         foreseen since (`_act`): the table refused it, or cannot save it yet."""
+        self._forget_foreseen()
         answered = self.moon.model.tables.get(self.table_id)
         if answered is not None and answered is not self._update:
             self.show(answered)
+
+    def _forget_foreseen(self) -> None:
+        self._foreseen = None
+        if self._unanswered is not None:
+            self._unanswered.stop()
+            self._unanswered = None
+
+    def _not_answered(self) -> None:
+        """The table has not taken the move in `UNANSWERED_SECONDS` (its worker is
+        being replaced, the bus is away): show the table as it was, and say why."""
+        self.show_answered()
+        self._tell("Your move has not reached the table yet: if it is still your turn "
+                   "when the table answers, play again.")
 
     def _bindings_state(self, view: SeatView) -> tuple[object, ...]:
         """All that `check_action` reads of the view and the screen."""
@@ -600,9 +629,14 @@ class GameScreen(MoonScreen):
         self._leave_armed_until = 0.0
         self.moon.send(Act(self.table_id, action))
         update = self._update
-        after = None if update is None or update.view is None else foresee(update.view, action)
-        if update is not None and after is not None:
-            self.show(replace(update, view=after, turn_left=None, reconnect_left=None))
+        before = None if update is None else update.view
+        after = None if before is None else foresee(before, action)
+        if update is None or before is None or after is None:
+            return
+        self._forget_foreseen()
+        self.show(replace(update, view=after, turn_left=None, reconnect_left=None))
+        self._foreseen = (before, after)
+        self._unanswered = self.set_timer(UNANSWERED_SECONDS, self._not_answered)
 
     def _in_row(self) -> bool:
         """←→ Enter act on the row of bids or trumps (else on the hand)."""
