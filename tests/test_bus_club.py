@@ -321,7 +321,7 @@ async def test_a_move_made_while_the_bus_is_down_is_shown_at_once_and_played_onc
 ) -> None:
     """bob's table runs on ann's worker; bob moves while the bus is down: his screen shows
     his move at once (foreseen from his own view, `rules/foresight.py`), and after
-    `UNANSWERED_SECONDS` the table as it last was, saying the move has not reached it; the
+    `UNANSWERED_SECONDS` the table as it last was, saying it has not taken the move; the
     move waits on his worker and is played when the bus is back (it was lost,
     unacknowledged, and his game waited for a move he had made)."""
     async with contextlib.AsyncExitStack() as stack:
@@ -340,7 +340,7 @@ async def test_a_move_made_while_the_bus_is_down_is_shown_at_once_and_played_onc
         await eventually(lambda: link.waiting > 0, "bob's move waits for the bus")
         shown = await bob.wait_for(lambda s: not my_turn(s), WAIT)
         assert link.waiting > 0 and shown != before  # shown while the table has not had it
-        back = await bob.wait_for("has not reached the table yet", UNANSWERED_SECONDS + WAIT)
+        back = await bob.wait_for("has not taken your move yet", UNANSWERED_SECONDS + WAIT)
         assert my_turn(back) and link.waiting > 0
         valkey_bus.start()
         handle = servers[1].lobby._router.players["bob"]

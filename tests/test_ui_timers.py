@@ -1,7 +1,8 @@
 """No Textual timer gets a negative delay: a toast whose time ran out does not freeze the app.
 
 A frozen app freezes its event loop (a loop without an `await`), and with it any test
-run in that loop: the app runs in a process of its own, given a time to finish.
+run in that loop: the app runs in a process of its own, given a time to finish. And a
+one-shot wait of a screen (`later`) keeps no ended app alive.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from test_ui_support import FAST, screen_text, wait_for
 
 from moon_tui.app import MoonApp
 from moon_tui.lobby import Lobby
-from moon_tui.ui.timers import MIN_DELAY, TimedNotification, timer_delay
+from moon_tui.ui.timers import MIN_DELAY, TimedNotification, later, timer_delay
 
 TIMEOUT = 3.0
 LATE = 0.0057
@@ -87,3 +88,37 @@ def test_a_toast_built_after_its_time_ran_out_does_not_freeze_the_app() -> None:
 
 if __name__ == "__main__":
     asyncio.run(late_toast())
+
+
+async def test_later_runs_once_as_a_message_can_be_called_off_and_holds_nothing() -> None:
+    """`later` (the table screen's wait for the table to take a move): the method runs in
+    the app's own task, a cancelled one never runs, and neither keeps the app alive."""
+    import gc
+    import weakref
+
+    from textual.app import App
+
+    class Counting(App[None]):
+        runs = 0
+
+        def count(self) -> None:
+            assert asyncio.current_task() is not None
+            self.runs += 1
+
+    async def session() -> tuple[weakref.ref[Counting], asyncio.TimerHandle]:
+        app = Counting()
+        async with app.run_test() as pilot:
+            later(0.05, app, app.count)
+            called_off = later(0.05, app, app.count)
+            called_off.cancel()
+            await asyncio.sleep(0.3)
+            await pilot.pause()
+            assert app.runs == 1
+            pending = later(60, app, app.count)  # still waiting when the app ends
+        return weakref.ref(app), pending
+
+    # In a task of its own: the app's context (Textual's `active_app`) ends with it.
+    gone, pending = await asyncio.create_task(session())
+    gc.collect()
+    assert gone() is None
+    pending.cancel()

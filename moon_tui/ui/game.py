@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import replace
 
@@ -49,7 +50,7 @@ from .table_text import (
     summary,
     trumps_out_line,
 )
-from .timers import timer_delay
+from .timers import later, timer_delay
 from .words import (
     bids_left_words,
     name_width,
@@ -69,6 +70,17 @@ TRUMP_KEYS = {"d": TRUMP_DOUBLES, "n": TRUMP_NONE}
 PICK = Binding.Group("choose tile", compact=True)
 BID = Binding.Group("bid", compact=True)
 TRUMP = Binding.Group("trump", compact=True)
+
+
+def still_foreseen(update: TableUpdate,
+                   foreseen: tuple[SeatView, SeatView] | None) -> TableUpdate | None:
+    """`update` drawn with the player's own move, foreseen as `(from, to)` views, while
+    the table has not taken it (its view is still the one the move was foreseen from: news
+    of another kind, a seat or a name); None once it has, or when nothing is foreseen.
+    The countdowns wait for the table's own word."""
+    if foreseen is None or update.view != foreseen[0]:
+        return None
+    return replace(update, view=foreseen[1], turn_left=None, reconnect_left=None)
 
 
 def _digit_bindings() -> list[Binding]:
@@ -149,7 +161,7 @@ class GameScreen(MoonScreen):
         self._foreseen: tuple[SeatView, SeatView] | None = None
         """The player's own move shown before the table took it: the view it was
         foreseen from, and the view shown (`_act`)."""
-        self._unanswered: Timer | None = None
+        self._unanswered: asyncio.TimerHandle | None = None
 
     def compose_body(self) -> ComposeResult:
         yield Line(id="header")
@@ -183,15 +195,10 @@ class GameScreen(MoonScreen):
         if isinstance(event, TableUpdate):
             if event.view is not None and event.view.outcome is None:
                 self._finished = None
-            foreseen = self._foreseen
-            if foreseen is not None and event.view == foreseen[0]:
-                # News of another kind (a seat, a name) before the table took the move:
-                # it still shows, until the table takes it or `UNANSWERED_SECONDS`.
-                self.show(replace(event, view=foreseen[1], turn_left=None,
-                                  reconnect_left=None))
-                return
-            self._forget_foreseen()
-            self.show(event)
+            kept = still_foreseen(event, self._foreseen)
+            if kept is None:
+                self._forget_foreseen()
+            self.show(event if kept is None else kept)
         elif isinstance(event, GameFinished):
             self._finished = event
             if self._update is not None:
@@ -268,15 +275,15 @@ class GameScreen(MoonScreen):
     def _forget_foreseen(self) -> None:
         self._foreseen = None
         if self._unanswered is not None:
-            self._unanswered.stop()
+            self._unanswered.cancel()
             self._unanswered = None
 
     def _not_answered(self) -> None:
         """The table has not taken the move in `UNANSWERED_SECONDS` (its worker is
         being replaced, the bus is away): show the table as it was, and say why."""
         self.show_answered()
-        self._tell("Your move has not reached the table yet: if it is still your turn "
-                   "when the table answers, play again.")
+        self._tell("The table has not taken your move yet: if it is still your turn, "
+                   "play again.")
 
     def _bindings_state(self, view: SeatView) -> tuple[object, ...]:
         """All that `check_action` reads of the view and the screen."""
@@ -634,9 +641,9 @@ class GameScreen(MoonScreen):
         if update is None or before is None or after is None:
             return
         self._forget_foreseen()
-        self.show(replace(update, view=after, turn_left=None, reconnect_left=None))
         self._foreseen = (before, after)
-        self._unanswered = self.set_timer(UNANSWERED_SECONDS, self._not_answered)
+        self.show(still_foreseen(update, self._foreseen) or update)
+        self._unanswered = later(UNANSWERED_SECONDS, self, self._not_answered)
 
     def _in_row(self) -> bool:
         """←→ Enter act on the row of bids or trumps (else on the hand)."""

@@ -12,6 +12,12 @@ is read through it.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import weakref
+from collections.abc import Callable
+
+from textual.message_pump import MessagePump
 from textual.notifications import Notification
 
 MIN_DELAY = 0.01
@@ -38,3 +44,20 @@ class TimedNotification(Notification):
     def _time_left(self) -> float:
         left: float = Notification.time_left.fget(self)  # type: ignore[attr-defined]
         return left
+
+
+def later(seconds: float, pump: MessagePump, method: Callable[[], object]) -> asyncio.TimerHandle:
+    """Run `method` (one of `pump`'s own) once, as a message of `pump`, in `seconds`; cancel
+    the handle to call it off. Unlike `set_timer`, it keeps no app alive after it ended: an
+    asyncio timer keeps its context until its time comes, even cancelled, and an app's
+    context holds the whole app (Textual's `active_app`). So it is made in an empty
+    context and holds `pump` and `method` weakly."""
+    target, call = weakref.ref(pump), weakref.WeakMethod(method)
+
+    def fire() -> None:
+        alive, bound = target(), call()
+        if alive is not None and bound is not None and alive.is_running:
+            alive.call_later(bound)
+
+    return asyncio.get_running_loop().call_later(timer_delay(seconds), fire,
+                                                 context=contextvars.Context())

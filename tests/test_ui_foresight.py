@@ -1,0 +1,47 @@
+"""What the table screen draws while a move of the player's own is foreseen
+(`ui/game.still_foreseen`): the move stays drawn over the table's news of another kind,
+and gives way to the table's own view once the table took it."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from moon_tui.lobby.messages import SeatInfo, TableInfo, TableUpdate
+from moon_tui.rules import CHANCE, GameState, Phase, Rules
+from moon_tui.rules.foresight import foresee
+from moon_tui.ui.game import still_foreseen
+
+
+def test_a_foreseen_move_stays_over_other_news_and_gives_way_to_the_tables_answer() -> None:
+    rng = random.Random(4)
+    state = GameState.new_game(Rules.make(), rng)
+    while state.phase is not Phase.PLAY:
+        if state.current_player() == CHANCE:
+            state.deal(rng)
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    seat = state.current_player()
+    before = state.view(seat)
+    move = before.legal[0]
+    after = foresee(before, move)
+    assert after is not None
+    seats = tuple(SeatInfo(name) for name in ("ann", "bob", "cy"))
+    table = TableInfo("t1", "ann's table", "ann", Rules.make(), seats, "playing", False,
+                      True, (), 30)
+    update = TableUpdate(table, seat, before, seq=7, turn_left=12.0, reconnect_left=None)
+
+    assert still_foreseen(update, None) is None  # nothing foreseen: the table's word
+    drawn = still_foreseen(update, (before, after))
+    assert drawn is not None and drawn.view == after and drawn.turn_left is None
+
+    away = replace(table, seats=(SeatInfo("ann"), SeatInfo("bob", away=True),
+                                 SeatInfo("cy")))
+    news = replace(update, table=away, seq=8)  # bob dropped before the move was taken
+    kept = still_foreseen(news, (before, after))
+    assert kept is not None and kept.view == after and kept.table == away
+
+    state.apply_action(move)
+    answer = replace(update, view=state.view(seat), seq=9)
+    assert answer.view == after  # the table's answer is what was foreseen...
+    assert still_foreseen(answer, (before, after)) is None  # ...and it is drawn as sent
