@@ -45,7 +45,7 @@ from .services import GameArchive, KeyManager, RatingBook, ServerHealth
 from .ui.base import ComingBackScreen, FirstScreen, MoonModal, MoonParts, MoonScreen
 from .ui.context import ScreenContext
 from .ui.frames import draw_now
-from .ui.game import GameScreen, SoloGameScreen
+from .ui.game import GameScreen, LessonGameScreen, SoloGameScreen
 from .ui.lobby_screen import LobbyScreen
 from .ui.model import Model
 from .ui.notices import ending_words, left_words, notice_title, notice_words
@@ -387,8 +387,8 @@ class MoonApp(App[None]):
             self.switch_screen(LobbyScreen())
         # Straight from the lobby into a game under way: the player came back to it.
         returning = not isinstance(self.screen, WaitingScreen | GameScreen | ReplayScreen)
-        # The welcome screen's lesson leads to the lobby: its q leaves, as at a club table.
-        game = SoloGameScreen if self.solo and not self.club_next else GameScreen
+        game = (LessonGameScreen if self.club_next else SoloGameScreen if self.solo
+                else GameScreen)
         new = (game(table_id, returning=returning) if kind == "game"
                else WaitingScreen(table_id))
         if isinstance(self.screen, WaitingScreen | GameScreen):

@@ -20,9 +20,6 @@ class ScreenContext(Protocol):
     """Logged in without a key: a name for this visit only, no keys to manage."""
     solo: bool
     """A game played alone in one's own terminal (`moon`): no lobby, nobody to chat with."""
-    club_next: bool
-    """Played alone, on the way to the club's lobby (the welcome screen's lesson): leaving
-    the game goes there, not out of Moon."""
     lesson: str | None
     """The first lesson is on (`moon_tui/lesson.py`): what its last step offers, else None."""
     chat_max_chars: int

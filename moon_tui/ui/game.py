@@ -773,17 +773,12 @@ class GameScreen(MoonScreen):
         self.moon.send(SendChat(event.text, self.table_id))
         self.query_one(HandView).focus()
 
+    def _game_over(self) -> bool:
+        return self._view is not None and self._view.outcome is not None
+
     def action_leave(self) -> None:
         """Leave the table; mid-game a seated player presses q twice (a computer takes
-        the seat), so a stray key does not abandon a game. Played alone (`moon`) there
-        is no lobby to go back to: q asks whether to quit or start a new game."""
-        if self.moon.solo:
-            from .dialogs import EndLessonScreen, EndLocalGameScreen
-
-            over = self._view is not None and self._view.outcome is not None
-            ending = EndLessonScreen(over) if self.moon.club_next else EndLocalGameScreen(over)
-            self.app.push_screen(ending, self._end_local)
-            return
+        the seat), so a stray key does not abandon a game."""
         view = self._view
         playing = view is not None and view.seat is not None and view.outcome is None
         now = time.monotonic()
@@ -806,3 +801,19 @@ class SoloGameScreen(GameScreen):
     BINDINGS = [replace(b, description=SOLO_WORDS[b.action])
                 if isinstance(b, Binding) and b.action in SOLO_WORDS else b
                 for b in GameScreen.BINDINGS]
+
+    def action_leave(self) -> None:
+        """There is no lobby to go back to: q asks whether to quit or start a new game."""
+        from .dialogs import EndLocalGameScreen
+
+        self.app.push_screen(EndLocalGameScreen(self._game_over()), self._end_local)
+
+
+class LessonGameScreen(GameScreen):
+    """The first lesson, started from the club's welcome screen: played alone, but it
+    leads to the club's lobby, so its q asks whether to leave the lesson for it."""
+
+    def action_leave(self) -> None:
+        from .dialogs import EndLessonScreen
+
+        self.app.push_screen(EndLessonScreen(self._game_over()), self._end_local)
