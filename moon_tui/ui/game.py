@@ -61,10 +61,10 @@ from .words import (
 
 LEAVE_CONFIRM_SECONDS = 3.0
 WARN_SECONDS = 10
+"""Your turn timer is shown highlighted for its last seconds (and `TimeRunningOut` sent)."""
 UNANSWERED_SECONDS = 5.0
 """How long a move of the player's own shows, foreseen, before the table takes it: past
 this the screen shows the table as it last was, and says so."""
-"""Your turn timer is shown highlighted for its last seconds (and `TimeRunningOut` sent)."""
 TRUMP_KEYS = {"d": TRUMP_DOUBLES, "n": TRUMP_NONE}
 """The trumps named by a letter (a table's rules may refuse them)."""
 PICK = Binding.Group("choose tile", compact=True)
@@ -642,7 +642,9 @@ class GameScreen(MoonScreen):
             return
         self._forget_foreseen()
         self._foreseen = (before, after)
-        self.show(still_foreseen(update, self._foreseen) or update)
+        drawn = still_foreseen(update, self._foreseen)
+        assert drawn is not None  # (the update's view is the one the move was foreseen from)
+        self.show(drawn)
         self._unanswered = later(UNANSWERED_SECONDS, self, self._not_answered)
 
     def _in_row(self) -> bool:
