@@ -92,6 +92,34 @@ INTO_A_TABLE = (FromMember, Attach, Detach, CloseNow)
 OUT_TO_A_WORKER = (ToMember, Acked)
 
 
+RESUME_SECONDS = 60.0
+"""A table taken over reads what was written to it since the last command its earlier
+owner took up (in a pass its journal kept), at most this long ago: the moves its players
+on other workers made while it was between owners are played, nothing older."""
+TAKEN_KEEP_SECONDS = 86_400
+"""How long the bus keeps where a table's owner got to (`taken_key`) after its last
+command: a table closed on a worker that died leaves that key behind for a day."""
+STREAM_ID = re.compile(rb"(\d{1,15})-(\d{1,10})")
+
+
+def taken_key(table_id: str) -> str:
+    """Where the table's owner got to in its stream: the id of the last entry it took up
+    in a pass its journal kept."""
+    return f"moon:table:{table_id}:taken"
+
+
+def resume_from(taken: bytes | None, now: float) -> str | None:
+    """Where a table taken up at `now` reads its stream from: just past `taken` (the
+    earlier owner's last command taken up), but never more than `RESUME_SECONDS` back;
+    None when no owner got anywhere (a table new to the bus: nothing before is its own)."""
+    found = STREAM_ID.fullmatch(taken or b"")
+    if found is None:
+        return None
+    oldest = (int((now - RESUME_SECONDS) * 1000), 0)
+    at = max((int(found[1]), int(found[2])), oldest)
+    return f"{at[0]}-{at[1]}"
+
+
 def _now_id() -> str:
     """A stream position just before now: an entry written in this very millisecond is
     read too (its id may be `<now>-0`, which a position of `<now>-0` passes over)."""
@@ -172,8 +200,9 @@ class OwnerLink(InProcessLink):
         super().__init__(table_id, receiver)
         self._bus = bus
         self._remote_ids = itertools.count(-1, -1)
-        self.senders: dict[int, tuple[str, int]] = {}
-        """Commands from other workers not yet acknowledged: our id -> (worker, theirs)."""
+        self.senders: dict[int, tuple[str, int, str]] = {}
+        """Commands from other workers not yet acknowledged: our id -> (worker, theirs,
+        the stream entry that brought it)."""
         self._acked: list[int] = []
         """Those the table took up in the pass it is in: acknowledged at its end (`told`)."""
 
@@ -184,16 +213,17 @@ class OwnerLink(InProcessLink):
     def shut(self) -> None:
         super().shut()
         self._bus.let_go(self.table_id)
-        for worker, command_id in self.senders.values():  # they wait in vain otherwise
+        for worker, command_id, _ in self.senders.values():  # they wait in vain otherwise
             self._bus.send(worker_inbox(worker), Acked(command_id), self.table_id)
         self.senders.clear()
         self._acked.clear()
 
-    def from_bus(self, message: TableMessage, sender: str) -> None:
-        """A message another worker sent this table (checked by the caller's decoding)."""
+    def from_bus(self, message: TableMessage, sender: str, entry: str) -> None:
+        """A message another worker sent this table (checked by the caller's decoding),
+        brought by the stream's entry `entry`."""
         if isinstance(message, FromMember) and message.command_id:
             ours = next(self._remote_ids)
-            self.senders[ours] = (sender, message.command_id)
+            self.senders[ours] = (sender, message.command_id, entry)
             self._bus.answering()
             message = FromMember(message.name, message.command, message.by_code, ours)
         self.to_table(message)
@@ -211,12 +241,15 @@ class OwnerLink(InProcessLink):
         what they brought about: acknowledged at once, an acknowledgement went out
         alone before the journal's write, and the views, written after it, waited for
         the bus's answer to that first write (6.5 ms, seen at 60 players)."""
+        last = None
         for ours in self._acked:
             sender = self.senders.pop(ours, None)
             if sender is not None:
-                worker, theirs = sender
+                worker, theirs, last = sender
                 self._bus.send(worker_inbox(worker), Acked(theirs), self.table_id)
         self._acked.clear()
+        if last is not None:  # a worker taking the table over goes on from there
+            self._bus.taken(self.table_id, last)
 
 
 class RemoteTableLink(InProcessLink):
@@ -280,6 +313,9 @@ class WorkerBus:
         """The club's other streams read (`hear`): where each one's entries go."""
         self._caps: dict[str, int] = {CHAT_STREAM: CHAT_STREAM_MAX}
         self._positions: dict[str, str] = {}
+        self._resuming: dict[str, str] = {}
+        """Tables' streams just taken up, read from this position (taken up at) until
+        `_resume` has looked up where an earlier owner got to."""
         self.waiting = 0
         """Entries that wait for the bus to answer again (0 while it does)."""
         self.lost = 0
@@ -308,11 +344,19 @@ class WorkerBus:
         self.remote.pop(table_id, None)
 
     def take_up(self, link: OwnerLink) -> None:
-        """A table runs here from now on: its stream is read from this moment (what was
-        written to it before, for an earlier owner, is not this table's to act on)."""
+        """A table runs here from now on: its stream is read from where an earlier owner
+        got to (`resume_from`: a move sent while the table was between owners is played),
+        or from this moment for a table new to the bus."""
         self.owned[link.table_id] = link
-        self._positions[table_inbox(link.table_id)] = _now_id()
+        stream = table_inbox(link.table_id)
+        self._positions[stream] = self._resuming[stream] = _now_id()
         self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None, None))
+
+    def taken(self, table_id: str, entry: str) -> None:
+        """The owner of `table_id` took up its stream's entries to `entry` in a pass its
+        journal kept."""
+        self._outbox.put_nowait(("taken", taken_key(table_id), entry.encode(), table_id,
+                                 None))
 
     def hear(self, stream: str, on_entry: Callable[[Any, str], None], after: str,
              cap: int) -> None:
@@ -328,6 +372,7 @@ class WorkerBus:
         if self.owned.pop(table_id, None) is not None:
             key = table_inbox(table_id)
             self._positions.pop(key, None)
+            self._resuming.pop(key, None)
             self._stamps.pop(key, None)
             self._outbox.put_nowait(("let go", key, None, table_id, None))
 
@@ -444,6 +489,9 @@ class WorkerBus:
                 if kind == "leave":
                     pipe.eval(_LEAVE, 1, key, self.worker)
                     continue
+                if kind == "taken":
+                    pipe.set(key, data or b"", ex=TAKEN_KEEP_SECONDS)
+                    continue
                 assert data is not None
                 if kind == "member":
                     pipe.eval(_TO_MEMBER, 1, key, data,  # type: ignore[arg-type]
@@ -483,8 +531,9 @@ class WorkerBus:
         # and pass over what is written between two reads.
         self._positions[worker_inbox(self.worker)] = _now_id()
         while True:
-            streams = dict(self._positions)
             try:
+                await self._resume()
+                streams = dict(self._positions)
                 async with asyncio.timeout(READ_BLOCK_MS / 1000 + ANSWER_SECONDS):
                     answer = await self.reader.xread(streams, count=READ_COUNT,
                                                      block=READ_BLOCK_MS)
@@ -498,11 +547,26 @@ class WorkerBus:
             for key, entries in answer or ():
                 stream = key.decode() if isinstance(key, bytes) else str(key)
                 for entry_id, fields in entries:
-                    self._positions[stream] = entry_id.decode() \
-                        if isinstance(entry_id, bytes) else str(entry_id)
-                    self._take(stream, fields)
+                    entry = entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
+                    self._positions[stream] = entry
+                    self._take(stream, entry, fields)
 
-    def _take(self, stream: str, fields: dict[bytes, bytes]) -> None:
+    async def _resume(self) -> None:
+        """Where each table just taken up reads from (`resume_from`); one new to the bus
+        from the moment it was taken up, which is written as where its owner got to (so
+        that a later owner goes on from there)."""
+        for stream, taken_up in list(self._resuming.items()):
+            table_id = stream.removeprefix("moon:table:").removesuffix(":in")
+            async with asyncio.timeout(ANSWER_SECONDS):
+                taken = await self.reader.get(taken_key(table_id))
+            position = resume_from(taken, time.time())
+            if position is None:
+                position = taken_up
+                self.taken(table_id, position)
+            if self._resuming.pop(stream, None) is not None and stream in self._positions:
+                self._positions[stream] = position  # (unless let go meanwhile)
+
+    def _take(self, stream: str, entry: str, fields: dict[bytes, bytes]) -> None:
         """One entry read: decoded, checked, and handed on, or dropped (logged)."""
         if self._repeated(stream, fields.get(b"u")):
             self.repeats += 1
@@ -525,7 +589,7 @@ class WorkerBus:
                                            "from another worker")
                 link = self.owned.get(table_id)
                 if link is not None:
-                    link.from_bus(message, sender)
+                    link.from_bus(message, sender, entry)
         except (codec.CodecError, UnicodeDecodeError) as error:
             self.dropped += 1
             log.warning("bus: an entry of %s dropped: %s", stream, shown(str(error)))

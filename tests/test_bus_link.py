@@ -303,3 +303,47 @@ def test_a_stamp_no_worker_writes_is_not_compared() -> None:
     assert not end._repeated("s", b"w1.9.ab:" + b"9" * 5000)
     assert not end._repeated("s", b"x" * 100 + b":1")
     assert not end._repeated("s", b"w1.9.ab:7") and end._repeated("s", b"w1.9.ab:7")
+
+
+async def test_a_move_sent_while_its_table_was_between_owners_is_played_by_the_next_once(
+    valkey_bus: BusServer,
+) -> None:
+    """w0 ran t1 and took up ann's first move in a pass its journal kept; then w0 died
+    (its task ended, t1 never let go: as after `kill -9`). ann's second move, sent while
+    nobody ran t1, is played by w2, which takes t1 over; the first is not played again."""
+    first, second = Act("t1", Action.parse("pass")), Act("t1", Action.parse("bid 4"))
+    async with worker(valkey_bus, "w1", {"ann"}) as w1:
+        remote = w1.remote_link("t1", lambda _: None)
+        async with worker(valkey_bus, "w0", set()) as w0:
+            on_w0: list[TableMessage] = []
+            owner = w0.owner_link("t1", lambda _: None)
+            owner.open(on_w0.append)
+            await eventually(lambda: not w0._resuming, "w0 reads t1's stream")
+            remote.to_table(FromMember("ann", first, False, 7))
+            await eventually(lambda: bool(on_w0), "the first move reached w0")
+            [taken] = on_w0
+            assert isinstance(taken, FromMember)
+            owner.to_lobby(Acked(taken.command_id))
+            owner.told()  # the pass that took it up was written
+            async with asyncio.timeout(10):
+                while not await w1.bus.exists(bus_link.taken_key("t1")):
+                    await asyncio.sleep(0.02)
+        remote.to_table(FromMember("ann", second, False, 8))
+        async with asyncio.timeout(10):
+            while await w1.bus.xlen(table_inbox("t1")) < 2:
+                await asyncio.sleep(0.02)
+        async with worker(valkey_bus, "w2", set()) as w2:
+            on_w2: list[TableMessage] = []
+            w2.owner_link("t1", lambda _: None).open(on_w2.append)
+            await eventually(lambda: bool(on_w2), "the move made between owners reached w2")
+            await asyncio.sleep(0.3)
+            assert [m.command for m in on_w2 if isinstance(m, FromMember)] == [second]
+
+
+def test_a_table_taken_over_reads_from_where_its_owner_got_to_never_long_ago() -> None:
+    now = 1_800_000_000.0
+    assert bus_link.resume_from(None, now) is None  # new to the bus: from now
+    assert bus_link.resume_from(b"garbage-1", now) is None
+    assert bus_link.resume_from(b"1799999990000-3", now) == "1799999990000-3"
+    oldest = f"{int((now - bus_link.RESUME_SECONDS) * 1000)}-0"
+    assert bus_link.resume_from(b"1000-0", now) == oldest  # a club down for long: not replayed
