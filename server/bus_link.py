@@ -314,8 +314,8 @@ class WorkerBus:
         self._caps: dict[str, int] = {CHAT_STREAM: CHAT_STREAM_MAX}
         self._positions: dict[str, str] = {}
         self._resuming: dict[str, str] = {}
-        """Tables' streams just taken up, read from this position (taken up at) until
-        `_resume` has looked up where an earlier owner got to."""
+        """Tables just taken up: their streams are read from this position (the moment
+        each was taken up) until `_resume` has looked up where an earlier owner got to."""
         self.waiting = 0
         """Entries that wait for the bus to answer again (0 while it does)."""
         self.lost = 0
@@ -348,8 +348,8 @@ class WorkerBus:
         got to (`resume_from`: a move sent while the table was between owners is played),
         or from this moment for a table new to the bus."""
         self.owned[link.table_id] = link
-        stream = table_inbox(link.table_id)
-        self._positions[stream] = self._resuming[stream] = _now_id()
+        self._positions[table_inbox(link.table_id)] = self._resuming[link.table_id] = \
+            _now_id()
         self._outbox.put_nowait(("add", worker_inbox(self.worker), WAKE, None, None))
 
     def taken(self, table_id: str, entry: str) -> None:
@@ -372,7 +372,7 @@ class WorkerBus:
         if self.owned.pop(table_id, None) is not None:
             key = table_inbox(table_id)
             self._positions.pop(key, None)
-            self._resuming.pop(key, None)
+            self._resuming.pop(table_id, None)
             self._stamps.pop(key, None)
             self._outbox.put_nowait(("let go", key, None, table_id, None))
 
@@ -555,16 +555,15 @@ class WorkerBus:
         """Where each table just taken up reads from (`resume_from`); one new to the bus
         from the moment it was taken up, which is written as where its owner got to (so
         that a later owner goes on from there)."""
-        for stream, taken_up in list(self._resuming.items()):
-            table_id = stream.removeprefix("moon:table:").removesuffix(":in")
+        for table_id, taken_up in list(self._resuming.items()):
             async with asyncio.timeout(ANSWER_SECONDS):
                 taken = await self.reader.get(taken_key(table_id))
             position = resume_from(taken, time.time())
             if position is None:
                 position = taken_up
                 self.taken(table_id, position)
-            if self._resuming.pop(stream, None) is not None and stream in self._positions:
-                self._positions[stream] = position  # (unless let go meanwhile)
+            if self._resuming.pop(table_id, None) is not None:  # (unless let go meanwhile)
+                self._positions[table_inbox(table_id)] = position
 
     def _take(self, stream: str, entry: str, fields: dict[bytes, bytes]) -> None:
         """One entry read: decoded, checked, and handed on, or dropped (logged)."""

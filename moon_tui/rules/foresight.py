@@ -28,15 +28,16 @@ def foresee(view: SeatView, action: Action) -> SeatView | None:
     if view.seat is None or not view.my_turn or action.kind not in FORESEEN_KINDS \
             or action not in view.legal:
         return None
+    seen = _visible(view)
     try:
-        state = _replayed(view)
+        state = _replayed(view, seen)
     except (ValueError, IllegalActionError):
         return None
     if state.view(view.seat) != view:
         return None  # the replay is not the game the seat sees: show nothing foreseen
     state.apply_action(action)
     after = state.view(view.seat)
-    if not _visible(after) <= _visible(view):
+    if not _visible(after) <= seen:
         return None  # the move reveals a tile (the widow): only the table can show it
     return after
 
@@ -48,10 +49,10 @@ def _visible(view: SeatView) -> set[Tile]:
     return shown
 
 
-def _replayed(view: SeatView) -> GameState:
-    """A game that agrees with everything `view` shows: the tiles its seat cannot see are
-    dealt to whoever may hold them (no seat gets a suit it showed it lacks), the hand so
-    far replayed through the rules."""
+def _replayed(view: SeatView, seen: set[Tile]) -> GameState:
+    """A game that agrees with everything `view` shows (`seen`: its tiles): the tiles its
+    seat cannot see are dealt to whoever may hold them (no seat gets a suit it showed it
+    lacks), the hand so far replayed through the rules."""
     rules = view.rules
     seat = view.seat
     assert seat is not None
@@ -75,9 +76,10 @@ def _replayed(view: SeatView) -> GameState:
         holders.append((_WIDOW, 1, 0))
     if discarded and view.discard is None:
         holders.append((_DISCARD, 1, 0))
-    unseen = sorted(set(tile_set(rules.set)) - _visible(view), key=lambda t: t.index)
+    unseen = sorted(set(tile_set(rules.set)) - seen, key=lambda t: t.index)
     held = _dealt_out(unseen, holders)
-    discard = (view.discard or held[_DISCARD][0]) if discarded else None
+    discard = None if not discarded else \
+        view.discard if view.discard is not None else held[_DISCARD][0]
     if not rules.has_widow:
         widow = None
     elif not took:

@@ -206,7 +206,8 @@ class GameScreen(MoonScreen):
         elif isinstance(event, ChatPosted):
             self.query_one(ChatPanel).add(event.line, self.moon.model.operators)
         elif isinstance(event, Rejected):
-            self.show_answered()
+            if isinstance(event.command, Act):
+                self.show_answered()  # (a move foreseen did not happen)
             words = refusal_words(event)
             self._tell(words[:1].upper() + words[1:])
 
