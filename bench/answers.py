@@ -11,10 +11,11 @@ Mark = TypeVar("Mark")
 
 
 def watch_answers(mark: Callable[[Any], Mark | None],
-                  answered: Callable[[Any, Mark], None]) -> None:
+                  answered: Callable[[Any, Mark], bool | None]) -> None:
     """From now on, when an `SSHDriver` reads a key and no earlier key of its is still
     waiting for a frame, `mark(key)` notes it (None: not watched); at the next frame
-    that driver writes, `answered(driver, mark)`."""
+    that driver writes, `answered(driver, mark)`, and at the frames after it too while
+    that returns True (the key waits for a later frame)."""
     from textual import events
 
     from server.driver import SSHDriver
@@ -34,7 +35,8 @@ def watch_answers(mark: Callable[[Any], Mark | None],
 
     def watched_flush(driver: Any) -> None:
         if driver._pending and "_bench_mark" in driver.__dict__:
-            answered(driver, driver.__dict__.pop("_bench_mark"))
+            if not answered(driver, driver.__dict__["_bench_mark"]):
+                del driver.__dict__["_bench_mark"]
         flush(driver)
 
     SSHDriver._deliver = watched_deliver  # type: ignore[method-assign, assignment]

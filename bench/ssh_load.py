@@ -323,7 +323,8 @@ async def _serve(data: Path, operator_key: str | None = None,
 
 
 Answer = tuple[str, float, int, float, str]
-"""A key answered in the server: ("table" or "lobby", the moment the driver read it, the
+"""A key answered in the server: ("table" or "lobby", or "answer" for a move said to be
+sent timed again to the table's answer; the moment the driver read it, the
 client's port, the moment the driver wrote the next frame, and at a table of a club of
 workers whether the table runs on the worker that serves the player (`_where`);
 "" otherwise), on the machine's monotonic clock, which the players' processes share
@@ -367,16 +368,30 @@ def _time_answers_in_the_server(where: Callable[[str], str]) -> list[Answer]:
     answers: list[Answer] = []
     untimed = {"enter", "r"}
 
-    def answered(driver: Any, key_at: float) -> None:
+    sent: dict[int, str] = {}
+    """The drivers whose last key was a move said to be sent (not foreseen), and where its
+    table runs: their next frame drawing the table's answer is timed too."""
+
+    def answered(driver: Any, key_at: float) -> bool:
         app = driver._app
         screen = app.screen
         at_table = type(screen).__name__ == "GameScreen"
+        waiting = at_table and screen._foreseen is not None and screen._foreseen[1] is None
+        if id(driver) in sent:
+            if waiting:
+                return True  # (a frame of other news: the answer is still to come)
+            place = sent.pop(id(driver)) + ", answer"  # the table's answer drawn
+        else:
+            place = where(screen.table_id) if at_table else ""
+            if place and waiting:
+                sent[id(driver)] = place
+                place += ", sent"  # the move said to be sent: the table's answer follows
+            elif place and screen._update is app.model.tables.get(screen.table_id):
+                place += ", waited"  # the table's answer drawn, not the move foreseen
         peer = driver._terminal.process.get_extra_info("peername")
-        place = where(screen.table_id) if at_table else ""
-        if place and screen._update is app.model.tables.get(screen.table_id):
-            place += ", waited"  # the table's answer drawn, not the move foreseen
-        answers.append(("table" if at_table else "lobby", key_at,
-                        peer[1] if peer else 0, time.monotonic(), place))
+        kind = "answer" if place.endswith(", answer") else "table" if at_table else "lobby"
+        answers.append((kind, key_at, peer[1] if peer else 0, time.monotonic(), place))
+        return id(driver) in sent
 
     watch_answers(lambda key: None if key.key in untimed else time.monotonic(), answered)
     return answers
@@ -1307,7 +1322,7 @@ def _from_the_send(answered: list[Answer], sends: list[tuple[int, float]]) -> di
         by_port.setdefault(port, []).append(sent)
     for times in by_port.values():
         times.sort()
-    totals: dict[str, list[float]] = {"table": [], "lobby": [], **{
+    totals: dict[str, list[float]] = {"table": [], "lobby": [], "answer": [], **{
         key: [] for keys in WHERE_KEYS.values() for key in keys}}
     waits: list[float] = []
     unmatched = 0
@@ -1390,11 +1405,18 @@ def print_club(result: dict[str, Any]) -> None:
             f"{_p50_p99(inside['table_other_worker_foreseen'])}, from the send "
             f"{_p50_p99(sent['table_same_worker_humans_foreseen'])} / "
             f"{_p50_p99(sent['table_other_worker_foreseen'])}; the moves drawn from "
-            f"the table's answer (not foreseen: a bid that takes the widow), in the server "
+            f"the table's answer (not foreseen, nor said to be sent), in the server "
             f"{_p50_p99(inside['table_same_worker_humans_waited'])} "
             f"({inside['table_same_worker_humans_waited']['count']} keys) / "
             f"{_p50_p99(inside['table_other_worker_waited'])} "
-            f"({inside['table_other_worker_waited']['count']} keys)",
+            f"({inside['table_other_worker_waited']['count']} keys); the moves said to be "
+            f"sent (not foreseen), in the server "
+            f"{_p50_p99(inside['table_same_worker_humans_sent'])} "
+            f"({inside['table_same_worker_humans_sent']['count']} keys) / "
+            f"{_p50_p99(inside['table_other_worker_sent'])} "
+            f"({inside['table_other_worker_sent']['count']} keys), to the table's answer "
+            f"{_p50_p99(inside['table_same_worker_humans_answer'])} / "
+            f"{_p50_p99(inside['table_other_worker_answer'])}",
             flush=True,
         )
 

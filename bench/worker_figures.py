@@ -62,6 +62,13 @@ WHERE_KEYS: dict[str, tuple[str, ...]] = {
     "same, humans, waited": ("table_same_worker", "table_same_worker_humans",
                              "table_same_worker_humans_waited"),
     "other, waited": ("table_other_worker", "table_other_worker_waited"),
+    "same, sent": ("table_same_worker",),
+    "same, humans, sent": ("table_same_worker", "table_same_worker_humans",
+                           "table_same_worker_humans_sent"),
+    "other, sent": ("table_other_worker", "table_other_worker_sent"),
+    "same, answer": (),
+    "same, humans, answer": ("table_same_worker_humans_answer",),
+    "other, answer": ("table_other_worker_answer",),
 }
 """Where a table key counts besides "table", by where its table runs: on the player's
 worker, or on another. Only a table of three humans can run on another worker (it runs
@@ -69,13 +76,15 @@ where its opener is), so the keys of those on the player's worker are also count
 apart: a move there has two other players' screens to show too, and the fair
 comparison with a move across workers is with them. ", waited": the frame was the
 table's answer, not the move foreseen by the player's screen (`rules/foresight.py`: a bid
-that takes the widow, a claim): the keys across workers that still make the whole trip."""
+that takes the widow, a claim): the keys across workers that still make the whole trip.
+", sent": the frame said the move was sent (not foreseen), and ", answer" is the same key
+timed to the frame drawing the table's answer (an "answer" entry, not a key of its own)."""
 
 
 def spread_inputs(answered: list[list[Any]]) -> dict[str, list[float]]:
     """Key -> frame in the server (seconds) by where the key was pressed: at a table or in
     the lobby, and at a table run on the player's own worker or on another one."""
-    split: dict[str, list[float]] = {"table": [], "lobby": [], **{
+    split: dict[str, list[float]] = {"table": [], "lobby": [], "answer": [], **{
         key: [] for keys in WHERE_KEYS.values() for key in keys}}
     for screen, read, _, written, where in answered:
         split[screen].append(written - read)

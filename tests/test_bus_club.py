@@ -32,7 +32,15 @@ from server.bus_link import WAKE, WorkerBus, worker_inbox
 from server.bus_server import BusServer
 from server.service import MoonServer
 from tests.test_ssh_game import FAST
-from tests.test_ssh_survive import WAIT, create_table, move, my_turn, play, start_game
+from tests.test_ssh_survive import (
+    WAIT,
+    bids_made,
+    create_table,
+    move,
+    my_turn,
+    play,
+    start_game,
+)
 from tools.probe import (
     ScreenClient,
     cursor_on,
@@ -349,5 +357,32 @@ async def test_a_move_made_while_the_bus_is_down_is_shown_at_once_and_played_onc
         await eventually(lambda: handle.pending == 0, "bob's move taken up by his table")
         assert link.lost == 0
         await play([ann, bob], lambda s: "hand 2" in s[0] or "game is over" in s[0])
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_a_bid_taking_the_widow_made_while_the_bus_is_down_is_said_sent_at_once(
+    valkey_bus: BusServer, tmp_path: Path,
+) -> None:
+    """bob's table runs on ann's worker; bob makes the bid that wins the auction while the
+    bus is down: what follows (the widow in his hand) only the table can show, so his
+    screen says at once that the bid is sent, after `UNANSWERED_SECONDS` that the table
+    has not taken it, and the bid is played when the bus is back."""
+    async with contextlib.AsyncExitStack() as stack:
+        _, ann, bob = await ann_and_bob_playing(stack, valkey_bus, tmp_path)
+        # bob bids last in one of the first three hands: any bid of his then wins.
+        await play([ann, bob], lambda s: offered_bids(s[1]) is not None
+                   and bids_made(s[1]) == 2, 120)
+        bids = offered_bids(bob.text())
+        assert bids is not None
+        valkey_bus.stop()
+        await bob.press(str(min(bids)) if bids else "m")  # (only the moon may be left)
+        sent = await bob.wait_for("You bid ", WAIT)
+        assert ": waiting for the table" in sent
+        assert offered_bids(sent) is not None  # (nothing foreseen: the auction as it was)
+        back = await bob.wait_for("has not taken your move yet", UNANSWERED_SECONDS + WAIT)
+        assert offered_bids(back) is not None
+        valkey_bus.start()
+        await bob.wait_for("You took the widow", WAIT)
         for client in (ann, bob):
             await client.close()

@@ -45,3 +45,30 @@ def test_a_foreseen_move_stays_over_other_news_and_gives_way_to_the_tables_answe
     answer = replace(update, view=state.view(seat), seq=9)
     assert answer.view == after  # the table's answer is what was foreseen...
     assert still_foreseen(answer, (before, after)) is None  # ...and it is drawn as sent
+
+
+def test_a_move_not_foreseen_keeps_the_tables_own_view_until_the_table_takes_it() -> None:
+    rng = random.Random(5)
+    state = GameState.new_game(Rules.make(), rng)
+    if state.current_player() == CHANCE:
+        state.deal(rng)
+    while True:  # to the bid that wins the auction: its widow only the table can show
+        seat = state.current_player()
+        before = state.view(seat)
+        move = next((a for a in before.legal if a.kind == "bid"
+                     and foresee(before, a) is None), None)
+        if move is not None:
+            break
+        state.apply_action(next(a for a in before.legal if a.kind == "pass"))
+    seats = tuple(SeatInfo(name) for name in ("ann", "bob", "cy"))
+    table = TableInfo("t1", "ann's table", "ann", Rules.make(), seats, "playing", False,
+                      True, (), 30)
+    update = TableUpdate(table, seat, before, seq=3, turn_left=12.0, reconnect_left=None)
+
+    assert still_foreseen(update, (before, None)) == update  # drawn as the table said
+    news = replace(update, table=replace(table, name="the club's table"), seq=4)
+    assert still_foreseen(news, (before, None)) == news  # still waiting for the table
+    state.apply_action(move)
+    answer = replace(update, view=state.view(seat), seq=5)
+    assert answer.view is not None and answer.view.widow_taken
+    assert still_foreseen(answer, (before, None)) is None  # taken: nothing waits

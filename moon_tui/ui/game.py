@@ -42,6 +42,7 @@ from .lesson_text import lesson_step
 from .panel import Line, LinePanel
 from .plain import plain
 from .refusals import refusal_words
+from .replay_text import action_words
 from .table_text import (
     centre_panel,
     header,
@@ -63,8 +64,8 @@ LEAVE_CONFIRM_SECONDS = 3.0
 WARN_SECONDS = 10
 """Your turn timer is shown highlighted for its last seconds (and `TimeRunningOut` sent)."""
 UNANSWERED_SECONDS = 5.0
-"""How long a move of the player's own shows, foreseen, before the table takes it: past
-this the screen shows the table as it last was, and says so."""
+"""How long a move of the player's own shows (foreseen, or said to be sent) before the
+table takes it: past this the screen shows the table as it last was, and says so."""
 TRUMP_KEYS = {"d": TRUMP_DOUBLES, "n": TRUMP_NONE}
 """The trumps named by a letter (a table's rules may refuse them)."""
 PICK = Binding.Group("choose tile", compact=True)
@@ -73,13 +74,16 @@ TRUMP = Binding.Group("trump", compact=True)
 
 
 def still_foreseen(update: TableUpdate,
-                   foreseen: tuple[SeatView, SeatView] | None) -> TableUpdate | None:
-    """`update` drawn with the player's own move, foreseen as `(from, to)` views, while
-    the table has not taken it (its view is still the one the move was foreseen from: news
-    of another kind, a seat or a name); None once it has, or when nothing is foreseen.
-    The countdowns wait for the table's own word."""
+                   foreseen: tuple[SeatView, SeatView | None] | None) -> TableUpdate | None:
+    """`update` drawn while the player's own move, sent from the view `foreseen[0]`, is
+    not yet taken by the table (its view is still that one: news of another kind, a seat
+    or a name): with the move drawn (`foreseen[1]`, the countdowns waiting for the table's
+    own word), or as it is when the move could not be foreseen (the widow it takes, a
+    claim). None once the table took it, or when no move is waiting."""
     if foreseen is None or update.view != foreseen[0]:
         return None
+    if foreseen[1] is None:
+        return update
     return replace(update, view=foreseen[1], turn_left=None, reconnect_left=None)
 
 
@@ -158,9 +162,9 @@ class GameScreen(MoonScreen):
         self._header_key: tuple[object, ...] = ()
         """What the header was made from (every input of `header`)."""
         self._leave_armed_until = 0.0
-        self._foreseen: tuple[SeatView, SeatView] | None = None
-        """The player's own move shown before the table took it: the view it was
-        foreseen from, and the view shown (`_act`)."""
+        self._foreseen: tuple[SeatView, SeatView | None] | None = None
+        """The player's own move waiting for the table: the view it was sent from, and
+        the view shown in the meantime (None: not foreseen, its sending said; `_act`)."""
         self._unanswered: asyncio.TimerHandle | None = None
 
     def compose_body(self) -> ComposeResult:
@@ -206,8 +210,8 @@ class GameScreen(MoonScreen):
         elif isinstance(event, ChatPosted):
             self.query_one(ChatPanel).add(event.line, self.moon.model.operators)
         elif isinstance(event, Rejected):
-            if isinstance(event.command, Act):
-                self.show_answered()  # (a move foreseen did not happen)
+            if isinstance(event.command, (Act, Claim)):
+                self.show_answered()  # (a move shown or said to be sent did not happen)
             words = refusal_words(event)
             self._tell(words[:1].upper() + words[1:])
 
@@ -636,16 +640,24 @@ class GameScreen(MoonScreen):
         self._told = None
         self._leave_armed_until = 0.0
         self.moon.send(Act(self.table_id, action))
-        update = self._update
-        before = None if update is None else update.view
-        after = None if before is None else foresee(before, action)
-        if update is None or before is None or after is None:
+        update, before = self._update, self._view
+        if update is None or before is None or not before.my_turn \
+                or action not in before.legal:
+            return  # the table refuses it, in its own words
+        after = foresee(before, action)
+        self._await_answer(before, after)
+        if after is None:  # (only the table can show what follows: the widow it takes)
+            self._tell(f"You {action_words(action)}: waiting for the table…", wrong=False)
             return
-        self._forget_foreseen()
-        self._foreseen = (before, after)
         drawn = still_foreseen(update, self._foreseen)
         assert drawn is not None  # (the update's view is the one the move was foreseen from)
         self.show(drawn)
+
+    def _await_answer(self, before: SeatView, after: SeatView | None) -> None:
+        """A move of the player's own, sent from `before`, waits for the table: shown as
+        `after` meanwhile (None: its sending said), for at most `UNANSWERED_SECONDS`."""
+        self._forget_foreseen()
+        self._foreseen = (before, after)
         self._unanswered = later(UNANSWERED_SECONDS, self, self._not_answered)
 
     def _in_row(self) -> bool:
@@ -727,6 +739,8 @@ class GameScreen(MoonScreen):
         self._tell("Claiming the rest: the table checks that every trick is surely "
                    "yours…", wrong=False)
         self.moon.send(Claim(self.table_id))
+        if self._view is not None:
+            self._await_answer(self._view, None)
 
     @on(ClickBar.Chosen, "#actions")
     def _clicked(self, event: ClickBar.Chosen) -> None:
