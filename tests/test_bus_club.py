@@ -367,9 +367,10 @@ async def test_a_bid_taking_the_widow_made_while_the_bus_is_down_is_said_sent_at
     """bob's table runs on ann's worker; bob makes the bid that wins the auction while the
     bus is down: what follows (the widow in his hand) only the table can show, so his
     screen says at once that the bid is sent, after `UNANSWERED_SECONDS` that the table
-    has not taken it, and the bid is played when the bus is back."""
+    has not taken it, and the bid is played when the bus is back. Meanwhile no other
+    move of his is sent."""
     async with contextlib.AsyncExitStack() as stack:
-        _, ann, bob = await ann_and_bob_playing(stack, valkey_bus, tmp_path)
+        servers, ann, bob = await ann_and_bob_playing(stack, valkey_bus, tmp_path)
         # bob bids last in one of the first three hands: any bid of his then wins.
         await play([ann, bob], lambda s: offered_bids(s[1]) is not None
                    and bids_made(s[1]) == 2, 120)
@@ -380,6 +381,12 @@ async def test_a_bid_taking_the_widow_made_while_the_bus_is_down_is_said_sent_at
         sent = await bob.wait_for("You bid ", WAIT)
         assert ": waiting for the table" in sent
         assert offered_bids(sent) is not None  # (nothing foreseen: the auction as it was)
+        handle = servers[1].lobby._router.players["bob"]
+        assert handle.pending == 1
+        await bob.press("p", "s")  # one move at a time: the pass is not sent
+        await bob.wait_for("Score sheet", WAIT)  # (the keys before it were taken)
+        assert handle.pending == 1
+        await bob.press("escape")
         back = await bob.wait_for("has not taken your move yet", UNANSWERED_SECONDS + WAIT)
         assert offered_bids(back) is not None
         valkey_bus.start()

@@ -637,6 +637,8 @@ class GameScreen(MoonScreen):
         follows (`foresee`): the table's answer, which takes a few passes of the server
         (more when the table runs on another worker), then replaces it. A move also
         answers "leave?" with "no"."""
+        if self._waiting_unforeseen():
+            return  # one move at a time: the words say the last one waits for the table
         self._told = None
         self._leave_armed_until = 0.0
         self.moon.send(Act(self.table_id, action))
@@ -652,6 +654,10 @@ class GameScreen(MoonScreen):
         drawn = still_foreseen(update, self._foreseen)
         assert drawn is not None  # (the update's view is the one the move was foreseen from)
         self.show(drawn)
+
+    def _waiting_unforeseen(self) -> bool:
+        """A move of the player's own that could not be foreseen waits for the table."""
+        return self._foreseen is not None and self._foreseen[1] is None
 
     def _await_answer(self, before: SeatView, after: SeatView | None) -> None:
         """A move of the player's own, sent from `before`, waits for the table: shown as
@@ -736,6 +742,8 @@ class GameScreen(MoonScreen):
     def action_claim(self) -> None:
         """Claim every trick left: the table proves it, then plays the rest out at once
         (or says why not, in place of this prompt)."""
+        if self._waiting_unforeseen():
+            return
         self._tell("Claiming the rest: the table checks that every trick is surely "
                    "yours…", wrong=False)
         self.moon.send(Claim(self.table_id))
