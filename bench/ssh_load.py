@@ -376,7 +376,7 @@ def _time_answers_in_the_server(where: Callable[[str], str]) -> list[Answer]:
         app = driver._app
         screen = app.screen
         at_table = type(screen).__name__ == "GameScreen"
-        waiting = at_table and screen._foreseen is not None and screen._foreseen[1] is None
+        waiting = at_table and screen._awaited is not None and screen._awaited.foreseen is None
         if id(driver) in sent:
             if waiting:
                 return True  # (a frame of other news: the answer is still to come)

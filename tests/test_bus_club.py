@@ -18,7 +18,7 @@ import valkey.asyncio as valkey
 from moon_tui.lobby import codec
 from moon_tui.lobby.internal import Acked, ClubShare, FromPeers, ToMember
 from moon_tui.lobby.messages import ChatLine, ChatPosted, SeatInfo, TableInfo, TableUpdate
-from moon_tui.ui.game import UNANSWERED_SECONDS
+from moon_tui.ui.awaited import UNANSWERED_SECONDS
 from server import identity
 from server.bus import WorkerPlace
 from server.bus_club import (

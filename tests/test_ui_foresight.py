@@ -1,6 +1,7 @@
-"""What the table screen draws while a move of the player's own is foreseen
-(`ui/game.still_foreseen`): the move stays drawn over the table's news of another kind,
-and gives way to the table's own view once the table took it."""
+"""What the table screen draws while a move of the player's own waits for the table
+(`ui/awaited.AwaitedMove`): a foreseen move stays drawn over the table's news of another
+kind, one not foreseen leaves the table's view as it is, and either gives way to the
+table's own view once the table took the move."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import replace
 from moon_tui.lobby.messages import SeatInfo, TableInfo, TableUpdate
 from moon_tui.rules import CHANCE, GameState, Phase, Rules
 from moon_tui.rules.foresight import foresee
-from moon_tui.ui.game import still_foreseen
+from moon_tui.ui.awaited import AwaitedMove
 
 
 def test_a_foreseen_move_stays_over_other_news_and_gives_way_to_the_tables_answer() -> None:
@@ -31,20 +32,19 @@ def test_a_foreseen_move_stays_over_other_news_and_gives_way_to_the_tables_answe
                       True, (), 30)
     update = TableUpdate(table, seat, before, seq=7, turn_left=12.0, reconnect_left=None)
 
-    assert still_foreseen(update, None) is None  # nothing foreseen: the table's word
-    drawn = still_foreseen(update, (before, after))
+    drawn = AwaitedMove(before, after).drawn_over(update)
     assert drawn is not None and drawn.view == after and drawn.turn_left is None
 
     away = replace(table, seats=(SeatInfo("ann"), SeatInfo("bob", away=True),
                                  SeatInfo("cy")))
     news = replace(update, table=away, seq=8)  # bob dropped before the move was taken
-    kept = still_foreseen(news, (before, after))
+    kept = AwaitedMove(before, after).drawn_over(news)
     assert kept is not None and kept.view == after and kept.table == away
 
     state.apply_action(move)
     answer = replace(update, view=state.view(seat), seq=9)
     assert answer.view == after  # the table's answer is what was foreseen...
-    assert still_foreseen(answer, (before, after)) is None  # ...and it is drawn as sent
+    assert AwaitedMove(before, after).drawn_over(answer) is None  # ...and it is drawn as sent
 
 
 def test_a_move_not_foreseen_keeps_the_tables_own_view_until_the_table_takes_it() -> None:
@@ -65,10 +65,10 @@ def test_a_move_not_foreseen_keeps_the_tables_own_view_until_the_table_takes_it(
                       True, (), 30)
     update = TableUpdate(table, seat, before, seq=3, turn_left=12.0, reconnect_left=None)
 
-    assert still_foreseen(update, (before, None)) == update  # drawn as the table said
+    assert AwaitedMove(before, None).drawn_over(update) == update  # drawn as the table said
     news = replace(update, table=replace(table, name="the club's table"), seq=4)
-    assert still_foreseen(news, (before, None)) == news  # still waiting for the table
+    assert AwaitedMove(before, None).drawn_over(news) == news  # still waiting for the table
     state.apply_action(move)
     answer = replace(update, view=state.view(seat), seq=5)
     assert answer.view is not None and answer.view.widow_taken
-    assert still_foreseen(answer, (before, None)) is None  # taken: nothing waits
+    assert AwaitedMove(before, None).drawn_over(answer) is None  # taken: nothing waits

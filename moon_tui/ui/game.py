@@ -33,6 +33,7 @@ from ..lobby.messages import (
 )
 from ..rules import MOON, TRUMP_DOUBLES, TRUMP_NONE, Action, Phase, SeatView, Tile
 from ..rules.foresight import foresee
+from .awaited import UNANSWERED_SECONDS, AwaitedMove
 from .bars import ClickBar, Item, KeyBar
 from .base import MoonScreen, set_text
 from .chat import ChatPanel
@@ -63,28 +64,11 @@ from .words import (
 LEAVE_CONFIRM_SECONDS = 3.0
 WARN_SECONDS = 10
 """Your turn timer is shown highlighted for its last seconds (and `TimeRunningOut` sent)."""
-UNANSWERED_SECONDS = 5.0
-"""How long a move of the player's own shows (foreseen, or said to be sent) before the
-table takes it: past this the screen shows the table as it last was, and says so."""
 TRUMP_KEYS = {"d": TRUMP_DOUBLES, "n": TRUMP_NONE}
 """The trumps named by a letter (a table's rules may refuse them)."""
 PICK = Binding.Group("choose tile", compact=True)
 BID = Binding.Group("bid", compact=True)
 TRUMP = Binding.Group("trump", compact=True)
-
-
-def still_foreseen(update: TableUpdate,
-                   foreseen: tuple[SeatView, SeatView | None] | None) -> TableUpdate | None:
-    """`update` drawn while the player's own move, sent from the view `foreseen[0]`, is
-    not yet taken by the table (its view is still that one: news of another kind, a seat
-    or a name): with the move drawn (`foreseen[1]`, the countdowns waiting for the table's
-    own word), or as it is when the move could not be foreseen (the widow it takes, a
-    claim). None once the table took it, or when no move is waiting."""
-    if foreseen is None or update.view != foreseen[0]:
-        return None
-    if foreseen[1] is None:
-        return update
-    return replace(update, view=foreseen[1], turn_left=None, reconnect_left=None)
 
 
 def _digit_bindings() -> list[Binding]:
@@ -162,9 +146,8 @@ class GameScreen(MoonScreen):
         self._header_key: tuple[object, ...] = ()
         """What the header was made from (every input of `header`)."""
         self._leave_armed_until = 0.0
-        self._foreseen: tuple[SeatView, SeatView | None] | None = None
-        """The player's own move waiting for the table: the view it was sent from, and
-        the view shown in the meantime (None: not foreseen, its sending said; `_act`)."""
+        self._awaited: AwaitedMove | None = None
+        """The player's own move sent and not yet taken by the table (`_act`)."""
         self._unanswered: asyncio.TimerHandle | None = None
 
     def compose_body(self) -> ComposeResult:
@@ -199,9 +182,9 @@ class GameScreen(MoonScreen):
         if isinstance(event, TableUpdate):
             if event.view is not None and event.view.outcome is None:
                 self._finished = None
-            kept = still_foreseen(event, self._foreseen)
+            kept = None if self._awaited is None else self._awaited.drawn_over(event)
             if kept is None:
-                self._forget_foreseen()
+                self._forget_awaited()
             self.show(event if kept is None else kept)
         elif isinstance(event, GameFinished):
             self._finished = event
@@ -271,14 +254,14 @@ class GameScreen(MoonScreen):
 
     def show_answered(self) -> None:
         """Draw the table as it last said it is, without a move of the player's own
-        foreseen since (`_act`): the table refused it, or cannot save it yet."""
-        self._forget_foreseen()
+        sent since (`_act`): the table refused it, or cannot save it yet."""
+        self._forget_awaited()
         answered = self.moon.model.tables.get(self.table_id)
         if answered is not None and answered is not self._update:
             self.show(answered)
 
-    def _forget_foreseen(self) -> None:
-        self._foreseen = None
+    def _forget_awaited(self) -> None:
+        self._awaited = None
         if self._unanswered is not None:
             self._unanswered.cancel()
             self._unanswered = None
@@ -637,7 +620,7 @@ class GameScreen(MoonScreen):
         follows (`foresee`): the table's answer, which takes a few passes of the server
         (more when the table runs on another worker), then replaces it. A move also
         answers "leave?" with "no"."""
-        if self._waiting_unforeseen():
+        if self._awaiting_unforeseen():
             return  # one move at a time: the words say the last one waits for the table
         self._told = None
         self._leave_armed_until = 0.0
@@ -646,24 +629,24 @@ class GameScreen(MoonScreen):
         if update is None or before is None or not before.my_turn \
                 or action not in before.legal:
             return  # the table refuses it, in its own words
-        after = foresee(before, action)
-        self._await_answer(before, after)
-        if after is None:  # (only the table can show what follows: the widow it takes)
+        awaited = AwaitedMove(before, foresee(before, action))
+        self._await(awaited)
+        if awaited.foreseen is None:  # only the table can show what follows (the widow)
             self._tell(f"You {action_words(action)}: waiting for the table…", wrong=False)
             return
-        drawn = still_foreseen(update, self._foreseen)
-        assert drawn is not None  # (the update's view is the one the move was foreseen from)
+        drawn = awaited.drawn_over(update)
+        assert drawn is not None  # (the update's view is the one the move was sent from)
         self.show(drawn)
 
-    def _waiting_unforeseen(self) -> bool:
+    def _awaiting_unforeseen(self) -> bool:
         """A move of the player's own that could not be foreseen waits for the table."""
-        return self._foreseen is not None and self._foreseen[1] is None
+        return self._awaited is not None and self._awaited.foreseen is None
 
-    def _await_answer(self, before: SeatView, after: SeatView | None) -> None:
-        """A move of the player's own, sent from `before`, waits for the table: shown as
-        `after` meanwhile (None: its sending said), for at most `UNANSWERED_SECONDS`."""
-        self._forget_foreseen()
-        self._foreseen = (before, after)
+    def _await(self, awaited: AwaitedMove) -> None:
+        """A move of the player's own waits for the table, for at most
+        `UNANSWERED_SECONDS`."""
+        self._forget_awaited()
+        self._awaited = awaited
         self._unanswered = later(UNANSWERED_SECONDS, self, self._not_answered)
 
     def _in_row(self) -> bool:
@@ -742,13 +725,13 @@ class GameScreen(MoonScreen):
     def action_claim(self) -> None:
         """Claim every trick left: the table proves it, then plays the rest out at once
         (or says why not, in place of this prompt)."""
-        if self._waiting_unforeseen():
+        if self._awaiting_unforeseen():
             return
         self._tell("Claiming the rest: the table checks that every trick is surely "
                    "yours…", wrong=False)
         self.moon.send(Claim(self.table_id))
         if self._view is not None:
-            self._await_answer(self._view, None)
+            self._await(AwaitedMove(self._view, None))
 
     @on(ClickBar.Chosen, "#actions")
     def _clicked(self, event: ClickBar.Chosen) -> None:
