@@ -616,10 +616,10 @@ class GameScreen(MoonScreen):
         return None
 
     def _act(self, action: Action) -> None:
-        """Send a move of the player's own, and show it at once where the rules say what
-        follows (`foresee`): the table's answer, which takes a few passes of the server
-        (more when the table runs on another worker), then replaces it. A move also
-        answers "leave?" with "no"."""
+        """Send a move of the player's own and answer it at once: drawn where the rules
+        say what follows (`foresee`), else said to be sent. The table's answer, which
+        takes a few passes of the server (more when the table runs on another worker),
+        then replaces it. A move also answers "leave?" with "no"."""
         if self._awaiting_unforeseen():
             return  # one move at a time: the words say the last one waits for the table
         self._told = None
