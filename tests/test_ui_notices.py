@@ -26,7 +26,7 @@ def test_every_code_has_words() -> None:
     (Notice(Tell.TIMED_OUT_PLAYED, {"action": "play 5-1"}),
      "Your time ran out: the computer played [5|1] for you."),
     (Notice(Tell.TIMED_OUT_PLAYED, {"action": "trump 3"}),
-     "Your time ran out: the computer named 3s trump for you."),
+     "Your time ran out: the computer named trump 3s for you."),
     (Notice(Tell.TIMED_OUT_PLAYED, {"action": "discard 4-2"}),
      "Your time ran out: the computer discarded [4|2] for you."),
     (Notice(Tell.NOW_OWNER, {"table": "ann's table"}),
@@ -40,7 +40,7 @@ def test_every_code_has_words() -> None:
     (Notice(Tell.SEAT_WAITS, {"table": "ann's table", "table_id": "t1", "seat": 1}),
      "Your game at ann's table goes on: Enter takes your seat back."),
     (Notice(Tell.WHILE_AWAY, {"actions": "discard 4-2;trump 3", "more": 0}),
-     "While you were away: the computer discarded [4|2] and named 3s trump."),
+     "While you were away: the computer discarded [4|2] and named trump 3s."),
     (Notice(Tell.WHILE_AWAY, {"actions": "pass;play 5-1;play 6-6", "more": 2}),
      "While you were away: the computer (after 2 earlier choices) passed and played [5|1], "
      "[6|6]."),

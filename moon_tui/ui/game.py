@@ -43,7 +43,6 @@ from .lesson_text import lesson_step
 from .panel import Line, LinePanel
 from .plain import plain
 from .refusals import refusal_words
-from .replay_text import action_words
 from .table_text import (
     centre_panel,
     header,
@@ -54,6 +53,7 @@ from .table_text import (
 )
 from .timers import later, timer_delay
 from .words import (
+    action_words,
     bids_left_words,
     name_width,
     seat_name,

@@ -11,32 +11,22 @@ from collections.abc import Callable, Mapping
 
 from ..lobby.messages import Disconnected, Notice, TableLeft
 from ..lobby.notices import Ending, Leave, Tell
-from ..rules import TRUMP_DOUBLES, TRUMP_NONE, Action, Tile
+from ..rules import Action, Tile
 from ..rules.illegal import Param
 from .dominoes import small_tile
 from .door_words import RESTART_MESSAGE, SHUTDOWN_MESSAGE
-from .words import bid_words, trump_words
+from .words import action_words
 
 Params = Mapping[str, Param]
 
 
 def _action(params: Params) -> str:
-    """`played [5|1]`, `passed`, `bid 5`, `discarded [4|2]`, `named 3s trump`."""
+    """`played [5|1]`, `passed`, `bid 5`, `discarded [4|2]`, `named trump 3s`."""
     try:
         action = Action.parse(str(params.get("action", "")))
     except ValueError:
         return str(params.get("action", ""))
-    if action.kind == "play" and action.tile is not None:
-        return f"played {small_tile(action.tile)}"
-    if action.kind == "discard" and action.tile is not None:
-        return f"discarded {small_tile(action.tile)}"
-    if action.kind == "trump" and action.trump is not None:
-        # "named 3s trump", "named doubles", "named no trump"
-        said = trump_words(action.trump)
-        return f"named {said}" + ("" if action.trump in (TRUMP_DOUBLES, TRUMP_NONE) else " trump")
-    if action.kind == "pass":
-        return "passed"
-    return f"bid {bid_words(action)}"
+    return action_words(action)
 
 
 def _said(params: Params, key: str = "reason") -> str:
@@ -155,7 +145,7 @@ def _claimed(params: Params) -> str:
 
 
 def while_away_words(params: Params) -> str:
-    """`While you were away: the computer passed, discarded [4|2] and named 3s trump`;
+    """`While you were away: the computer passed, discarded [4|2] and named trump 3s`;
     plays run together: `…played [5|1], [6|6]`."""
     texts = [t for t in str(params.get("actions", "")).split(";") if t]
     parts: list[str] = []

@@ -9,13 +9,13 @@ from typing import Any
 from rich.text import Text
 
 from ..lobby.messages import SeatInfo, TableInfo
-from ..rules import Action, Tile
+from ..rules import Tile
 from ..rules.timeline import Step, Timeline
 from ..services import GameEntry
 from .base import heading
 from .dominoes import small_tile
 from .games_text import COMPUTERS, told_apart
-from .words import bid_words, fit, points_words, result_words, trump_clause
+from .words import action_words, fit, points_words, result_words
 
 WHY = {"away": "standing in while away", "back": "back", "left": "after the player left",
        "kicked": "after the player was kicked", "timeout": "the turn timer ran out",
@@ -34,18 +34,6 @@ def replay_table(entry: GameEntry) -> TableInfo:
                      rules=entry.rules, seats=seats,
                      status="finished" if entry.finished else "playing", private=False,
                      spectators_allowed=False, spectators=(), turn_seconds=None)
-
-
-def action_words(action: Action) -> str:
-    """`bid 5` / `passed` / `discarded [3|1]` / `named trump 4s` / `played [6|4]`."""
-    if action.kind == "pass":
-        return "passed"
-    if action.kind == "bid":
-        return f"bid {bid_words(action)}"
-    if action.kind == "trump" and action.trump is not None:
-        return f"named {trump_clause(action.trump)}"
-    assert action.tile is not None
-    return f"{'discarded' if action.kind == 'discard' else 'played'} {small_tile(action.tile)}"
 
 
 def decided_by(step: Step, seats: Sequence[str],

@@ -11,6 +11,7 @@ from collections.abc import Collection, Sequence
 from ..lobby.messages import RestartNotice, SeatInfo, TableInfo
 from ..rules import MOON, TRUMP_DOUBLES, TRUMP_NONE, Action, HandResult, Rules, SeatView, Trick
 from ..rules.tiles import IS_TRUMP, SUIT_TRUMP, mask_of
+from .dominoes import small_tile
 
 NAME_WIDTH = 16
 """The longest name a player may have (server/identity.py): at 100 columns and up every
@@ -90,6 +91,19 @@ def bid_words(action: Action) -> str:
     if action.kind == "pass":
         return "pass"
     return "moon" if action.bid == MOON else str(action.bid)
+
+
+def action_words(action: Action) -> str:
+    """A move as the table's words tell it: `bid 5` / `passed` / `discarded [3|1]` /
+    `named trump 4s` / `played [6|4]`."""
+    if action.kind == "pass":
+        return "passed"
+    if action.kind == "bid":
+        return f"bid {bid_words(action)}"
+    if action.kind == "trump" and action.trump is not None:
+        return f"named {trump_clause(action.trump)}"
+    assert action.tile is not None
+    return f"{'discarded' if action.kind == 'discard' else 'played'} {small_tile(action.tile)}"
 
 
 def number_bids(legal: Sequence[Action]) -> list[int]:
