@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
+from ..bots.claim import PROOF_SECONDS
 from ..lobby.messages import (
     Act,
     ChatPosted,
@@ -642,12 +643,11 @@ class GameScreen(MoonScreen):
         """A move of the player's own that could not be foreseen waits for the table."""
         return self._awaited is not None and self._awaited.foreseen is None
 
-    def _await(self, awaited: AwaitedMove) -> None:
-        """A move of the player's own waits for the table, for at most
-        `UNANSWERED_SECONDS`."""
+    def _await(self, awaited: AwaitedMove, seconds: float = UNANSWERED_SECONDS) -> None:
+        """A move of the player's own waits for the table, for at most `seconds`."""
         self._forget_awaited()
         self._awaited = awaited
-        self._unanswered = later(UNANSWERED_SECONDS, self, self._not_answered)
+        self._unanswered = later(seconds, self, self._not_answered)
 
     def _in_row(self) -> bool:
         """←→ Enter act on the row of bids or trumps (else on the hand)."""
@@ -730,8 +730,8 @@ class GameScreen(MoonScreen):
         self._tell("Claiming the rest: the table checks that every trick is surely "
                    "yours…", wrong=False)
         self.moon.send(Claim(self.table_id))
-        if self._view is not None:
-            self._await(AwaitedMove(self._view, None))
+        if self._view is not None:  # (its proof may take the table `PROOF_SECONDS`)
+            self._await(AwaitedMove(self._view, None), UNANSWERED_SECONDS + PROOF_SECONDS)
 
     @on(ClickBar.Chosen, "#actions")
     def _clicked(self, event: ClickBar.Chosen) -> None:
