@@ -57,7 +57,7 @@ def _replayed(view: SeatView, seen: set[Tile]) -> GameState:
     seat = view.seat
     assert seat is not None
     players = rules.players
-    in_play = (*view.tricks, *(() if view.current_trick is None else (view.current_trick,)))
+    in_play = view.tricks_in_hand()
     played: list[set[Tile]] = [set() for _ in range(players)]
     for trick in in_play:
         for player, tile in trick.plays:

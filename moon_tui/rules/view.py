@@ -128,12 +128,15 @@ class SeatView:
     def last_trick(self) -> Trick | None:
         return self.tricks[-1] if self.tricks else None
 
+    def tricks_in_hand(self) -> tuple[Trick, ...]:
+        """This hand's tricks so far: the completed ones and the open one."""
+        if self.current_trick is None:
+            return self.tricks
+        return (*self.tricks, self.current_trick)
+
     def played_tiles(self) -> tuple[Tile, ...]:
         """Every tile played so far in this hand (completed tricks and the open one)."""
-        done = tuple(t for trick in self.tricks for _, t in trick.plays)
-        if self.current_trick is not None:
-            done += tuple(t for _, t in self.current_trick.plays)
-        return done
+        return tuple(t for trick in self.tricks_in_hand() for _, t in trick.plays)
 
     def voids(self) -> tuple[int, ...]:
         """For each seat, the mask of the tiles it cannot hold now: every suit it failed
@@ -141,8 +144,7 @@ class SeatView:
         void = [0] * len(self.hand_sizes)
         if self.trump is None:
             return tuple(void)
-        tricks = (*self.tricks, *(() if self.current_trick is None else (self.current_trick,)))
-        for trick in tricks:
+        for trick in self.tricks_in_hand():
             if trick.suit_led is None:
                 continue
             suit = FOLLOW[self.trump][trick.suit_led]
