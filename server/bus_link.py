@@ -555,9 +555,12 @@ class WorkerBus:
         """Where each table just taken up reads from (`resume_from`); one new to the bus
         from the moment it was taken up, which is written as where its owner got to (so
         that a later owner goes on from there)."""
-        for table_id, taken_up in list(self._resuming.items()):
-            async with asyncio.timeout(ANSWER_SECONDS):
-                taken = await self.reader.get(taken_key(table_id))
+        resuming = list(self._resuming.items())
+        if not resuming:
+            return
+        async with asyncio.timeout(ANSWER_SECONDS):  # (one round trip for them all)
+            found = await self.reader.mget([taken_key(table_id) for table_id, _ in resuming])
+        for (table_id, taken_up), taken in zip(resuming, found, strict=True):
             position = resume_from(taken, time.time())
             if position is None:
                 position = taken_up
