@@ -59,6 +59,10 @@ from .ui.words import restart_words
 log = logging.getLogger(__name__)
 
 
+TABLE_NOTICES = frozenset({Tell.CANNOT_SAVE, Tell.SAVING_AGAIN})
+"""Notices about one table (its journal), handed to its screens as its other news is."""
+
+
 def table_of(event: Event) -> str | None:
     """The table an event is about, None for the lobby's and the app's own events."""
     if isinstance(event, TableUpdate):
@@ -69,6 +73,9 @@ def table_of(event: Event) -> str | None:
         return event.line.table_id
     if isinstance(event, Rejected):
         table_id = getattr(event.command, "table_id", None)
+        return table_id if isinstance(table_id, str) else None
+    if isinstance(event, Notice) and event.code in TABLE_NOTICES:
+        table_id = event.params.get("table_id")
         return table_id if isinstance(table_id, str) else None
     return None
 
@@ -323,10 +330,6 @@ class MoonApp(App[None]):
             severity = {"info": "information", "warning": "warning", "error": "error"}
             if event.code is Tell.SAVING_AGAIN:
                 self.clear_notifications()  # the table's "cannot save" is over
-            elif event.code is Tell.CANNOT_SAVE:
-                for screen in self.screen_stack:
-                    if isinstance(screen, GameScreen) and screen.is_mounted:
-                        screen.show_answered()  # a move not saved is not shown
             self.notify(notice_words(event), title=notice_title(event),
                         severity=severity[event.level],  # type: ignore[arg-type]
                         timeout=NOTICE_SECONDS.get(event.code, 6))

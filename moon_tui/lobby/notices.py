@@ -53,10 +53,10 @@ class Tell(enum.StrEnum):
     TIMED_OUT_BID = "timed_out_bid"
     """bid: the turn timer ran out in the auction and the recipient had to bid."""
     CANNOT_SAVE = "cannot_save"
-    """The server cannot write the table's last decision (a full disk): the table waits,
-    showing nothing new, until it can."""
+    """table_id: the server cannot write the table's last decision (a full disk): the
+    table waits, showing nothing new, until it can."""
     SAVING_AGAIN = "saving_again"
-    """The table's decisions are written again: the game goes on."""
+    """table_id: the table's decisions are written again: the game goes on."""
     TABLE_COMING_BACK = "table_coming_back"
     """table: the club's server that ran the recipient's table stopped; another takes it
     up from where it was, and the recipient is back at it then (`peers.py`)."""

@@ -251,7 +251,8 @@ class Table:
     def _tell_members(self, names: list[str], code: Tell, level: NoticeLevel) -> None:
         """A notice about the journal, sent at once: it tells of no decision."""
         for name in names:
-            self._link.to_lobby(ToMember(name, Notice(code, {}, level)))
+            self._link.to_lobby(ToMember(name, Notice(code, {"table_id": self.table_id},
+                                                      level)))
 
     def _untold_unwritten(self) -> None:
         """The table closes before its journal took what it held: only the news that it

@@ -25,6 +25,7 @@ from ..lobby.messages import (
     HandOver,
     HandSeen,
     LeaveTable,
+    Notice,
     OpenSeats,
     Rejected,
     Rematch,
@@ -32,6 +33,7 @@ from ..lobby.messages import (
     TableInfo,
     TableUpdate,
 )
+from ..lobby.notices import Tell
 from ..rules import MOON, TRUMP_DOUBLES, TRUMP_NONE, Action, Phase, SeatView, Tile
 from ..rules.foresight import foresee
 from .awaited import UNANSWERED_SECONDS, AwaitedMove
@@ -193,6 +195,8 @@ class GameScreen(MoonScreen):
                 self.show(self._update)
         elif isinstance(event, ChatPosted):
             self.query_one(ChatPanel).add(event.line, self.moon.model.operators)
+        elif isinstance(event, Notice) and event.code is Tell.CANNOT_SAVE:
+            self.show_answered()  # a move not saved is not shown
         elif isinstance(event, Rejected):
             if isinstance(event.command, (Act, Claim)):
                 self.show_answered()  # (a move shown or said to be sent did not happen)
