@@ -214,6 +214,32 @@ async def test_table_chat_both_ways() -> None:
             await bob.close()
 
 
+async def test_the_footer_says_what_enter_and_esc_do_while_chatting() -> None:
+    """The chat's line takes the letter keys, so the footer showed none: a player who
+    pressed Tab or c by mistake saw their keys typed into the chat and no way out."""
+    async with Lobby(FAST, seed=5) as lobby:
+        app = MoonApp(lobby, "ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            footer = lambda: screen_text(app).splitlines()[-1]  # noqa: E731
+            await pilot.press("c")
+            await wait_for(pilot, lambda: "⏎ send  esc leave the chat" in footer(), "chat keys")
+            assert "n new table" not in footer()
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: "n new table" in footer(), "the lobby's keys")
+            assert not isinstance(app.focused, Input)
+
+            await open_table_with_two_bots(pilot, app)
+            await pilot.press("c", *"s?")
+            await wait_for(pilot, lambda: "⏎ send  esc leave the chat" in footer(), "chat keys")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: "s scores" in footer(), "the table's keys")
+            assert isinstance(app.focused, HandView)
+            await pilot.press("c")  # what was typed waits in the line
+            await wait_for(pilot, lambda: isinstance(app.focused, Input), "the chat")
+            assert app.screen.query_one(Input).value == "s?"
+
+
 async def test_the_new_table_form_changes_choices_with_keys_and_clicks() -> None:
     async with Lobby(FAST, seed=3) as lobby:
         app = MoonApp(lobby, "ann")

@@ -180,9 +180,10 @@ class MoonModal(MoonParts, ModalScreen[None]):
         self.dismiss(None)
 
 
-def steady_input(**options: Any) -> Input:
-    """A one-line input whose cursor does not blink: a blinking cursor redraws twice a
-    second for every session on the server, and makes screenshots differ."""
-    field = Input(compact=True, **options)
+def steady_input(kind: type[Input] = Input, **options: Any) -> Input:
+    """A one-line input (`kind`: Input or a subclass) whose cursor does not blink: a
+    blinking cursor redraws twice a second for every session on the server, and makes
+    screenshots differ."""
+    field = kind(compact=True, **options)
     field.cursor_blink = False
     return field

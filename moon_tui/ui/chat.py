@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, RichLog
@@ -16,6 +17,16 @@ from ..lobby.messages import ChatLine
 from .base import steady_input
 from .model import CHAT_KEPT
 from .words import named
+
+
+class ChatInput(Input):
+    """The chat's line, saying in the footer what Enter and Esc do while it has the keys
+    (the screen's letter keys type into it, so the footer had nothing left to show)."""
+
+    BINDINGS = [
+        Binding("enter", "submit", "send"),
+        Binding("escape", "screen.unfocus_chat", "leave the chat"),
+    ]
 
 
 class ChatPanel(Vertical):
@@ -46,7 +57,8 @@ class ChatPanel(Vertical):
         # max_lines: as many as the model keeps of a chat (what `show` is given).
         yield RichLog(wrap=True, markup=False, auto_scroll=True, max_lines=CHAT_KEPT,
                       min_width=8)
-        yield steady_input(placeholder=self._placeholder, max_length=self._max_length)
+        yield steady_input(ChatInput, placeholder=self._placeholder,
+                           max_length=self._max_length)
 
     def show(self, lines: Sequence[ChatLine], operators: Collection[str] = ()) -> None:
         """Append the lines not shown yet (the model keeps the last few hundred); the
