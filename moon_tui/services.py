@@ -157,6 +157,9 @@ class LoadFacts:
     stall_ms: float
     window_seconds: float
     busy: bool
+    stalls_cpu_share: float = 1.0
+    """Share of the stalls' time in which the server's own process used the CPU: near
+    1, its own work held the loop; near 0, it waited while something else ran."""
 
 
 class BusyAdvice(enum.StrEnum):
@@ -165,9 +168,13 @@ class BusyAdvice(enum.StrEnum):
     FLOOD = "flood"
     """Many connections that do not log in: a firewall limit per address helps."""
     HOST = "host"
-    """The server used little of its core: something else on the host takes it."""
+    """While the loop fell behind the server hardly ran: something else on the host
+    took the CPU."""
     FEW_PLAYERS = "few_players"
     """Busy with few players on: the log may say with what."""
+    BURSTS = "bursts"
+    """Its own work held the loop now and then, though it used little of its core on
+    the whole: the log may say with what."""
     FEWER_PLAYERS = "fewer_players"
     """Busy with its players: fewer per server, or a faster core."""
 

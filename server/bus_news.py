@@ -135,7 +135,8 @@ def checked_news(message: Any) -> ClubNews:
                            message.by, message.at)
     if isinstance(message, ClubBusy):
         for figure in (message.players, message.cpu_share, message.stalls,
-                       message.longest_ms, message.window_seconds, message.strangers):
+                       message.longest_ms, message.window_seconds, message.strangers,
+                       message.stalls_cpu_share):
             _figure(figure)
         return message
     raise codec.CodecError(f"a {type(message).__name__} is not the club's news")
@@ -228,10 +229,11 @@ class NewsOnBus:
         if self.load.busy and (told is None or now - told >= BUSY_RENEW_SECONDS):
             facts = self.load.figures()
             self.publish(ClubBusy(True, facts.players, facts.cpu_share, facts.stalls,
-                                  facts.longest_ms, facts.window_seconds, self.strangers()))
+                                  facts.longest_ms, facts.window_seconds, self.strangers(),
+                                  facts.stalls_cpu_share))
             self._busy_told_at = now
         elif not self.load.busy and told is not None:
-            self.publish(ClubBusy(False, 0, 0.0, 0, 0.0, 0.0, 0))
+            self.publish(ClubBusy(False, 0, 0.0, 0, 0.0, 0.0, 0, 0.0))
             self._busy_told_at = None
 
     def _busy_elsewhere(self, news: ClubBusy, worker: str) -> None:
@@ -245,8 +247,9 @@ class NewsOnBus:
         facts = LoadFacts(players=news.players, cpu_share=news.cpu_share,
                           stalls=news.stalls, longest_ms=news.longest_ms,
                           stall_ms=LoadWatch.STALL * 1000,
-                          window_seconds=news.window_seconds, busy=True)
-        advice = busy_advice(news.players, news.cpu_share, news.strangers)
+                          window_seconds=news.window_seconds, busy=True,
+                          stalls_cpu_share=news.stalls_cpu_share)
+        advice = busy_advice(facts, news.strangers)
         self.db.alarm(topic, Busy(facts, news.strangers, advice, worker))
         self._alarms_end[worker] = asyncio.get_running_loop().call_later(
             BUSY_TTL_SECONDS, self.db.clear_alarm, topic)

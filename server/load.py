@@ -6,6 +6,11 @@ watch wakes every `PERIOD` and notes how late it woke. When the loop fell behind
 `STALL` at least `STALLS` times within `window`, the operators' screen says so in plain
 words with the figures, and the log says so once. The alarm ends when a whole `window`
 passes without such a stall (one stall, a memory reclaim say, is no alarm).
+
+The advice tells the server's own work from a host that did not let it run by the CPU
+the process used during each stall, not by its average over the window: a server at a
+fifth of its core whose loop its own bursts held (a memory reclaim as the last players
+left) was told that something else on the host took the CPU.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from moon_tui.services import Busy, BusyAdvice, LoadFacts
 from moon_tui.ui.alarm_words import busy_words
@@ -36,7 +42,9 @@ class LoadWatch:
     FLOOD = 50
     """Connections not playing, past which (and past the players) the advice is a flood."""
     OWN_SHARE = 0.5
-    """Share of a core below which the server is not what keeps the host busy."""
+    """Share of the CPU below which the server is not what kept it busy: during the
+    stalls (something else on the host ran), or on the whole (its own work came in
+    bursts)."""
     FEW_PLAYERS = 20
     """Players below which they are not what keeps the server busy."""
 
@@ -49,10 +57,12 @@ class LoadWatch:
         self._strangers = strangers
         self.window = window
         self.busy = False
-        self._stalls: deque[tuple[float, float]] = deque()
-        """(when, seconds late) of each stall within the window, oldest first."""
+        self._stalls: deque[Stall] = deque()
+        """Each stall within the window, oldest first."""
         self._cpu: deque[tuple[float, float]] = deque()
         """(when, the process's CPU seconds) about once a second, over the window."""
+        self._last: tuple[float, float] | None = None
+        """(when, the process's CPU seconds) at the last note."""
 
     @property
     def stalls(self) -> int:
@@ -73,10 +83,12 @@ class LoadWatch:
             samples.append((now, cpu))
         while len(samples) > 2 and samples[1][0] <= now - self.window:
             samples.popleft()
+        last, self._last = self._last, (now, cpu)
         stalled = late > self.STALL
         if stalled:
-            stalls.append((now, late))
-        while stalls and stalls[0][0] < now - self.window:
+            since, cpu_then = last if last is not None else (now, cpu)
+            stalls.append(Stall(now, late, now - since, cpu - cpu_then))
+        while stalls and stalls[0].at < now - self.window:
             stalls.popleft()
         if not self.busy and len(stalls) >= self.STALLS:
             self.busy = True
@@ -97,26 +109,47 @@ class LoadWatch:
         (since, cpu_then), (now, cpu_now) = self._cpu[0], self._cpu[-1]
         return (cpu_now - cpu_then) / (now - since) if now > since else 0.0
 
+    def _stalls_cpu_share(self) -> float:
+        """The share of the stalls' time in which the process used the CPU (1 when
+        nothing says otherwise: a stall at the first note)."""
+        took = sum(stall.between for stall in self._stalls)
+        used = sum(stall.cpu for stall in self._stalls)
+        return min(1.0, used / took) if took > 0 else 1.0
+
     def figures(self) -> LoadFacts:
         """The alarm's figures as they stand (the operators' dashboard shows them)."""
         return LoadFacts(players=self._players(), cpu_share=self._share(),
                          stalls=len(self._stalls),
-                         longest_ms=max((late for _, late in self._stalls), default=0.0)
+                         longest_ms=max((stall.late for stall in self._stalls), default=0.0)
                          * 1000, stall_ms=self.STALL * 1000, window_seconds=self.window,
-                         busy=self.busy)
+                         busy=self.busy, stalls_cpu_share=self._stalls_cpu_share())
 
     def _busy(self) -> Busy:
         facts, strangers = self.figures(), self._strangers()
-        return Busy(facts, strangers, busy_advice(facts.players, facts.cpu_share, strangers))
+        return Busy(facts, strangers, busy_advice(facts, strangers))
 
 
-def busy_advice(players: int, share: float, strangers: int) -> BusyAdvice:
+@dataclass(frozen=True, slots=True)
+class Stall:
+    """The loop woke `late` seconds late at `at`; since the note before (`between`
+    seconds earlier) the process used `cpu` seconds of CPU."""
+
+    at: float
+    late: float
+    between: float
+    cpu: float
+
+
+def busy_advice(facts: LoadFacts, strangers: int) -> BusyAdvice:
     """What to do about a busy server, from its figures: "fewer players" only fits a
-    server busy with its players."""
-    if strangers >= max(LoadWatch.FLOOD, players):
+    server busy with its players, "something else on the host" one that hardly ran
+    while its loop fell behind."""
+    if strangers >= max(LoadWatch.FLOOD, facts.players):
         return BusyAdvice.FLOOD
-    if share < LoadWatch.OWN_SHARE:
+    if facts.stalls_cpu_share < LoadWatch.OWN_SHARE:
         return BusyAdvice.HOST
-    if players < LoadWatch.FEW_PLAYERS:
+    if facts.players < LoadWatch.FEW_PLAYERS:
         return BusyAdvice.FEW_PLAYERS
+    if facts.cpu_share < LoadWatch.OWN_SHARE:
+        return BusyAdvice.BURSTS
     return BusyAdvice.FEWER_PLAYERS

@@ -141,7 +141,7 @@ async def test_a_worker_started_during_a_restart_countdown_counts_down_too(
     PeerInvite("ann", "bob", "t", "t" * 40, "ABCDEF"),
     ClubRestart(3601, "", "olga", 0.0),
     ClubRestart(60, "", "", 0.0),  # the system's own countdown is not news
-    ClubBusy(True, -1, 0.5, 3, 100.0, 60.0, 0),
+    ClubBusy(True, -1, 0.5, 3, 100.0, 60.0, 0, 1.0),
 ])
 def test_news_another_worker_could_not_have_written_is_refused(news: object) -> None:
     with pytest.raises(CodecError):

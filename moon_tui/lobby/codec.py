@@ -35,12 +35,13 @@ from typing import Any, Literal, Union
 from ..rules import Action, HandResult, Outcome, Rules, SeatView, Tile, Trick
 from . import internal, messages
 
-VERSION = 6
+VERSION = 7
 """The version of the wire format: bump it whenever a message's shape changes (2: tables
 say whether they are practice tables, `CreateTable` may play on from a record; 3: a
 worker's share names the process that runs its tables; 4: a table says which of its
 spectators a restart left who are not back yet; 5: a refusal is its code and parameters
-only, no English)."""
+only, no English; 6: a seat says whether a computer played for its absent player; 7: a
+worker's busy alarm says how much of its stalls it ran)."""
 MAX_MESSAGE_BYTES = 4 << 20
 """The largest message read (a whole game's results fit in a few tens of kilobytes)."""
 

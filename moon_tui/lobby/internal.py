@@ -240,6 +240,7 @@ class ClubBusy:
     longest_ms: float
     window_seconds: float
     strangers: int
+    stalls_cpu_share: float
 
 
 ClubNews = PeerNews | ClubRestart | ClubBusy

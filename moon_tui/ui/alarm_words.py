@@ -25,11 +25,14 @@ _ADVICE = {
                       "now): the server is being flooded with connections. The log sums "
                       "them up per address ('from ADDRESS in the last 60 s'); a firewall "
                       "limit on new connections per address helps.",
-    BusyAdvice.HOST: "The server itself used little of its core: something else on this "
-                     "host is taking the CPU (another program, or a machine too small or "
-                     "shared).",
+    BusyAdvice.HOST: "While it fell behind the server itself hardly ran: something else "
+                     "on this host is taking the CPU (another program, or a machine too "
+                     "small or shared).",
     BusyAdvice.FEW_PLAYERS: "That is a lot of work for so few players: the log may say "
                             "what the server is busy with (a flood, a client misbehaving).",
+    BusyAdvice.BURSTS: "Its own work held it up now and then, though it is not busy on the "
+                       "whole: the log may say with what (a memory reclaim, a flood, a "
+                       "client misbehaving).",
     BusyAdvice.FEWER_PLAYERS: "Fewer players per server, or a faster core, helps (README: "
                               "Capacity).",
 }
