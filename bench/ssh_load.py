@@ -72,7 +72,10 @@ the command and the views then cross the bus): in the server and from the send. 
 tables of three humans can be split so (a table runs on the worker of the player who
 opened it), so with few players the "other" count is small. `--workers 1` is one worker
 on the bus (issue 33's overhead against the embedded server, run without `--workers`).
-`bench/failover.py` times a worker killed mid-hand.
+`bench/failover.py` times a worker killed mid-hand. `--cpu-budget SHARE` (Linux, as root)
+gives each worker SHARE of a core and moves the computers' processes it starts out of
+that budget (`bench/cpu_budget.py`): a machine with a slower core per worker and the
+players elsewhere, where two workers have twice one's CPU and the players do not take it.
 
 Reported per run:
 
