@@ -138,11 +138,15 @@ class FreezePolicy:
     to find. Not 2%: a club's heap grew that much in 30 s for minutes after the arrivals
     (0.06% a second at 85 players once all had come). The growth rule's quarter is then
     seen at most a tenth late."""
-    SESSION_BLOCKS = 14_000
-    """Python's allocated blocks a live club player's session holds, about (14,100-14,300
-    at 80x24 with 73-85 on a worker, bench/ssh_load.py --mix club). Without it the last
-    players of a club's arrival, after a count among the first, grew the heap past
-    `HEAP_GROWTH` and brought one more count in the steady play."""
+    SESSION_BLOCKS = 17_000
+    """Python's allocated blocks a live club player's session holds once it has played a
+    few minutes, about (at 80x24, bench/ssh_load.py --mix club, 100 players: 14,400 each
+    when the last sat down, 15,800 two minutes later, 16,750 after five, growing more
+    slowly each minute: its screens' caches filling). Without it the last players of a
+    club's arrival, after a count among the first, grew the heap past `HEAP_GROWTH` and
+    brought one more count in the steady play; counted as they arrived (14,000), the
+    sessions' own warming up brought that count a minute or two later (120-190 ms, one
+    per worker, bench/ssh_load.py --cpu-budget)."""
 
     def __init__(self) -> None:
         self.dead = 0

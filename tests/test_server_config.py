@@ -404,6 +404,34 @@ def test_the_heap_that_new_sessions_hold_brings_no_count(
         policy.stop()
 
 
+def test_sessions_warming_up_after_the_arrivals_bring_no_count(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A club player's session holds about 14,400 blocks when the last player sits down
+    and 16,750 after five minutes of play (bench/ssh_load.py --mix club, 100 players):
+    counted at the first figure, that warming up alone brought a count of the frozen
+    objects a minute or two after every arrival (120-190 ms, one per worker)."""
+    from server.memory import FreezePolicy
+
+    seated, warmed = 14_400, 16_750
+    clock = MemoryClock.installed(monkeypatch)
+    policy = FreezePolicy()
+    try:
+        policy.start()
+        walks = _walks_counted(monkeypatch)
+        heap = sys.getallocatedblocks()
+        # Enough players that their warming up is more than a tenth of the whole heap.
+        players = max(4, heap // 5_000)
+        kept = []
+        for per_session in (seated, warmed):
+            while sys.getallocatedblocks() < heap + players * per_session:
+                kept.extend(Ring() for _ in range(1000))
+            clock.now += policy.RECOUNT
+            policy.tick(live=players, connections=players)
+        assert not walks and kept, "the sessions' own warming up was counted"
+    finally:
+        policy.stop()
+
+
 def test_frozen_objects_that_new_players_hold_bring_no_reclaim(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """After a restart every seated player comes back at once: the frozen objects grow
