@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from server.config import (
 )
 from server.identity import name_fault
 from server.keyboard import InputDecoder, TokenBucket
+from server.memory import FreezePolicy
 from server.terminal import TerminalProfile
 
 
@@ -260,8 +262,6 @@ def test_the_freeze_policy_reclaims_when_quiet_or_when_the_garbage_is_a_share_of
 ) -> None:
     import gc
 
-    from server.memory import FreezePolicy
-
     policy = FreezePolicy()
     try:
         policy.start()
@@ -307,8 +307,6 @@ def test_frozen_garbage_nobody_counted_is_reclaimed_once_the_frozen_objects_grow
     cycled tables). A quarter more frozen objects than after the last reclaim brings one."""
     import gc
 
-    from server.memory import FreezePolicy
-
     clock = MemoryClock.installed(monkeypatch)
     policy = FreezePolicy()
     try:
@@ -346,31 +344,41 @@ def _walks_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return walks
 
 
+@contextlib.contextmanager
+def _counted_policy(monkeypatch: pytest.MonkeyPatch
+                    ) -> Iterator[tuple[FreezePolicy, MemoryClock, list[int]]]:
+    """A started `FreezePolicy` on a clock moved by hand, and each count of the frozen
+    objects it takes (`_walks_counted`); stopped after."""
+    clock = MemoryClock.installed(monkeypatch)
+    policy = FreezePolicy()
+    try:
+        policy.start()
+        yield policy, clock, _walks_counted(monkeypatch)
+    finally:
+        policy.stop()
+
+
+def _hold_until(kept: list[Ring], blocks: int) -> None:
+    """Keep objects alive in `kept` until Python's allocated blocks reach `blocks`."""
+    while sys.getallocatedblocks() < blocks:
+        kept.extend(Ring() for _ in range(1000))
+
+
 def test_the_frozen_objects_are_counted_only_once_the_heap_grew(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A count walks every frozen object, all over the heap: 62 ms for 663,000 with 60
     club players, a pause for everyone every `RECOUNT`. A heap that did not grow holds
     no more of them: no count."""
-    from server.memory import FreezePolicy
-
-    clock = MemoryClock.installed(monkeypatch)
-    policy = FreezePolicy()
-    try:
-        policy.start()
-        walks = _walks_counted(monkeypatch)
+    with _counted_policy(monkeypatch) as (policy, clock, walks):
         for _ in range(3):
             clock.now += policy.RECOUNT
             policy.tick(live=0, connections=1)
         assert not walks, "nothing grew: nothing walked"
-        heap = sys.getallocatedblocks()
-        kept = []
-        while sys.getallocatedblocks() < heap * (1 + policy.HEAP_GROWTH):  # alive
-            kept.extend(Ring() for _ in range(1000))
+        kept: list[Ring] = []
+        _hold_until(kept, int(sys.getallocatedblocks() * (1 + policy.HEAP_GROWTH)))
         clock.now += policy.RECOUNT
         policy.tick(live=0, connections=1)
         assert len(walks) == 1 and policy.counts == 1 and kept
-    finally:
-        policy.stop()
 
 
 def test_the_heap_that_new_sessions_hold_brings_no_count(
@@ -379,29 +387,18 @@ def test_the_heap_that_new_sessions_hold_brings_no_count(
     among the first, and a count walked ~800,000 frozen objects in the steady play that
     followed (117-146 ms, bench/ssh_load.py --mix club, 176 players on two workers).
     What the new sessions hold is not counted; growth past it still is."""
-    from server.memory import FreezePolicy
-
-    clock = MemoryClock.installed(monkeypatch)
-    policy = FreezePolicy()
-    try:
-        policy.start()
-        walks = _walks_counted(monkeypatch)
+    with _counted_policy(monkeypatch) as (policy, clock, walks):
         heap = sys.getallocatedblocks()
         players = max(4, heap // policy.SESSION_BLOCKS)  # the heap doubles, at least
-        kept = []
-        while sys.getallocatedblocks() < heap + players * policy.SESSION_BLOCKS:
-            kept.extend(Ring() for _ in range(1000))
+        kept: list[Ring] = []
+        _hold_until(kept, heap + players * policy.SESSION_BLOCKS)
         clock.now += policy.RECOUNT
         policy.tick(live=players, connections=players)
         assert not walks, "what the new sessions hold was counted"
-        grown = sys.getallocatedblocks()
-        while sys.getallocatedblocks() < grown * (1 + policy.HEAP_GROWTH):
-            kept.extend(Ring() for _ in range(1000))
+        _hold_until(kept, int(sys.getallocatedblocks() * (1 + policy.HEAP_GROWTH)))
         clock.now += policy.RECOUNT
         policy.tick(live=players, connections=players)
         assert len(walks) == 1 and kept
-    finally:
-        policy.stop()
 
 
 def test_sessions_warming_up_after_the_arrivals_bring_no_count(
@@ -410,26 +407,17 @@ def test_sessions_warming_up_after_the_arrivals_bring_no_count(
     and 16,750 after five minutes of play (bench/ssh_load.py --mix club, 100 players):
     counted at the first figure, that warming up alone brought a count of the frozen
     objects a minute or two after every arrival (120-190 ms, one per worker)."""
-    from server.memory import FreezePolicy
-
     seated, warmed = 14_400, 16_750
-    clock = MemoryClock.installed(monkeypatch)
-    policy = FreezePolicy()
-    try:
-        policy.start()
-        walks = _walks_counted(monkeypatch)
+    with _counted_policy(monkeypatch) as (policy, clock, walks):
         heap = sys.getallocatedblocks()
         # Enough players that their warming up is more than a tenth of the whole heap.
         players = max(4, heap // 5_000)
-        kept = []
+        kept: list[Ring] = []
         for per_session in (seated, warmed):
-            while sys.getallocatedblocks() < heap + players * per_session:
-                kept.extend(Ring() for _ in range(1000))
+            _hold_until(kept, heap + players * per_session)
             clock.now += policy.RECOUNT
             policy.tick(live=players, connections=players)
         assert not walks and kept, "the sessions' own warming up was counted"
-    finally:
-        policy.stop()
 
 
 def test_frozen_objects_that_new_players_hold_bring_no_reclaim(
@@ -439,8 +427,6 @@ def test_frozen_objects_that_new_players_hold_bring_no_reclaim(
     with 160 players, bench/restart_burst.py). Growth past what the live sessions hold
     still brings one."""
     import gc
-
-    from server.memory import FreezePolicy
 
     clock = MemoryClock.installed(monkeypatch)
     policy = FreezePolicy()
@@ -468,8 +454,6 @@ def test_the_freeze_waits_for_young_connections_at_most_max_defer(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A connection that ends before the next freeze leaves nothing frozen; under a flood
     of them, the freeze waits `MAX_DEFER` at most."""
-
-    from server.memory import FreezePolicy
 
     clock = MemoryClock.installed(monkeypatch)
     policy = FreezePolicy()
@@ -501,8 +485,6 @@ def test_the_freeze_waits_no_longer_once_the_next_full_collection_would_cost_too
     waits: four guests arriving and opening tables grew one from under `FREEZE_COST` to
     2.5 times it in two seconds, a pause for everyone. The freeze comes once the next one,
     growing as much again, would cost more than `FREEZE_COST`."""
-    from server.memory import FreezePolicy
-
     cpu = {"now": 0.0}
 
     def thread_time() -> float:  # moved on by each full collection's cost
@@ -543,8 +525,6 @@ def test_memory_ticks_are_full_while_sessions_come_and_go_and_young_in_a_steady_
     own collections had moved it to the old generation): full ticks for `FRESH` seconds
     after any change, young ones after that."""
     import time as real_time
-
-    from server.memory import FreezePolicy
 
     clock = MemoryClock.installed(monkeypatch, cpu=real_time.thread_time)
     policy = FreezePolicy()
